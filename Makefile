@@ -1,0 +1,63 @@
+# attention-zoo: everything a run needs is installed inside the repo by these targets.
+#   make notebooks   install what is missing, then execute every notebook under the real kernel
+#   make test        cargo test (code cells of every notebook included), then `make notebooks`
+#   make lab         JupyterLab on 127.0.0.1 with the same kernel
+#   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
+#   make bench       our training against PyTorch's, on one thread each
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+PYTHON ?= python3
+VENV := $(ROOT)/.venv
+REF_VENV := $(ROOT)/.venv-ref
+EVCXR_VERSION := 0.22.0
+EVCXR := $(ROOT)/.tools/bin/evcxr_jupyter
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+NOTEBOOK_OUT := $(ROOT)/target/notebooks
+
+export JUPYTER_DATA_DIR := $(ROOT)/.jupyter/data
+export JUPYTER_PATH := $(ROOT)/.jupyter/data
+export JUPYTER_CONFIG_DIR := $(ROOT)/.jupyter/config
+export JUPYTER_RUNTIME_DIR := $(ROOT)/.jupyter/runtime
+export EVCXR_CONFIG_DIR := $(ROOT)/tools/evcxr
+export XDG_CACHE_HOME := $(ROOT)/.cache
+export RAYON_NUM_THREADS := 1
+KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
+
+.PHONY: notebooks test lab fixtures bench setup cargo-test
+
+notebooks: setup
+	$(VENV)/bin/python tools/run_notebooks.py $(NOTEBOOK_OUT) $(NOTEBOOKS)
+
+test: cargo-test notebooks
+
+cargo-test:
+	cargo test --color never
+
+setup: $(VENV)/.installed $(EVCXR) $(KERNEL_JSON)
+
+$(VENV)/.installed: tools/requirements-notebooks.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r $<
+	touch $@
+
+$(EVCXR):
+	cargo install --locked --root $(ROOT)/.tools evcxr_jupyter --version $(EVCXR_VERSION)
+
+$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py $(VENV)/.installed
+	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(XDG_CACHE_HOME)
+
+lab: setup
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir notebooks
+
+$(REF_VENV)/.installed: tools/requirements-reference.txt
+	test -x $(REF_VENV)/bin/python || $(PYTHON) -m venv $(REF_VENV)
+	$(REF_VENV)/bin/python -m pip install -q --disable-pip-version-check -r $<
+	touch $@
+
+fixtures: $(REF_VENV)/.installed
+	$(REF_VENV)/bin/python tools/fixtures.py
+
+bench: $(REF_VENV)/.installed
+	cargo build --release --example bench
+	$(REF_VENV)/bin/python tools/bench.py $(ROOT)/target/release/examples/bench

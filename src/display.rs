@@ -1,0 +1,359 @@
+//! Tensors in a notebook: PyTorch-style text and HTML tables.
+//!
+//! `show(&t)` wraps a tensor; its `evcxr_display` prints one output holding both a `text/plain`
+//! rendering (what `print(t)` shows in PyTorch) and a `text/html` table (3-D and 4-D tensors as a
+//! row of 2-D tables labelled with their leading indices; large tensors elided like PyTorch).
+
+use candle_core::{DType, Result, Tensor};
+use std::fmt::Write as _;
+
+/// PyTorch's defaults: 4 decimals, summarise above 1000 elements keeping 3 at each edge.
+pub const PRECISION: usize = 4;
+pub const THRESHOLD: usize = 1000;
+pub const EDGE_ITEMS: usize = 3;
+
+/// How the numbers of one tensor are written: chosen once for the whole tensor, as PyTorch does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NumberStyle {
+    /// Whole numbers: `1.`, `-3.`
+    Int,
+    /// Fixed point with [`PRECISION`] decimals.
+    Fixed,
+    /// Scientific notation, `1.2340e-05`.
+    Sci,
+}
+
+/// Picks the style PyTorch's formatter would pick for these values.
+pub fn number_style(values: &[f64], is_float: bool) -> NumberStyle {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v != 0.0).map(f64::abs).collect();
+    if finite.is_empty() {
+        return if is_float { NumberStyle::Int } else { NumberStyle::Int };
+    }
+    let max = finite.iter().cloned().fold(f64::MIN, f64::max);
+    let min = finite.iter().cloned().fold(f64::MAX, f64::min);
+    let whole = values.iter().filter(|v| v.is_finite()).all(|v| v.fract() == 0.0);
+    if whole || !is_float {
+        if is_float && (max / min > 1000.0 || max > 1e8) { NumberStyle::Sci } else { NumberStyle::Int }
+    } else if max / min > 1000.0 || max > 1e8 || min < 1e-4 {
+        NumberStyle::Sci
+    } else {
+        NumberStyle::Fixed
+    }
+}
+
+/// One number in a style; integers of an integer tensor have no trailing dot.
+pub fn format_number(v: f64, style: NumberStyle, is_float: bool) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    match style {
+        NumberStyle::Int if is_float => format!("{v:.0}."),
+        NumberStyle::Int => format!("{v:.0}"),
+        NumberStyle::Fixed => format!("{v:.PRECISION$}"),
+        NumberStyle::Sci => {
+            let s = format!("{v:.PRECISION$e}");
+            // Rust writes 1.2340e-5; Python writes 1.2340e-05.
+            match s.split_once('e') {
+                Some((m, e)) => {
+                    let (sign, digits) = if let Some(d) = e.strip_prefix('-') { ('-', d) } else { ('+', e) };
+                    format!("{m}e{sign}{digits:0>2}")
+                }
+                None => s,
+            }
+        }
+    }
+}
+
+/// A tensor's values as f64, with its dims, read from any dtype.
+fn values(t: &Tensor) -> Result<(Vec<usize>, Vec<f64>)> {
+    let dims = t.dims().to_vec();
+    let flat = t.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+    Ok((dims, flat))
+}
+
+fn is_float(t: &Tensor) -> bool {
+    t.dtype().is_float()
+}
+
+/// Indices kept along a dimension of size `n`: all of them, or the edges with `None` for the gap.
+fn kept(n: usize, summarise: bool) -> Vec<Option<usize>> {
+    if summarise && n > 2 * EDGE_ITEMS {
+        let mut v: Vec<Option<usize>> = (0..EDGE_ITEMS).map(Some).collect();
+        v.push(None);
+        v.extend((n - EDGE_ITEMS..n).map(Some));
+        v
+    } else {
+        (0..n).map(Some).collect()
+    }
+}
+
+/// The values PyTorch would print (the kept edges only, when summarising), for choosing a style.
+fn shown_values(dims: &[usize], flat: &[f64], summarise: bool) -> Vec<f64> {
+    if !summarise {
+        return flat.to_vec();
+    }
+    let mut out = vec![];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((d, off)) = stack.pop() {
+        if d == dims.len() {
+            out.push(flat[off]);
+            continue;
+        }
+        let stride: usize = dims[d + 1..].iter().product();
+        for i in kept(dims[d], true).into_iter().flatten() {
+            stack.push((d + 1, off + i * stride));
+        }
+    }
+    out
+}
+
+/// The text PyTorch prints for a tensor, `tensor([[ 0.3105, -0.5263]])`.
+pub fn tensor_to_text(t: &Tensor) -> Result<String> {
+    let (dims, flat) = values(t)?;
+    let float = is_float(t);
+    let summarise = flat.len() > THRESHOLD;
+    let style = number_style(&shown_values(&dims, &flat, summarise), float);
+    let shown = shown_values(&dims, &flat, summarise);
+    let width = shown.iter().map(|v| format_number(*v, style, float).len()).max().unwrap_or(1);
+    let mut body = String::new();
+    write_text(&mut body, &dims, &flat, 0, 0, style, float, width, summarise, 7);
+    let suffix = match t.dtype() {
+        DType::F32 | DType::I64 => String::new(),
+        DType::U8 => ", dtype=torch.uint8".into(),
+        DType::F64 => ", dtype=torch.float64".into(),
+        DType::U32 => ", dtype=torch.uint32".into(),
+        d => format!(", dtype={d:?}"),
+    };
+    Ok(format!("tensor({body}{suffix})"))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_text(
+    out: &mut String,
+    dims: &[usize],
+    flat: &[f64],
+    d: usize,
+    off: usize,
+    style: NumberStyle,
+    float: bool,
+    width: usize,
+    summarise: bool,
+    indent: usize,
+) {
+    if dims.is_empty() {
+        out.push_str(&format_number(flat[0], style, float));
+        return;
+    }
+    out.push('[');
+    let stride: usize = dims[d + 1..].iter().product();
+    let items = kept(dims[d], summarise);
+    let last = d + 1 == dims.len();
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            if last {
+                out.push_str(", ");
+            } else {
+                out.push(',');
+                out.push_str(&"\n".repeat(dims.len() - d - 1));
+                out.push_str(&" ".repeat(indent + d + 1));
+            }
+        }
+        match item {
+            None => out.push_str("..."),
+            Some(i) if last => {
+                let s = format_number(flat[off + i * stride], style, float);
+                let _ = write!(out, "{s:>width$}");
+            }
+            Some(i) => write_text(out, dims, flat, d + 1, off + i * stride, style, float, width, summarise, indent),
+        }
+    }
+    out.push(']');
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+const TABLE_CSS: &str = "border-collapse:collapse;font-family:monospace;font-size:12px;margin:2px 8px 2px 0";
+const CELL_CSS: &str = "border:1px solid #ccc;padding:2px 6px;text-align:right";
+const HEAD_CSS: &str = "border:1px solid #ccc;padding:2px 6px;background:#f3f3f3;color:#666;text-align:right";
+
+/// A 2-D block of a tensor as an HTML table with row and column indices.
+fn html_matrix(rows: &[Option<usize>], cols: &[Option<usize>], cell: &dyn Fn(usize, usize) -> String, caption: Option<&str>) -> String {
+    let mut s = format!("<table style=\"{TABLE_CSS}\">");
+    if let Some(c) = caption {
+        let _ = write!(s, "<caption style=\"font-family:monospace;font-size:12px;color:#444\">{}</caption>", escape(c));
+    }
+    s.push_str("<tr><th style=\"");
+    s.push_str(HEAD_CSS);
+    s.push_str("\"></th>");
+    for c in cols {
+        let label = c.map_or("…".to_string(), |c| c.to_string());
+        let _ = write!(s, "<th style=\"{HEAD_CSS}\">{label}</th>");
+    }
+    s.push_str("</tr>");
+    for r in rows {
+        let label = r.map_or("…".to_string(), |r| r.to_string());
+        let _ = write!(s, "<tr><th style=\"{HEAD_CSS}\">{label}</th>");
+        for c in cols {
+            let v = match (r, c) {
+                (Some(r), Some(c)) => cell(*r, *c),
+                _ => "…".into(),
+            };
+            let _ = write!(s, "<td style=\"{CELL_CSS}\">{v}</td>");
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// A tensor as HTML: a header with shape and dtype, then tables (one per leading index for 3-D
+/// and higher, laid out in a row; 4-D as one row per first index).
+pub fn tensor_to_html(t: &Tensor) -> Result<String> {
+    let (dims, flat) = values(t)?;
+    let float = is_float(t);
+    let summarise = flat.len() > THRESHOLD;
+    let style = number_style(&shown_values(&dims, &flat, summarise), float);
+    let fmt = |v: f64| escape(&format_number(v, style, float));
+    let mut s = format!(
+        "<div style=\"font-family:monospace;font-size:12px;color:#555;margin-bottom:2px\">Tensor shape {:?} · {:?}</div>",
+        dims,
+        t.dtype()
+    );
+    match dims.len() {
+        0 => {
+            let _ = write!(s, "<table style=\"{TABLE_CSS}\"><tr><td style=\"{CELL_CSS}\">{}</td></tr></table>", fmt(flat[0]));
+        }
+        1 => {
+            let cols = kept(dims[0], summarise);
+            s.push_str(&html_matrix(&[Some(0)], &cols, &|_, c| fmt(flat[c]), None));
+        }
+        _ => {
+            let (r, c) = (dims[dims.len() - 2], dims[dims.len() - 1]);
+            let lead = &dims[..dims.len() - 2];
+            let rows = kept(r, summarise);
+            let cols = kept(c, summarise);
+            // Enumerate the leading indices (kept ones), grouping by the first when rank >= 4.
+            let mut leads: Vec<Option<Vec<usize>>> = vec![Some(vec![])];
+            for &n in lead {
+                let mut next = vec![];
+                for l in &leads {
+                    match l {
+                        None => next.push(None),
+                        Some(prefix) => {
+                            for k in kept(n, summarise) {
+                                next.push(k.map(|k| {
+                                    let mut p = prefix.clone();
+                                    p.push(k);
+                                    p
+                                }));
+                            }
+                        }
+                    }
+                }
+                leads = next;
+            }
+            let mut current_first: Option<Option<usize>> = None;
+            let group = lead.len() >= 2;
+            s.push_str("<div style=\"display:flex;flex-direction:column\">");
+            let mut open = false;
+            for l in leads {
+                let first = l.as_ref().map(|p| p[0]);
+                if !open || (group && current_first != Some(first)) {
+                    if open {
+                        s.push_str("</div>");
+                    }
+                    s.push_str("<div style=\"display:flex;flex-direction:row;flex-wrap:wrap;align-items:flex-start\">");
+                    open = true;
+                    current_first = Some(first);
+                }
+                match l {
+                    None => s.push_str("<div style=\"font-family:monospace;align-self:center;padding:0 8px\">…</div>"),
+                    Some(prefix) => {
+                        let base: usize = prefix
+                            .iter()
+                            .enumerate()
+                            .map(|(d, i)| i * dims[d + 1..].iter().product::<usize>())
+                            .sum();
+                        let caption = if prefix.is_empty() {
+                            None
+                        } else {
+                            Some(format!("[{}]", prefix.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")))
+                        };
+                        s.push_str(&html_matrix(&rows, &cols, &|i, j| fmt(flat[base + i * c + j]), caption.as_deref()));
+                    }
+                }
+            }
+            if open {
+                s.push_str("</div>");
+            }
+            s.push_str("</div>");
+        }
+    }
+    Ok(s)
+}
+
+/// Prints one evcxr output holding several MIME renderings. Lines are printed whole.
+pub fn emit(contents: &[(&str, &str)]) {
+    let mut out = String::new();
+    for (mime, body) in contents {
+        let _ = writeln!(out, "EVCXR_BEGIN_CONTENT {mime}");
+        out.push_str(body);
+        if !body.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("EVCXR_END_CONTENT\n");
+    }
+    print!("{out}");
+}
+
+/// A tensor to show in a notebook: `show(&t)` as a cell's last expression.
+#[derive(Clone, Debug)]
+pub struct ShowTensor {
+    pub tensor: Tensor,
+    pub title: Option<String>,
+}
+
+/// Wraps a tensor for display as a table (HTML) and as PyTorch-style text.
+pub fn show(t: &Tensor) -> ShowTensor {
+    ShowTensor { tensor: t.clone(), title: None }
+}
+
+impl ShowTensor {
+    /// Adds a title above the table.
+    pub fn titled(mut self, title: &str) -> Self {
+        self.title = Some(title.to_string());
+        self
+    }
+
+    pub fn text(&self) -> String {
+        let body = tensor_to_text(&self.tensor).unwrap_or_else(|e| format!("<tensor could not be read: {e}>"));
+        match &self.title {
+            Some(t) => format!("{t}\n{body}"),
+            None => body,
+        }
+    }
+
+    pub fn html(&self) -> String {
+        let body = tensor_to_html(&self.tensor).unwrap_or_else(|e| format!("<pre>tensor could not be read: {}</pre>", escape(&e.to_string())));
+        match &self.title {
+            Some(t) => format!("<div style=\"font-weight:bold;font-family:sans-serif;font-size:13px\">{}</div>{body}", escape(t)),
+            None => body,
+        }
+    }
+
+    /// What evcxr calls to show the value: text and HTML in one output.
+    pub fn evcxr_display(&self) {
+        emit(&[("text/plain", &self.text()), ("text/html", &self.html())]);
+    }
+}
+
+impl std::fmt::Display for ShowTensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}

@@ -1,0 +1,362 @@
+//! PyTorch-compatible random numbers on the CPU.
+//!
+//! candle's own CPU generator cannot be seeded, so the crate carries its own: a Mersenne Twister
+//! (MT19937) seeded exactly like PyTorch's CPU generator, and the float32 algorithms PyTorch uses on
+//! top of it (`uniform_`, `normal_`, `randperm`, `bernoulli_`). With the same seed the same numbers
+//! come out, so a notebook prints what the lecture printed.
+//!
+//! There is one default generator per thread ([`manual_seed`], [`rand`], [`randn`], ...) and
+//! separate [`Generator`] values, like `torch.Generator().manual_seed(s)`.
+
+use candle_core::{Device, Result, Shape, Tensor, bail};
+use std::cell::RefCell;
+
+const N: usize = 624;
+const M: usize = 397;
+const MATRIX_A: u32 = 0x9908_b0df;
+const UPPER_MASK: u32 = 0x8000_0000;
+const LOWER_MASK: u32 = 0x7fff_ffff;
+
+/// The 32-bit Mersenne Twister, seeded as `at::mt19937` seeds it.
+#[derive(Clone, Debug)]
+pub struct Mt19937 {
+    state: [u32; N],
+    next: usize,
+}
+
+impl Mt19937 {
+    /// Seeds with the lower 32 bits of `seed`, as `at::mt19937(seed)` does.
+    pub fn new(seed: u64) -> Self {
+        let mut state = [0u32; N];
+        state[0] = (seed & 0xffff_ffff) as u32;
+        for j in 1..N {
+            let prev = state[j - 1];
+            state[j] = 1_812_433_253u32
+                .wrapping_mul(prev ^ (prev >> 30))
+                .wrapping_add(j as u32);
+        }
+        Mt19937 { state, next: N }
+    }
+
+    fn twist(&mut self) {
+        for i in 0..N {
+            let y = (self.state[i] & UPPER_MASK) | (self.state[(i + 1) % N] & LOWER_MASK);
+            let mut v = self.state[(i + M) % N] ^ (y >> 1);
+            if y & 1 != 0 {
+                v ^= MATRIX_A;
+            }
+            self.state[i] = v;
+        }
+        self.next = 0;
+    }
+
+    /// The next 32-bit output.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.next >= N {
+            self.twist();
+        }
+        let mut y = self.state[self.next];
+        self.next += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^= y >> 18;
+        y
+    }
+}
+
+/// A PyTorch-compatible CPU generator: `Generator::new(seed)` draws what
+/// `torch.Generator().manual_seed(seed)` draws.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    seed: u64,
+    engine: Mt19937,
+    next_double_normal: Option<f64>,
+}
+
+impl Default for Generator {
+    /// PyTorch's default seed for a fresh generator is 67280421310721.
+    fn default() -> Self {
+        Generator::new(67_280_421_310_721)
+    }
+}
+
+/// Largest seed PyTorch accepts (seeds are unsigned 64-bit integers).
+pub const MAX_SEED: u128 = u64::MAX as u128;
+
+fn check_seed(seed: i128) -> Result<u64> {
+    // PyTorch maps negative seeds into the unsigned range; anything outside [-2^63, 2^64) is refused.
+    if seed > MAX_SEED as i128 || seed < i64::MIN as i128 {
+        bail!("random::manual_seed: seed {seed} is outside the 64-bit range [-2^63, 2^64 - 1]")
+    }
+    Ok(if seed < 0 { (seed as i64) as u64 } else { seed as u64 })
+}
+
+fn check_bounds(module: &str, from: f64, to: f64) -> Result<()> {
+    if !from.is_finite() || !to.is_finite() {
+        bail!("{module}: bounds must be finite, got [{from}, {to})")
+    }
+    if from > to {
+        bail!("{module}: expected from <= to, got from = {from}, to = {to}")
+    }
+    Ok(())
+}
+
+fn numel(module: &str, shape: &Shape) -> Result<usize> {
+    if shape.rank() == 0 {
+        bail!("{module}: expected a shape with at least one dimension, got an empty shape ()")
+    }
+    Ok(shape.elem_count())
+}
+
+impl Generator {
+    /// A generator seeded like `torch.Generator().manual_seed(seed)`.
+    pub fn new(seed: u64) -> Self {
+        Generator { seed, engine: Mt19937::new(seed), next_double_normal: None }
+    }
+
+    /// Re-seeds in place, like `generator.manual_seed(seed)`. Accepts any integer in
+    /// `[-2^63, 2^64)`: negative seeds wrap as in PyTorch; others give an error.
+    pub fn manual_seed(&mut self, seed: i128) -> Result<&mut Self> {
+        *self = Generator::new(check_seed(seed)?);
+        Ok(self)
+    }
+
+    /// The seed this generator was last seeded with (`initial_seed()`).
+    pub fn initial_seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// One 32-bit output (`random()` in ATen).
+    pub fn random_u32(&mut self) -> u32 {
+        self.engine.next_u32()
+    }
+
+    /// 64 bits from two outputs, the first one high (`random64()` in ATen).
+    pub fn random_u64(&mut self) -> u64 {
+        let hi = self.engine.next_u32() as u64;
+        let lo = self.engine.next_u32() as u64;
+        (hi << 32) | lo
+    }
+
+    /// One float32 uniform in `[from, to)`: `(u & 0xFFFFFF) * 2^-24 * (to - from) + from`.
+    pub fn uniform_f32(&mut self, from: f32, to: f32) -> f32 {
+        let x = (self.random_u32() & 0x00ff_ffff) as f32 * (1.0 / 16_777_216.0);
+        x * (to - from) + from
+    }
+
+    /// One float64 uniform in `[from, to)` from 53 bits of `random64()`.
+    pub fn uniform_f64(&mut self, from: f64, to: f64) -> f64 {
+        let x = (self.random_u64() & ((1u64 << 53) - 1)) as f64 * (1.0 / 9_007_199_254_740_992.0);
+        x * (to - from) + from
+    }
+
+    /// One standard normal in double precision, Box-Muller with a cached second value, as
+    /// `at::normal_distribution<double>` draws it (used for tensors of fewer than 16 elements).
+    pub fn normal_f64(&mut self, mean: f64, std: f64) -> f64 {
+        if let Some(v) = self.next_double_normal.take() {
+            return v * std + mean;
+        }
+        let u1 = self.uniform_f64(0.0, 1.0);
+        let u2 = self.uniform_f64(0.0, 1.0);
+        let r = (-2.0 * (-u2).ln_1p()).sqrt();
+        let theta = 2.0 * std::f64::consts::PI * u1;
+        self.next_double_normal = Some(r * theta.sin());
+        r * theta.cos() * std + mean
+    }
+
+    /// Fills a float32 buffer uniformly in `[from, to)` (`tensor.uniform_(from, to)`).
+    pub fn fill_uniform(&mut self, data: &mut [f32], from: f64, to: f64) -> Result<()> {
+        check_bounds("random::uniform", from, to)?;
+        let (from, to) = (from as f32, to as f32);
+        for v in data.iter_mut() {
+            *v = self.uniform_f32(from, to);
+        }
+        Ok(())
+    }
+
+    /// Fills a float32 buffer with normals (`tensor.normal_(mean, std)`): 16 or more values use
+    /// PyTorch's batched Box-Muller in float32, fewer use the double-precision path.
+    pub fn fill_normal(&mut self, data: &mut [f32], mean: f64, std: f64) -> Result<()> {
+        if !mean.is_finite() || !std.is_finite() || std < 0.0 {
+            bail!("random::normal: expected a finite mean and std >= 0, got mean = {mean}, std = {std}")
+        }
+        let size = data.len();
+        if size >= 16 {
+            for v in data.iter_mut() {
+                *v = self.uniform_f32(0.0, 1.0);
+            }
+            let (mean, std) = (mean as f32, std as f32);
+            let mut i = 0;
+            while i + 16 <= size {
+                normal_fill_16(&mut data[i..i + 16], mean, std);
+                i += 16;
+            }
+            if size % 16 != 0 {
+                let tail = &mut data[size - 16..];
+                for v in tail.iter_mut() {
+                    *v = self.uniform_f32(0.0, 1.0);
+                }
+                normal_fill_16(tail, mean, std);
+            }
+        } else {
+            for v in data.iter_mut() {
+                *v = self.normal_f64(mean, std) as f32;
+            }
+        }
+        Ok(())
+    }
+
+    /// A random permutation of `0..n`, as `torch.randperm(n, generator=g)` draws it.
+    pub fn randperm(&mut self, n: usize) -> Vec<usize> {
+        let mut r: Vec<usize> = (0..n).collect();
+        if n < 2 {
+            return r;
+        }
+        let small = (n as u64) < (u32::MAX as u64) / 20;
+        for i in 0..n - 1 {
+            let z = if small {
+                (self.random_u32() as u64 % (n - i) as u64) as usize
+            } else {
+                (self.random_u64() % (n - i) as u64) as usize
+            };
+            r.swap(i, z + i);
+        }
+        r
+    }
+
+    /// A full-range random int64, as `torch.empty((), dtype=torch.int64).random_()` draws it
+    /// (a DataLoader draws one of these each time it starts an epoch).
+    pub fn random_i64(&mut self) -> i64 {
+        // uniform_int_full_range is not used here: random_() with no bounds draws [0, 2^63).
+        (self.random_u64() % (1u64 << 63)) as i64
+    }
+
+    /// Bernoulli draws with probability `p` of a 1, as `tensor.bernoulli_(p)` and dropout draw
+    /// them on the CPU: one double-precision uniform (53 bits of `random64()`) per element, 1 where
+    /// it is below `p`.
+    pub fn fill_bernoulli(&mut self, data: &mut [f32], p: f64) -> Result<()> {
+        if !(0.0..=1.0).contains(&p) {
+            bail!("random::bernoulli: expected a probability in [0, 1], got {p}")
+        }
+        for v in data.iter_mut() {
+            *v = if self.uniform_f64(0.0, 1.0) < p { 1.0 } else { 0.0 };
+        }
+        Ok(())
+    }
+
+    /// A tensor of uniforms in `[from, to)`.
+    pub fn rand_range<S: Into<Shape>>(&mut self, shape: S, from: f64, to: f64) -> Result<Tensor> {
+        let shape = shape.into();
+        let n = numel("random::rand", &shape)?;
+        let mut data = vec![0f32; n];
+        self.fill_uniform(&mut data, from, to)?;
+        Tensor::from_vec(data, shape, &Device::Cpu)
+    }
+
+    /// A tensor of uniforms in `[0, 1)` (`torch.rand(shape, generator=g)`).
+    pub fn rand<S: Into<Shape>>(&mut self, shape: S) -> Result<Tensor> {
+        self.rand_range(shape, 0.0, 1.0)
+    }
+
+    /// A tensor of standard normals (`torch.randn(shape, generator=g)`).
+    pub fn randn<S: Into<Shape>>(&mut self, shape: S) -> Result<Tensor> {
+        self.normal(shape, 0.0, 1.0)
+    }
+
+    /// A tensor of normals with the given mean and standard deviation.
+    pub fn normal<S: Into<Shape>>(&mut self, shape: S, mean: f64, std: f64) -> Result<Tensor> {
+        let shape = shape.into();
+        let n = numel("random::normal", &shape)?;
+        let mut data = vec![0f32; n];
+        self.fill_normal(&mut data, mean, std)?;
+        Tensor::from_vec(data, shape, &Device::Cpu)
+    }
+
+    /// A tensor of zeros and ones, each one with probability `p`.
+    pub fn bernoulli<S: Into<Shape>>(&mut self, shape: S, p: f64) -> Result<Tensor> {
+        let shape = shape.into();
+        let n = numel("random::bernoulli", &shape)?;
+        let mut data = vec![0f32; n];
+        self.fill_bernoulli(&mut data, p)?;
+        Tensor::from_vec(data, shape, &Device::Cpu)
+    }
+}
+
+/// Box-Muller over 16 uniforms: the first 8 give the radii, the last 8 the angles.
+fn normal_fill_16(data: &mut [f32], mean: f32, std: f32) {
+    for j in 0..8 {
+        let u1 = 1.0 - data[j];
+        let u2 = data[j + 8];
+        let radius = (-2.0 * u1.ln()).sqrt();
+        let theta = 2.0f32 * std::f32::consts::PI * u2;
+        data[j] = radius * theta.cos() * std + mean;
+        data[j + 8] = radius * theta.sin() * std + mean;
+    }
+}
+
+thread_local! {
+    static DEFAULT: RefCell<Generator> = RefCell::new(Generator::default());
+}
+
+/// Runs `f` with the default (thread-local) generator, the one `torch.manual_seed` seeds.
+pub fn with_default<R>(f: impl FnOnce(&mut Generator) -> R) -> R {
+    DEFAULT.with(|g| f(&mut g.borrow_mut()))
+}
+
+/// Seeds the default generator, like `torch.manual_seed(seed)`. Negative seeds wrap into the
+/// unsigned range as PyTorch's do; a seed outside `[-2^63, 2^64)` is an error.
+pub fn manual_seed(seed: i128) -> Result<()> {
+    let seed = check_seed(seed)?;
+    with_default(|g| *g = Generator::new(seed));
+    Ok(())
+}
+
+/// Uniforms in `[0, 1)` from the default generator (`torch.rand(shape)`).
+pub fn rand<S: Into<Shape>>(shape: S) -> Result<Tensor> {
+    with_default(|g| g.rand(shape))
+}
+
+/// Uniforms in `[from, to)` from the default generator (`torch.empty(shape).uniform_(from, to)`).
+pub fn uniform<S: Into<Shape>>(shape: S, from: f64, to: f64) -> Result<Tensor> {
+    with_default(|g| g.rand_range(shape, from, to))
+}
+
+/// Standard normals from the default generator (`torch.randn(shape)`).
+pub fn randn<S: Into<Shape>>(shape: S) -> Result<Tensor> {
+    with_default(|g| g.randn(shape))
+}
+
+/// A permutation of `0..n` from the default generator (`torch.randperm(n)`).
+pub fn randperm(n: usize) -> Vec<usize> {
+    with_default(|g| g.randperm(n))
+}
+
+/// Zeros and ones from the default generator (`torch.empty(shape).bernoulli_(p)`).
+pub fn bernoulli<S: Into<Shape>>(shape: S, p: f64) -> Result<Tensor> {
+    with_default(|g| g.bernoulli(shape, p))
+}
+
+/// One uniform in `[0, 1)` from the default generator, as `torch.rand(1).item()`.
+pub fn rand_scalar() -> f32 {
+    with_default(|g| g.uniform_f32(0.0, 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mt19937_reference_output() {
+        // The reference implementation's first output for seed 5489.
+        let mut mt = Mt19937::new(5489);
+        assert_eq!(mt.next_u32(), 3_499_211_612);
+    }
+
+    #[test]
+    fn seeds_out_of_range_are_errors() {
+        assert!(manual_seed(1i128 << 64).is_err());
+        assert!(manual_seed(-(1i128 << 63) - 1).is_err());
+        assert!(manual_seed(-1).is_ok());
+    }
+}

@@ -1,0 +1,191 @@
+//! The lecture's first model: a GRU encoder, a GRU decoder with a regression head, and the
+//! encoder-decoder that feeds the decoder its own predictions or, with teacher forcing, the truth.
+//!
+//! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
+
+use crate::nn::{Gru, Linear, Module, NamedParams, prefixed};
+use crate::random;
+use candle_core::{Result, Tensor, bail};
+
+/// What the trainer needs from a model: a forward pass over a batch.
+pub trait Model: Module {
+    /// One batch in, predictions out.
+    fn forward(&mut self, x: &Tensor) -> Result<Tensor>;
+}
+
+pub(crate) fn check_batch(module: &str, x: &Tensor, n_features: usize) -> Result<(usize, usize)> {
+    match x.dims() {
+        &[n, l, f] if f == n_features => Ok((n, l)),
+        d => bail!("{module}: expected a batch of shape (N, L, {n_features}), got {d:?}"),
+    }
+}
+
+/// `Encoder(n_features, hidden_dim)`: a batch-first GRU that returns every hidden state.
+#[derive(Clone, Debug)]
+pub struct Encoder {
+    pub n_features: usize,
+    pub hidden_dim: usize,
+    /// The final hidden state of the last call, `(1, N, H)`.
+    pub hidden: Option<Tensor>,
+    pub basic_rnn: Gru,
+}
+
+impl Encoder {
+    pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
+        Ok(Encoder { n_features, hidden_dim, hidden: None, basic_rnn: Gru::new(n_features, hidden_dim)? })
+    }
+
+    /// `(N, L, F) -> (N, L, H)`: the hidden state after every step.
+    pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
+        check_batch("Encoder", x, self.n_features)?;
+        let (out, hidden) = self.basic_rnn.forward(x, None)?;
+        self.hidden = Some(hidden);
+        Ok(out)
+    }
+}
+
+impl Module for Encoder {
+    fn named_parameters(&self) -> NamedParams {
+        prefixed("basic_rnn", self.basic_rnn.named_parameters())
+    }
+}
+
+/// `Decoder(n_features, hidden_dim)`: one step at a time, keeping its hidden state between calls;
+/// a linear layer turns each hidden state into coordinates.
+#[derive(Clone, Debug)]
+pub struct Decoder {
+    pub n_features: usize,
+    pub hidden_dim: usize,
+    /// Sequence-first hidden state `(1, N, H)`, set by [`Decoder::init_hidden`].
+    pub hidden: Option<Tensor>,
+    pub basic_rnn: Gru,
+    pub regression: Linear,
+}
+
+impl Decoder {
+    /// Draws the GRU's parameters, then the linear layer's, as PyTorch does.
+    pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
+        let basic_rnn = Gru::new(n_features, hidden_dim)?;
+        let regression = Linear::new(hidden_dim, n_features)?;
+        Ok(Decoder { n_features, hidden_dim, hidden: None, basic_rnn, regression })
+    }
+
+    /// Takes the encoder's last hidden state, `(N, L, H)` -> `(1, N, H)`.
+    pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
+        let (_, l, h) = hidden_seq.dims3().map_err(|_| {
+            candle_core::Error::Msg(format!("Decoder::init_hidden: expected hidden states (N, L, {}), got {:?}", self.hidden_dim, hidden_seq.dims()))
+        })?;
+        if h != self.hidden_dim || l == 0 {
+            bail!("Decoder::init_hidden: expected hidden states (N, L, {}), got {:?}", self.hidden_dim, hidden_seq.dims())
+        }
+        self.hidden = Some(hidden_seq.narrow(1, l - 1, 1)?.permute((1, 0, 2))?);
+        Ok(())
+    }
+
+    /// `(N, 1, F) -> (N, 1, F)`: one step, updating the hidden state.
+    pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
+        let (n, _) = check_batch("Decoder", x, self.n_features)?;
+        let Some(hidden) = &self.hidden else {
+            bail!("Decoder: no hidden state; call init_hidden with the encoder's states first")
+        };
+        if hidden.dims() != [1, n, self.hidden_dim] {
+            bail!("Decoder: the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {})", hidden.dims(), self.hidden_dim)
+        }
+        let (out, hidden) = self.basic_rnn.forward(x, Some(hidden))?;
+        self.hidden = Some(hidden);
+        let l = out.dim(1)?;
+        let last = out.narrow(1, l - 1, 1)?;
+        self.regression.forward(&last)?.reshape((n, 1, self.n_features))
+    }
+}
+
+impl Module for Decoder {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("basic_rnn", self.basic_rnn.named_parameters());
+        p.extend(prefixed("regression", self.regression.named_parameters()));
+        p
+    }
+}
+
+/// Draws one uniform from the default generator and compares it with `prob`, exactly where
+/// PyTorch's `torch.rand(1) <= prob` does (also in evaluation, where `prob` is 0).
+pub fn teacher_forcing(prob: f64) -> bool {
+    (random::rand_scalar() as f64) <= prob
+}
+
+/// `EncoderDecoder(encoder, decoder, input_len, target_len, teacher_forcing_prob)`.
+#[derive(Clone, Debug)]
+pub struct EncoderDecoder {
+    pub encoder: Encoder,
+    pub decoder: Decoder,
+    pub input_len: usize,
+    pub target_len: usize,
+    pub teacher_forcing_prob: f64,
+    /// The predictions of the last call, `(N, target_len, F)`.
+    pub outputs: Option<Tensor>,
+    pub training: bool,
+}
+
+impl EncoderDecoder {
+    pub fn new(encoder: Encoder, decoder: Decoder, input_len: usize, target_len: usize, teacher_forcing_prob: f64) -> Result<Self> {
+        if encoder.n_features != decoder.n_features || encoder.hidden_dim != decoder.hidden_dim {
+            bail!(
+                "EncoderDecoder: encoder (n_features {}, hidden_dim {}) and decoder (n_features {}, hidden_dim {}) do not fit together",
+                encoder.n_features, encoder.hidden_dim, decoder.n_features, decoder.hidden_dim
+            )
+        }
+        if input_len == 0 || target_len == 0 {
+            bail!("EncoderDecoder: input_len and target_len must be positive, got {input_len} and {target_len}")
+        }
+        Ok(EncoderDecoder { encoder, decoder, input_len, target_len, teacher_forcing_prob, outputs: None, training: true })
+    }
+
+    /// `(N, input_len [+ target_len], F) -> (N, target_len, F)`. In training mode the target part
+    /// is needed for teacher forcing; in evaluation the source alone is enough.
+    pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
+        let (_, l) = check_batch("EncoderDecoder", x, self.encoder.n_features)?;
+        if l < self.input_len {
+            bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
+        }
+        let source = x.narrow(1, 0, self.input_len)?;
+        let target = x.narrow(1, self.input_len, l - self.input_len)?;
+        let hidden_seq = self.encoder.forward(&source)?;
+        self.decoder.init_hidden(&hidden_seq)?;
+        let mut dec_inputs = source.narrow(1, self.input_len - 1, 1)?;
+        let mut outs = Vec::with_capacity(self.target_len);
+        for i in 0..self.target_len {
+            let out = self.decoder.forward(&dec_inputs)?;
+            let prob = if self.training { self.teacher_forcing_prob } else { 0.0 };
+            dec_inputs = if teacher_forcing(prob) {
+                if i >= target.dim(1)? {
+                    bail!("EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}", self.input_len + self.target_len, x.dims())
+                }
+                target.narrow(1, i, 1)?
+            } else {
+                out.clone()
+            };
+            outs.push(out);
+        }
+        let outputs = Tensor::cat(&outs, 1)?;
+        self.outputs = Some(outputs.clone());
+        Ok(outputs)
+    }
+}
+
+impl Module for EncoderDecoder {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("encoder", self.encoder.named_parameters());
+        p.extend(prefixed("decoder", self.decoder.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.training = training;
+    }
+}
+
+impl Model for EncoderDecoder {
+    fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
+        EncoderDecoder::forward(self, x)
+    }
+}

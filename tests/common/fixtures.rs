@@ -1,0 +1,55 @@
+//! Reading the JSON fixtures written by `tools/fixtures.py` (PyTorch and NumPy's own numbers).
+
+#![allow(dead_code)]
+
+use attention_zoo::prelude::*;
+use serde_json::Value;
+
+pub fn load(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (run `make fixtures`)"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+pub fn f64s(v: &Value) -> Vec<f64> {
+    v.as_array().unwrap_or_else(|| panic!("expected a list, got {v}")).iter().map(|x| x.as_f64().expect("a number")).collect()
+}
+
+pub fn usizes(v: &Value) -> Vec<usize> {
+    f64s(v).into_iter().map(|x| x as usize).collect()
+}
+
+/// A `{"shape": [...], "data": [...]}` fixture as a float32 tensor.
+pub fn tensor(v: &Value) -> Tensor {
+    let shape = usizes(&v["shape"]);
+    let data: Vec<f32> = f64s(&v["data"]).into_iter().map(|x| x as f32).collect();
+    Tensor::from_vec(data, shape, &Device::Cpu).expect("fixture tensor")
+}
+
+/// `[[name, tensor], ...]` as pairs.
+pub fn state(v: &Value) -> Vec<(String, Tensor)> {
+    v.as_array()
+        .expect("a state list")
+        .iter()
+        .map(|p| (p[0].as_str().expect("a name").to_string(), tensor(&p[1])))
+        .collect()
+}
+
+pub fn values(t: &Tensor) -> Vec<f64> {
+    t.flatten_all().and_then(|t| t.to_dtype(DType::F64)).and_then(|t| t.to_vec1::<f64>()).expect("tensor values")
+}
+
+/// Asserts two lists agree elementwise within `tol`, naming the first difference.
+#[track_caller]
+pub fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: {} values, expected {}", got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= tol, "{what}[{i}]: got {g}, expected {w} (tolerance {tol})");
+    }
+}
+
+#[track_caller]
+pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
+    assert_eq!(got.dims(), want.dims(), "{what}: shape");
+    assert_close(what, &values(got), &values(want), tol);
+}

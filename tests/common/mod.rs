@@ -1,0 +1,2 @@
+pub mod fixtures;
+pub mod nbrun;

@@ -1,0 +1,170 @@
+//! Same seed, same numbers: our generators, initialisations and data against PyTorch's and
+//! NumPy's own outputs (tests/fixtures, written by tools/fixtures.py).
+
+mod common;
+
+use attention_zoo::nn::{Gru, Lstm};
+use attention_zoo::prelude::*;
+use attention_zoo::random::{self, Generator};
+use common::fixtures::*;
+
+const TOL: f64 = 1e-6;
+
+fn seed_of(case: &serde_json::Value) -> i128 {
+    case["seed"].as_u64().expect("seed") as i128
+}
+
+#[test]
+fn generator_functions_match_pytorch() {
+    let fx = load("generators");
+    for case in fx["cases"].as_array().unwrap() {
+        let seed = seed_of(case);
+        manual_seed(seed).unwrap();
+        let s = format!("seed {seed}");
+        assert_close(&format!("{s} rand(7)"), &values(&random::rand(7).unwrap()), &f64s(&case["rand_7"]), TOL);
+        assert_close(&format!("{s} uniform_(-2.5, 3)"), &values(&random::uniform(5, -2.5, 3.0).unwrap()), &f64s(&case["uniform_5_m2.5_3"]), TOL);
+        assert_close(&format!("{s} randn(5)"), &values(&random::randn(5).unwrap()), &f64s(&case["randn_5"]), TOL);
+        assert_close(&format!("{s} randn(3) after"), &values(&random::randn(3).unwrap()), &f64s(&case["randn_3_after"]), TOL);
+        assert_close(&format!("{s} randn(16)"), &values(&random::randn(16).unwrap()), &f64s(&case["randn_16"]), TOL);
+        assert_close(&format!("{s} randn(40)"), &values(&random::randn(40).unwrap()), &f64s(&case["randn_40"]), 2e-6);
+        let t = random::randn((2, 3, 4)).unwrap();
+        assert_tensor_close(&format!("{s} randn(2,3,4)"), &t, &tensor(&case["randn_2x3x4"]), 2e-6);
+        let normal = random::with_default(|g| g.normal(20, 1.0, 2.0)).unwrap();
+        assert_close(&format!("{s} normal_(1, 2)"), &values(&normal), &f64s(&case["normal_20_m1_s2"]), 4e-6);
+        assert_eq!(random::randperm(10), usizes(&case["randperm_10"]), "{s} randperm(10)");
+        assert_eq!(random::randperm(1000), usizes(&case["randperm_1000"]), "{s} randperm(1000)");
+        assert_close(&format!("{s} bernoulli_(0.3)"), &values(&random::bernoulli(40, 0.3).unwrap()), &f64s(&case["bernoulli_40_p0.3"]), 0.0);
+        assert_close(&format!("{s} dropout mask"), &values(&random::bernoulli(1000, 0.5).unwrap()), &f64s(&case["dropout_mask_1000_p0.5"]), 0.0);
+        assert_close(&format!("{s} rand(3) at the end"), &values(&random::rand(3).unwrap()), &f64s(&case["rand_3_end"]), TOL);
+
+        let mut g = Generator::new(seed as u64);
+        assert_eq!(g.randperm(256), usizes(&case["gen_randperm_256"]), "{s} Generator randperm(256)");
+        assert_eq!(g.random_i64(), case["gen_random_int64"].as_i64().unwrap(), "{s} Generator random_()");
+        assert_close(&format!("{s} Generator rand(4)"), &values(&g.rand(4).unwrap()), &f64s(&case["gen_rand_4"]), TOL);
+    }
+}
+
+fn check_state<M: Module>(what: &str, m: &M, want: &serde_json::Value) {
+    let want = state(want);
+    let got = m.named_parameters();
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, want_names, "{what}: parameter names and order");
+    for ((n, v), (_, w)) in got.iter().zip(&want) {
+        assert_tensor_close(&format!("{what}.{n}"), v.as_tensor(), w, TOL);
+    }
+}
+
+#[test]
+fn layer_initialisation_matches_pytorch() {
+    let fx = load("layers");
+    for case in fx["cases"].as_array().unwrap() {
+        let seed = seed_of(case);
+        manual_seed(seed).unwrap();
+        let s = format!("seed {seed}");
+        check_state(&format!("{s} Linear(3, 4)"), &Linear::new(3, 4).unwrap(), &case["linear_3_4"]);
+        check_state(&format!("{s} Linear(5, 2, bias=False)"), &Linear::with_bias(5, 2, false).unwrap(), &case["linear_5_2_nobias"]);
+        check_state(&format!("{s} GRU(2, 2)"), &Gru::new(2, 2).unwrap(), &case["gru_2_2"]);
+        check_state(&format!("{s} GRU(3, 4, 2 layers, bi)"), &Gru::with_layers(3, 4, 2, true).unwrap(), &case["gru_3_4_l2_bi"]);
+        check_state(&format!("{s} LSTM(3, 5)"), &Lstm::new(3, 5).unwrap(), &case["lstm_3_5"]);
+        check_state(&format!("{s} LSTM(2, 3, bi)"), &Lstm::with_layers(2, 3, 1, true).unwrap(), &case["lstm_2_3_bi"]);
+        check_state(&format!("{s} Embedding(10, 4)"), &Embedding::new(10, 4).unwrap(), &case["embedding_10_4"]);
+        check_state(&format!("{s} LayerNorm(6)"), &LayerNorm::new(6).unwrap(), &case["layernorm_6"]);
+        check_state(&format!("{s} Linear(2, 2) after"), &Linear::new(2, 2).unwrap(), &case["linear_after"]);
+    }
+}
+
+#[test]
+fn lecture_check_values_for_the_gru_encoder() {
+    // manual_seed(21), GRU(2, 2), batch-first over the corners [[-1, -1], [-1, 1]].
+    manual_seed(21).unwrap();
+    let gru = Gru::new(2, 2).unwrap();
+    let w = values(gru.weights[0].weight_ih.as_tensor());
+    assert_close("weight_ih_l0[:4]", &w[..4], &[-0.0373798, 0.1606529, -0.6900329, -0.6511084], 1e-7);
+    let x = Tensor::new(&[[[-1f32, -1.], [-1., 1.]]], &Device::Cpu).unwrap();
+    let (out, h) = gru.forward(&x, None).unwrap();
+    assert_close("hidden states", &values(&out), &[0.0832, -0.0356, 0.3105, -0.5263], 5e-5);
+    assert_close("final state", &values(&h), &[0.3105, -0.5263], 5e-5);
+}
+
+#[test]
+fn recurrent_layers_compute_what_pytorch_computes() {
+    let fx = load("rnn_forward");
+    let c = &fx["gru_corners"];
+    manual_seed(21).unwrap();
+    let gru = Gru::new(2, 2).unwrap();
+    check_state("GRU corners", &gru, &c["state"]);
+    let (out, h) = gru.forward(&tensor(&c["x"]), None).unwrap();
+    assert_tensor_close("GRU corners out", &out, &tensor(&c["out"]), 1e-6);
+    assert_tensor_close("GRU corners h", &h, &tensor(&c["h"]), 1e-6);
+
+    let c = &fx["gru_l2_bi"];
+    let gru = Gru::with_layers(3, 4, 2, true).unwrap();
+    gru.load_state_dict(&state(&c["state"]).into_iter().collect()).unwrap();
+    let (out, h) = gru.forward(&tensor(&c["x"]), None).unwrap();
+    assert_tensor_close("GRU 2 layers bi out", &out, &tensor(&c["out"]), 1e-6);
+    assert_tensor_close("GRU 2 layers bi h", &h, &tensor(&c["h"]), 1e-6);
+
+    let c = &fx["lstm_bi"];
+    let lstm = Lstm::with_layers(3, 5, 1, true).unwrap();
+    lstm.load_state_dict(&state(&c["state"]).into_iter().collect()).unwrap();
+    let (out, (h, cell)) = lstm.forward(&tensor(&c["x"]), None).unwrap();
+    assert_tensor_close("LSTM bi out", &out, &tensor(&c["out"]), 1e-6);
+    assert_tensor_close("LSTM bi (h, c)", &Tensor::stack(&[h, cell], 0).unwrap(), &tensor(&c["h"]), 1e-6);
+}
+
+#[test]
+fn squares_equal_numpy_exactly() {
+    let fx = load("numpy_data");
+    for case in fx["cases"].as_array().unwrap() {
+        let (n, var, seed) = (case["n"].as_u64().unwrap() as usize, case["variable_len"].as_bool().unwrap(), case["seed"].as_i64().unwrap());
+        let got = generate_sequences(n, var, seed).unwrap();
+        let want_dirs: Vec<i64> = case["directions"].as_array().unwrap().iter().map(|d| d.as_i64().unwrap()).collect();
+        assert_eq!(got.directions, want_dirs, "directions n={n} seed={seed}");
+        for (i, (p, w)) in got.points.iter().zip(case["points"].as_array().unwrap()).enumerate() {
+            let w: Vec<[f64; 2]> = w.as_array().unwrap().iter().map(|xy| [xy[0].as_f64().unwrap(), xy[1].as_f64().unwrap()]).collect();
+            assert_eq!(p, &w, "sequence {i} of n={n} seed={seed} must equal NumPy's bit for bit");
+        }
+    }
+    let raw = &fx["random_state"];
+    let mut rs = RandomState::new(raw["seed"].as_i64().unwrap()).unwrap();
+    let ints: Vec<f64> = rs.randint(10, 20).unwrap().into_iter().map(|x| x as f64).collect();
+    assert_eq!(ints, f64s(&raw["randint_10_20"]));
+    assert_eq!(rs.rand(5), f64s(&raw["rand_5"]));
+    assert_eq!(rs.randn(7), f64s(&raw["randn_7"]));
+    let ints: Vec<f64> = rs.randint(1000, 5).unwrap().into_iter().map(|x| x as f64).collect();
+    assert_eq!(ints, f64s(&raw["randint_1000_5"]));
+}
+
+#[test]
+fn lecture_check_values_for_the_squares() {
+    let s = generate_sequences(256, false, 13).unwrap();
+    let want = [[-1.0442, -0.9045], [-0.9980, 1.0863]];
+    for k in 0..2 {
+        for d in 0..2 {
+            assert!((s.points[1][k][d] - want[k][d]).abs() < 5e-5, "sequence 1 point {k}: {:?}", s.points[1][k]);
+        }
+    }
+}
+
+#[test]
+fn bad_input_gives_clear_errors() {
+    let e = manual_seed(1i128 << 64).unwrap_err().to_string();
+    assert!(e.contains("seed") && e.contains("64-bit"), "{e}");
+    let e = random::uniform(3, 2.0, 1.0).unwrap_err().to_string();
+    assert!(e.contains("random::uniform") && e.contains("from <= to"), "{e}");
+    let e = random::uniform(3, f64::NEG_INFINITY, 1.0).unwrap_err().to_string();
+    assert!(e.contains("finite"), "{e}");
+    let e = random::rand(()).unwrap_err().to_string();
+    assert!(e.contains("empty shape"), "{e}");
+    let e = random::bernoulli(3, 1.5).unwrap_err().to_string();
+    assert!(e.contains("probability"), "{e}");
+    let e = random::with_default(|g| g.normal(3, 0.0, -1.0)).unwrap_err().to_string();
+    assert!(e.contains("std >= 0"), "{e}");
+    let e = RandomState::new(-1).unwrap_err().to_string();
+    assert!(e.contains("between 0 and 2**32 - 1"), "{e}");
+    let e = generate_sequences(3, false, 1 << 40).unwrap_err().to_string();
+    assert!(e.contains("seed"), "{e}");
+    let e = Gru::new(2, 2).unwrap().forward(&Tensor::zeros((1, 3), DType::F32, &Device::Cpu).unwrap(), None).unwrap_err().to_string();
+    assert!(e.contains("GRU") && e.contains("(N, L, 2)") && e.contains("[1, 3]"), "{e}");
+}

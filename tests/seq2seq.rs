@@ -1,0 +1,170 @@
+//! Lecture part 1 (sequence-to-sequence with GRUs): the printed values and the training run
+//! against PyTorch's own run of the same cells (tests/fixtures/seq2seq.json).
+
+mod common;
+
+use attention_zoo::prelude::*;
+use attention_zoo::random::Generator;
+use common::fixtures::*;
+
+fn corners() -> Tensor {
+    Tensor::new(&[[[-1f32, -1.], [-1., 1.], [1., 1.], [1., -1.]]], &Device::Cpu).unwrap()
+}
+
+fn round4(v: &[f64]) -> Vec<f64> {
+    v.iter().map(|x| (x * 1e4).round() / 1e4).collect()
+}
+
+#[test]
+fn lecture_values_of_encoder_decoder_and_teacher_forcing() {
+    let fx = load("seq2seq");
+    let full = corners();
+    let source = full.narrow(1, 0, 2).unwrap();
+    let target = full.narrow(1, 2, 2).unwrap();
+    manual_seed(21).unwrap();
+    let mut encoder = Encoder::new(2, 2).unwrap();
+    let states = encoder.forward(&source).unwrap();
+    assert_tensor_close("encoder states", &states, &tensor(&fx["encoder_states"]), 1e-6);
+    assert_eq!(round4(&values(&states)), vec![0.0832, -0.0356, 0.3105, -0.5263]);
+
+    manual_seed(21).unwrap();
+    let mut decoder = Decoder::new(2, 2).unwrap();
+    for (name, forcing) in [("own", false), ("forced", true)] {
+        decoder.init_hidden(&states).unwrap();
+        let mut input = source.narrow(1, 1, 1).unwrap();
+        for i in 0..2 {
+            let hidden = values(decoder.hidden.as_ref().unwrap());
+            assert_close(&format!("{name} hidden {i}"), &hidden, &f64s(&fx[format!("decoder_{name}")]["hiddens"][i]), 1e-6);
+            let out = decoder.forward(&input).unwrap();
+            assert_close(&format!("{name} output {i}"), &values(&out), &f64s(&fx[format!("decoder_{name}")]["outputs"][i]), 1e-6);
+            input = if forcing { target.narrow(1, i, 1).unwrap() } else { out };
+        }
+    }
+    // The lecture's printed numbers, to 4 decimals.
+    let own: Vec<f64> = f64s(&fx["decoder_own"]["outputs"][1]);
+    assert_eq!(round4(&own), vec![-0.0226, 0.4628]);
+
+    let mut model = EncoderDecoder::new(encoder, decoder, 2, 2, 1.0).unwrap();
+    model.train();
+    let out = model.forward(&full).unwrap();
+    assert_tensor_close("train mode, p = 1", &out, &tensor(&fx["encdec_train_p1"]), 1e-6);
+    assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, 0.2265, 0.4529]);
+    model.eval();
+    let out = model.forward(&source).unwrap();
+    assert_tensor_close("eval mode", &out, &tensor(&fx["encdec_eval"]), 1e-6);
+    assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, -0.0226, 0.4628]);
+}
+
+fn lecture_loaders() -> (DataLoader, DataLoader) {
+    let full_train = generate_sequences(256, false, 13).unwrap().to_tensor().unwrap();
+    let full_test = generate_sequences(128, false, 19).unwrap().to_tensor().unwrap();
+    let target_train = full_train.narrow(1, 2, 2).unwrap();
+    let train = TensorDataset::new(&full_train, &target_train).unwrap();
+    let test = TensorDataset::new(&full_test.narrow(1, 0, 2).unwrap(), &full_test.narrow(1, 2, 2).unwrap()).unwrap();
+    (DataLoader::shuffled(train, 16, Generator::default()).unwrap(), DataLoader::new(test, 16).unwrap())
+}
+
+fn lecture_trainer() -> StepByStep<EncoderDecoder> {
+    manual_seed(23).unwrap();
+    let encoder = Encoder::new(2, 2).unwrap();
+    let decoder = Decoder::new(2, 2).unwrap();
+    let model = EncoderDecoder::new(encoder, decoder, 2, 2, 0.5).unwrap();
+    let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
+    let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
+    let (train, test) = lecture_loaders();
+    sbs.set_loaders(train, Some(test));
+    sbs.progress_every = 0;
+    sbs
+}
+
+#[test]
+fn loader_order_matches_pytorch() {
+    let fx = load("seq2seq");
+    let (mut train, _) = lecture_loaders();
+    train.manual_seed(42);
+    assert_eq!(train.epoch_order(), usizes(&fx["first_batch_indices"]));
+}
+
+#[test]
+fn training_matches_pytorch() {
+    let fx = load("seq2seq");
+    let mut sbs = lecture_trainer();
+    for ((n, v), (wn, w)) in sbs.model.named_parameters().iter().zip(state(&fx["initial_state"])) {
+        assert_eq!(n, &wn);
+        assert_tensor_close(n, v.as_tensor(), &w, 1e-7);
+    }
+    sbs.train(100).unwrap();
+    let want = &fx["train_100"];
+    let (losses, val) = (f64s(&want["losses"]), f64s(&want["val_losses"]));
+    // The first epochs agree to 4 decimals; the end within 1%.
+    assert_close("first training losses", &round4(&sbs.losses[..5]), &round4(&losses[..5]), 1e-4);
+    assert_close("first validation losses", &round4(&sbs.val_losses[..5]), &round4(&val[..5]), 1e-4);
+    let (last, last_val) = (*sbs.losses.last().unwrap(), *sbs.val_losses.last().unwrap());
+    assert!((last / 0.24048 - 1.0).abs() < 0.01, "final training loss {last}, PyTorch 0.24048");
+    assert!((last_val / 0.31996 - 1.0).abs() < 0.01, "final validation loss {last_val}, PyTorch 0.31996");
+    assert!((last / losses[99] - 1.0).abs() < 0.01 && (last_val / val[99] - 1.0).abs() < 0.01);
+}
+
+#[test]
+fn checkpoints_round_trip_and_bad_files_change_nothing() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("checkpoints");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("seq2seq.safetensors");
+    let mut sbs = lecture_trainer();
+    sbs.train(3).unwrap();
+    sbs.save_checkpoint(&path).unwrap();
+    let mut other = lecture_trainer();
+    other.load_checkpoint(&path).unwrap();
+    assert_eq!(other.losses, sbs.losses);
+    assert_eq!(other.total_epochs, 3);
+    for ((_, a), (_, b)) in other.model.named_parameters().iter().zip(sbs.model.named_parameters()) {
+        assert_eq!(values(a.as_tensor()), values(b.as_tensor()));
+    }
+    // Resuming gives the same numbers as never stopping.
+    sbs.train(2).unwrap();
+    other.train(2).unwrap();
+    assert_eq!(other.losses, sbs.losses);
+
+    let before: Vec<Vec<f64>> = other.model.parameters().iter().map(|v| values(v.as_tensor())).collect();
+    let e = other.load_checkpoint(dir.join("missing.safetensors")).unwrap_err().to_string();
+    assert!(e.contains("load_checkpoint") && e.contains("missing"), "{e}");
+    std::fs::write(dir.join("corrupt.safetensors"), b"not a safetensors file").unwrap();
+    std::fs::copy(path.with_extension("json"), dir.join("corrupt.json")).unwrap();
+    let e = other.load_checkpoint(dir.join("corrupt.safetensors")).unwrap_err().to_string();
+    assert!(e.contains("cannot read the weights"), "{e}");
+    std::fs::copy(&path, dir.join("badrecord.safetensors")).unwrap();
+    std::fs::write(dir.join("badrecord.json"), b"{ nope").unwrap();
+    let e = other.load_checkpoint(dir.join("badrecord.safetensors")).unwrap_err().to_string();
+    assert!(e.contains("record"), "{e}");
+    let after: Vec<Vec<f64>> = other.model.parameters().iter().map(|v| values(v.as_tensor())).collect();
+    assert_eq!(before, after, "a failed load must leave the weights alone");
+    assert_eq!(other.total_epochs, 5);
+}
+
+#[test]
+fn wrong_shapes_name_the_module_and_both_shapes() {
+    let mut enc = Encoder::new(2, 2).unwrap();
+    let e = enc.forward(&Tensor::zeros((4, 2, 3), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("Encoder") && e.contains("(N, L, 2)") && e.contains("[4, 2, 3]"), "{e}");
+    let e = enc.forward(&Tensor::zeros((4, 2), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("Encoder") && e.contains("[4, 2]"), "{e}");
+    let mut dec = Decoder::new(2, 2).unwrap();
+    let e = dec.forward(&Tensor::zeros((1, 1, 2), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("init_hidden"), "{e}");
+    let e = MSELoss.loss(&Tensor::zeros((2, 2), DType::F32, &Device::Cpu).unwrap(), &Tensor::zeros((2, 3), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("MSELoss") && e.contains("[2, 2]") && e.contains("[2, 3]"), "{e}");
+}
+
+#[test]
+fn figures_render_as_svg() {
+    let s = generate_sequences(10, false, 13).unwrap();
+    for fig in [counter_vs_clock().unwrap(), plot_sequences(2).unwrap(), plot_data(&s.points, &s.directions, 2).unwrap()] {
+        assert!(fig.svg.starts_with("<svg") && fig.svg.contains("</svg>"), "{}", fig.title);
+        assert!(fig.svg.contains("Clockwise"), "{}", fig.title);
+    }
+    let full = s.to_tensor().unwrap();
+    let fig = sequence_pred(&full, &full.narrow(1, 2, 2).unwrap(), &s.directions).unwrap();
+    assert!(fig.svg.contains("stroke-dasharray") || fig.svg.matches("<line").count() > 10 || fig.svg.contains("polyline"));
+    let fig = plot_losses(&[1.0, 0.5, 0.25], &[1.2, 0.6, 0.3]).unwrap();
+    assert!(fig.svg.contains("Training Loss") && fig.svg.contains("Validation Loss"));
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""`make bench`: the lecture's trainings in PyTorch (the cells of tools/fixtures.py, one thread)
+and in this crate (the bench example, one thread), on the same machine, in one run.
+
+Usage: bench.py PATH_TO_RUST_BENCH_BINARY"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixtures as fx  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def torch_seq2seq():
+    train_loader, test_loader = fx.loaders()
+    torch.manual_seed(23)
+    model = fx.Seq2Seq(fx.GruEncoder(2, 2), fx.GruDecoder(2, 2), 2, 2, teacher_forcing_prob=0.5)
+    start = time.perf_counter()
+    losses, val = fx.fit(model, train_loader, test_loader, 100)
+    return time.perf_counter() - start, losses[-1], val[-1]
+
+
+TORCH = {"seq2seq": torch_seq2seq}
+
+
+def main(binary):
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    out = subprocess.run([binary], env=env, check=True, capture_output=True, text=True).stdout
+    ours = {r["model"]: r for r in map(json.loads, out.strip().splitlines())}
+    print(f"{'model':<12}{'PyTorch s':>11}{'ours s':>9}{'speed-up':>10}   final losses (PyTorch | ours)")
+    for name, fn in TORCH.items():
+        secs, loss, val = fn()
+        r = ours[name]
+        print(f"{name:<12}{secs:>11.3f}{r['seconds']:>9.3f}{secs / r['seconds']:>9.1f}x   "
+              f"{loss:.6f}/{val:.6f} | {r['loss']:.6f}/{r['val_loss']:.6f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

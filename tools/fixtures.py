@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Writes the JSON fixtures that the Rust tests compare against: what PyTorch and NumPy themselves
+compute for the same seeds. Run through `make fixtures` (which installs PyTorch and NumPy from PyPI
+into .venv-ref); the output is deterministic, so running it twice changes nothing.
+
+Each section is a function returning a JSON-ready dict; `tests/fixtures/<name>.json` holds it.
+"""
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+SEEDS = [0, 1, 21, 42, 2**40 + 5]
+
+
+def flat(t):
+    return [float(v) for v in t.detach().reshape(-1).tolist()]
+
+
+def tensor(t):
+    return {"shape": list(t.shape), "data": flat(t)}
+
+
+def state(module):
+    return [[name, tensor(p)] for name, p in module.state_dict().items()]
+
+
+# ---------------------------------------------------------------- random numbers
+def generators():
+    cases = []
+    for seed in SEEDS:
+        torch.manual_seed(seed)
+        c = {"seed": seed}
+        c["rand_7"] = flat(torch.rand(7))
+        c["uniform_5_m2.5_3"] = flat(torch.empty(5).uniform_(-2.5, 3.0))
+        c["randn_5"] = flat(torch.randn(5))  # fewer than 16: double-precision path
+        c["randn_3_after"] = flat(torch.randn(3))  # uses the cached second normal
+        c["randn_16"] = flat(torch.randn(16))
+        c["randn_40"] = flat(torch.randn(40))  # 16 or more, not a multiple of 16
+        c["randn_2x3x4"] = tensor(torch.randn(2, 3, 4))
+        c["normal_20_m1_s2"] = flat(torch.empty(20).normal_(1.0, 2.0))
+        c["randperm_10"] = torch.randperm(10).tolist()
+        c["randperm_1000"] = torch.randperm(1000).tolist()
+        c["bernoulli_40_p0.3"] = flat(torch.empty(40).bernoulli_(0.3))
+        c["dropout_mask_1000_p0.5"] = flat(F.dropout(torch.ones(1000), p=0.5, training=True) != 0)
+        c["rand_3_end"] = flat(torch.rand(3))
+        g = torch.Generator().manual_seed(seed)
+        c["gen_randperm_256"] = torch.randperm(256, generator=g).tolist()
+        c["gen_random_int64"] = int(torch.empty((), dtype=torch.int64).random_(generator=g).item())
+        c["gen_rand_4"] = flat(torch.rand(4, generator=g))
+        cases.append(c)
+    return {"cases": cases}
+
+
+# ---------------------------------------------------------------- initialisation
+def layers():
+    cases = []
+    for seed in SEEDS:
+        torch.manual_seed(seed)
+        c = {"seed": seed}
+        c["linear_3_4"] = state(nn.Linear(3, 4))
+        c["linear_5_2_nobias"] = state(nn.Linear(5, 2, bias=False))
+        c["gru_2_2"] = state(nn.GRU(2, 2, batch_first=True))
+        c["gru_3_4_l2_bi"] = state(nn.GRU(3, 4, num_layers=2, bidirectional=True, batch_first=True))
+        c["lstm_3_5"] = state(nn.LSTM(3, 5, batch_first=True))
+        c["lstm_2_3_bi"] = state(nn.LSTM(2, 3, bidirectional=True, batch_first=True))
+        c["embedding_10_4"] = state(nn.Embedding(10, 4))
+        c["layernorm_6"] = state(nn.LayerNorm(6))
+        c["linear_after"] = state(nn.Linear(2, 2))
+        cases.append(c)
+    return {"cases": cases}
+
+
+def rnn_forward():
+    """Forward passes of the recurrent layers, to check the arithmetic of each cell."""
+    torch.manual_seed(21)
+    gru = nn.GRU(2, 2, batch_first=True)
+    corners = torch.tensor([[[-1.0, -1.0], [-1.0, 1.0]]])
+    out, h = gru(corners)
+    res = {"gru_corners": {"state": state(gru), "x": tensor(corners), "out": tensor(out), "h": tensor(h)}}
+    torch.manual_seed(5)
+    x = torch.randn(3, 4, 3)
+    for name, layer in [
+        ("gru_l2_bi", nn.GRU(3, 4, num_layers=2, bidirectional=True, batch_first=True)),
+        ("lstm_bi", nn.LSTM(3, 5, bidirectional=True, batch_first=True)),
+    ]:
+        out, h = layer(x)
+        h = h if isinstance(h, torch.Tensor) else torch.stack(h)
+        res[name] = {"state": state(layer), "x": tensor(x), "out": tensor(out), "h": tensor(h)}
+    return res
+
+
+# ---------------------------------------------------------------- NumPy data
+def squares(n, variable_len, seed):
+    """The lecture's noisy squares, written from its description: a random starting corner, an
+    optional random length (2 to 4), a random direction, then noise with std 0.1 per sequence."""
+    corners = np.array([[-1, -1], [-1, 1], [1, 1], [1, -1]])
+    np.random.seed(seed)
+    starts = np.random.randint(4, size=n)
+    lengths = np.random.randint(3, size=n) + 2 if variable_len else np.full(n, 4)
+    directions = np.random.randint(2, size=n)
+    points = []
+    for start, direction, length in zip(starts, directions, lengths):
+        walk = corners[[(start + k) % 4 for k in range(4)]]
+        if direction == 0:
+            walk = walk[::-1]
+        points.append(walk[:length] + np.random.randn(length, 2) * 0.1)
+    return points, directions
+
+
+def numpy_data():
+    cases = []
+    for n, variable_len, seed in [(256, False, 13), (128, False, 19), (40, True, 7), (10, True, 0), (5, False, 4294967295)]:
+        points, directions = squares(n, variable_len, seed)
+        cases.append({
+            "n": n, "variable_len": variable_len, "seed": seed,
+            "points": [p.tolist() for p in points],
+            "directions": [int(d) for d in directions],
+        })
+    rs = np.random.RandomState(2024)
+    raw = {"seed": 2024, "randint_10_20": rs.randint(10, size=20).tolist(),
+           "rand_5": rs.rand(5).tolist(), "randn_7": rs.randn(7).tolist(),
+           "randint_1000_5": rs.randint(1000, size=5).tolist()}
+    return {"cases": cases, "random_state": raw}
+
+
+# ---------------------------------------------------------------- lecture part 1: seq2seq
+class GruEncoder(nn.Module):
+    def __init__(self, n_features, hidden_dim):
+        super().__init__()
+        self.n_features, self.hidden_dim = n_features, hidden_dim
+        self.basic_rnn = nn.GRU(n_features, hidden_dim, batch_first=True)
+
+    def forward(self, x):
+        states, _ = self.basic_rnn(x)
+        return states
+
+
+class GruDecoder(nn.Module):
+    def __init__(self, n_features, hidden_dim):
+        super().__init__()
+        self.n_features, self.hidden_dim = n_features, hidden_dim
+        self.basic_rnn = nn.GRU(n_features, hidden_dim, batch_first=True)
+        self.regression = nn.Linear(hidden_dim, n_features)
+        self.hidden = None
+
+    def init_hidden(self, states):
+        self.hidden = states[:, -1:].permute(1, 0, 2)
+
+    def forward(self, x):
+        out, self.hidden = self.basic_rnn(x, self.hidden)
+        return self.regression(out[:, -1:]).view(-1, 1, self.n_features)
+
+
+class Seq2Seq(nn.Module):
+    """Encoder, then the decoder fed its own output or, with teacher forcing, the truth. One
+    torch.rand(1) is drawn per target step, in evaluation too."""
+
+    def __init__(self, encoder, decoder, input_len, target_len, teacher_forcing_prob=0.5):
+        super().__init__()
+        self.encoder, self.decoder = encoder, decoder
+        self.input_len, self.target_len, self.teacher_forcing_prob = input_len, target_len, teacher_forcing_prob
+
+    def forward(self, x):
+        source, target = x[:, :self.input_len], x[:, self.input_len:]
+        self.decoder.init_hidden(self.encoder(source))
+        step_input, outs = source[:, -1:], []
+        for i in range(self.target_len):
+            out = self.decoder(step_input)
+            outs.append(out)
+            prob = self.teacher_forcing_prob if self.training else 0.0
+            step_input = target[:, i:i + 1] if torch.rand(1) <= prob else out
+        return torch.cat(outs, dim=1)
+
+
+def squares_tensor(n, seed):
+    points, directions = squares(n, False, seed)
+    return torch.as_tensor(np.array(points)).float(), [int(d) for d in directions]
+
+
+def fit(model, train_loader, val_loader, n_epochs, lr=0.01, seed=42):
+    """The book's trainer in short: MSE and Adam; at the start the default generator and the
+    training loader's generator are seeded; per epoch the mean mini-batch losses."""
+    loss_fn = nn.MSELoss()
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    torch.manual_seed(seed)
+    train_loader.generator.manual_seed(seed)
+    losses, val_losses = [], []
+    for _ in range(n_epochs):
+        model.train()
+        batch = []
+        for x, y in train_loader:
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            batch.append(loss.item())
+        losses.append(float(np.mean(batch)))
+        model.eval()
+        with torch.no_grad():
+            val_losses.append(float(np.mean([loss_fn(model(x), y).item() for x, y in val_loader])))
+    return losses, val_losses
+
+
+def loaders():
+    from torch.utils.data import DataLoader, TensorDataset
+    full_train, _ = squares_tensor(256, 13)
+    full_test, _ = squares_tensor(128, 19)
+    train = TensorDataset(full_train, full_train[:, 2:])
+    test = TensorDataset(full_test[:, :2], full_test[:, 2:])
+    train_loader = DataLoader(train, batch_size=16, shuffle=True, generator=torch.Generator())
+    return train_loader, DataLoader(test, batch_size=16)
+
+
+def seq2seq():
+    corners = torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]).view(1, 4, 2)
+    source, target = corners[:, :2], corners[:, 2:]
+    res = {}
+    torch.manual_seed(21)
+    encoder = GruEncoder(2, 2)
+    states = encoder(source)
+    res["encoder_states"] = tensor(states)
+    torch.manual_seed(21)
+    decoder = GruDecoder(2, 2)
+    for name, forcing in [("own", False), ("forced", True)]:
+        decoder.init_hidden(states)
+        step_input, outs, hiddens = source[:, -1:], [], []
+        for i in range(2):
+            hiddens.append(flat(decoder.hidden))
+            out = decoder(step_input)
+            outs.append(flat(out))
+            step_input = target[:, i:i + 1] if forcing else out
+        res[f"decoder_{name}"] = {"outputs": outs, "hiddens": hiddens}
+    model = Seq2Seq(encoder, decoder, 2, 2, teacher_forcing_prob=1.0)
+    model.train()
+    res["encdec_train_p1"] = tensor(model(corners))
+    model.eval()
+    res["encdec_eval"] = tensor(model(source))
+
+    train_loader, test_loader = loaders()
+    first = next(iter(DataLoaderOrder(train_loader)))
+    res["first_batch_indices"] = first
+    torch.manual_seed(23)
+    model = Seq2Seq(GruEncoder(2, 2), GruDecoder(2, 2), 2, 2, teacher_forcing_prob=0.5)
+    res["initial_state"] = state(model)
+    losses, val_losses = fit(model, train_loader, test_loader, 100)
+    res["train_100"] = {"losses": losses, "val_losses": val_losses, "final_state": state(model)}
+    return res
+
+
+class DataLoaderOrder:
+    """The sample order of a shuffled loader's first pass, without changing its generator."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __iter__(self):
+        g = torch.Generator().manual_seed(42)
+        torch.empty((), dtype=torch.int64).random_(generator=g)
+        yield torch.randperm(len(self.loader.dataset), generator=g).tolist()
+
+
+SECTIONS = {"generators": generators, "layers": layers, "rnn_forward": rnn_forward, "numpy_data": numpy_data, "seq2seq": seq2seq}
+
+
+def main(names):
+    os.makedirs(OUT, exist_ok=True)
+    for name in names or SECTIONS:
+        data = SECTIONS[name]()
+        data["_source"] = f"tools/fixtures.py ({name}); torch {torch.__version__}, numpy {np.__version__}"
+        path = os.path.join(OUT, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(f"wrote {os.path.relpath(path)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
