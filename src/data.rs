@@ -88,7 +88,7 @@ impl TensorDataset {
         if nx.is_none() || nx != ny {
             bail!("TensorDataset: expected tensors with the same first dimension, got {:?} and {:?}", x.dims(), y.dims())
         }
-        Ok(TensorDataset { x: x.clone(), y: y.clone() })
+        Ok(TensorDataset { x: x.contiguous()?, y: y.contiguous()? })
     }
 
     pub fn len(&self) -> usize {
@@ -148,18 +148,32 @@ impl DataLoader {
         }
     }
 
-    /// The order of one pass, drawing from the generators as PyTorch's loader does.
+    /// The order of one pass, drawing from the generators as PyTorch's loader does: the
+    /// iterator's int64 base seed first; then, when shuffling, `RandomSampler` draws a
+    /// permutation and, once the pass is over, a second one for the (empty) remainder.
+    /// Without a generator of its own, a shuffling sampler seeds a private one from the default.
     pub fn epoch_order(&mut self) -> Vec<usize> {
         let n = self.dataset.len();
-        match &mut self.generator {
-            Some(g) => {
-                let _base_seed = g.random_i64();
-                if self.shuffle { g.randperm(n) } else { (0..n).collect() }
+        let shuffle = self.shuffle;
+        let draw = |g: &mut Generator, own: bool| {
+            let _base_seed = g.random_i64();
+            if !shuffle {
+                return (0..n).collect();
             }
-            None => crate::random::with_default(|g| {
-                let _base_seed = g.random_i64();
-                if self.shuffle { g.randperm(n) } else { (0..n).collect() }
-            }),
+            let mut private;
+            let sampler = if own {
+                g
+            } else {
+                private = Generator::new(g.random_i64() as u64);
+                &mut private
+            };
+            let order = sampler.randperm(n);
+            let _remainder = sampler.randperm(n);
+            order
+        };
+        match &mut self.generator {
+            Some(g) => draw(g, true),
+            None => crate::random::with_default(|g| draw(g, false)),
         }
     }
 

@@ -262,7 +262,7 @@ pub fn tensor_to_html(t: &Tensor) -> Result<String> {
             s.push_str("<div style=\"display:flex;flex-direction:column\">");
             let mut open = false;
             for l in leads {
-                let first = l.as_ref().map(|p| p[0]);
+                let first = l.as_ref().and_then(|p| p.first().copied());
                 if !open || (group && current_first != Some(first)) {
                     if open {
                         s.push_str("</div>");

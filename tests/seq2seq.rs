@@ -77,12 +77,38 @@ fn lecture_trainer() -> StepByStep<EncoderDecoder> {
     sbs
 }
 
+fn batches_of(loader: &mut DataLoader) -> Vec<Vec<usize>> {
+    loader
+        .batches()
+        .unwrap()
+        .iter()
+        .map(|(x, _)| values(x).into_iter().map(|v| v as usize).collect())
+        .collect()
+}
+
+fn nested(v: &serde_json::Value) -> Vec<Vec<usize>> {
+    v.as_array().unwrap().iter().map(usizes).collect()
+}
+
 #[test]
-fn loader_order_matches_pytorch() {
+fn loaders_draw_what_pytorch_draws() {
     let fx = load("seq2seq");
-    let (mut train, _) = lecture_loaders();
-    train.manual_seed(42);
-    assert_eq!(train.epoch_order(), usizes(&fx["first_batch_indices"]));
+    let want = &fx["loader_orders"];
+    let ids = Tensor::arange(0f32, 10., &Device::Cpu).unwrap();
+    let data = TensorDataset::new(&ids, &ids).unwrap();
+    let mut own = DataLoader::shuffled(data.clone(), 4, Generator::new(42)).unwrap();
+    for epoch in 0..3 {
+        assert_eq!(batches_of(&mut own), nested(&want["own"][epoch]), "own generator, pass {epoch}");
+    }
+    manual_seed(7).unwrap();
+    let mut default = DataLoader::new(data.clone(), 4).unwrap();
+    default.shuffle = true;
+    for epoch in 0..2 {
+        assert_eq!(batches_of(&mut default), nested(&want["default"][epoch]), "default generator, pass {epoch}");
+    }
+    let mut plain = DataLoader::new(data, 4).unwrap();
+    assert_eq!(batches_of(&mut plain), nested(&want["sequential"]));
+    assert_close("default generator afterwards", &values(&attention_zoo::random::rand(2).unwrap()), &f64s(&want["default_rand_after"]), 1e-7);
 }
 
 #[test]

@@ -245,8 +245,7 @@ def seq2seq():
     res["encdec_eval"] = tensor(model(source))
 
     train_loader, test_loader = loaders()
-    first = next(iter(DataLoaderOrder(train_loader)))
-    res["first_batch_indices"] = first
+    res["loader_orders"] = loader_orders()
     torch.manual_seed(23)
     model = Seq2Seq(GruEncoder(2, 2), GruDecoder(2, 2), 2, 2, teacher_forcing_prob=0.5)
     res["initial_state"] = state(model)
@@ -255,29 +254,45 @@ def seq2seq():
     return res
 
 
-class DataLoaderOrder:
-    """The sample order of a shuffled loader's first pass, without changing its generator."""
+def loader_orders():
+    """Batches of three passes over a 10-item dataset (batch size 4: the last batch has 2),
+    shuffled by the loader's own generator seeded 42, then by the default generator."""
+    from torch.utils.data import DataLoader, TensorDataset
+    data = TensorDataset(torch.arange(10).float())
+    own = DataLoader(data, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(42))
+    res = {"own": [[b[0].int().tolist() for b in own] for _ in range(3)]}
+    torch.manual_seed(7)
+    default = DataLoader(data, batch_size=4, shuffle=True)
+    res["default"] = [[b[0].int().tolist() for b in default] for _ in range(2)]
+    plain = DataLoader(data, batch_size=4)
+    res["sequential"] = [b[0].int().tolist() for b in plain]
+    res["default_rand_after"] = flat(torch.rand(2))
+    return res
 
-    def __init__(self, loader):
-        self.loader = loader
 
-    def __iter__(self):
-        g = torch.Generator().manual_seed(42)
-        torch.empty((), dtype=torch.int64).random_(generator=g)
-        yield torch.randperm(len(self.loader.dataset), generator=g).tolist()
+SECTIONS = {
+    "generators": generators,
+    "layers": layers,
+    "rnn_forward": rnn_forward,
+    "numpy_data": numpy_data,
+    "seq2seq": seq2seq,
+}
 
 
-SECTIONS = {"generators": generators, "layers": layers, "rnn_forward": rnn_forward, "numpy_data": numpy_data, "seq2seq": seq2seq}
+def compact(text):
+    """Puts lists of numbers on one line, so the fixtures stay readable and diffs stay small."""
+    import re
+    return re.sub(r"\[\s*([-0-9.e,\s]+?)\s*\]", lambda m: "[" + ", ".join(m.group(1).split()).replace(",,", ",") + "]", text)
 
 
 def main(names):
     os.makedirs(OUT, exist_ok=True)
     for name in names or SECTIONS:
         data = SECTIONS[name]()
-        data["_source"] = f"tools/fixtures.py ({name}); torch {torch.__version__}, numpy {np.__version__}"
+        data["_source"] = f"tools/fixtures.py ({name}); torch {torch.__version__.split('+')[0]}, numpy {np.__version__}"
         path = os.path.join(OUT, f"{name}.json")
         with open(path, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
+            f.write(compact(json.dumps(data, indent=1, sort_keys=True)))
             f.write("\n")
         print(f"wrote {os.path.relpath(path)}")
 

@@ -93,7 +93,7 @@ fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
     let wrapped = format!("{{\n{code}\n}}");
     let block: syn::Block = syn::parse_str(&wrapped).map_err(|e| {
         let line = e.span().start().line.saturating_sub(1);
-        format!("{}: does not parse (line {line} of the cell): {e}", where_(nb, cell))
+        format!("{} does not parse (line {line} of the cell): {e}", where_(nb, cell))
     })?;
     let trailing = match block.stmts.last() {
         Some(syn::Stmt::Expr(e, None)) if !matches!(e, syn::Expr::ForLoop(_) | syn::Expr::While(_)) => Some(e.span()),
