@@ -17,6 +17,7 @@ pub mod data;
 pub mod display;
 pub mod nn;
 pub mod numpy;
+pub mod param;
 pub mod plots;
 pub mod random;
 pub mod seq2seq;
@@ -26,7 +27,7 @@ pub mod train;
 pub mod prelude {
     pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
     pub use crate::display::{ShowTensor, show};
-    pub use crate::nn::{Embedding, Gru, LayerNorm, Linear, Lstm, Module};
+    pub use crate::nn::{Embedding, Gru, LayerNorm, Linear, Lstm, Module, Param};
     pub use crate::numpy::RandomState;
     pub use crate::plots::{Figure, counter_vs_clock, plot_data, plot_losses, plot_sequences, sequence_pred};
     pub use crate::seq2seq::{Decoder, Encoder, EncoderDecoder, Model};

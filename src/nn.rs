@@ -8,11 +8,12 @@
 //! with basic tensor operations on purpose).
 
 use crate::random;
-use candle_core::{D, DType, Device, Result, Shape, Tensor, Var, bail};
+pub use crate::param::Param;
+use candle_core::{D, DType, Device, Result, Shape, Tensor, bail};
 use std::collections::HashMap;
 
 /// Named parameters in registration order, as `named_parameters()` lists them in PyTorch.
-pub type NamedParams = Vec<(String, Var)>;
+pub type NamedParams = Vec<(String, Param)>;
 
 /// What every layer and model offers: its parameters under PyTorch's state_dict names, and a
 /// training flag (`train()` / `eval()`).
@@ -35,18 +36,24 @@ pub trait Module {
     }
 
     /// The parameters alone, in order.
-    fn parameters(&self) -> Vec<Var> {
+    fn parameters(&self) -> Vec<Param> {
         self.named_parameters().into_iter().map(|(_, v)| v).collect()
     }
 
     /// The number of trainable values.
+    /// Re-makes every parameter with the code running now (see [`crate::param`]): needed before
+    /// a backward pass in a notebook cell other than the one that made the model.
+    fn rehome(&self) -> Result<()> {
+        self.named_parameters().iter().try_for_each(|(_, p)| p.rehome())
+    }
+
     fn count_parameters(&self) -> usize {
         self.named_parameters().iter().map(|(_, v)| v.elem_count()).sum()
     }
 
     /// Copies of the current values, by name.
     fn state_dict(&self) -> Result<Vec<(String, Tensor)>> {
-        self.named_parameters().into_iter().map(|(n, v)| Ok((n, v.as_tensor().copy()?))).collect()
+        self.named_parameters().into_iter().map(|(n, v)| Ok((n, v.tensor().detach().copy()?))).collect()
     }
 
     /// Loads values by name. Every parameter must be present with its shape; on any mismatch
@@ -56,7 +63,7 @@ pub trait Module {
         for (name, var) in &params {
             match state.get(name) {
                 None => bail!("load_state_dict: parameter `{name}` is missing from the state"),
-                Some(t) if t.dims() != var.dims() => bail!(
+                Some(t) if t.dims() != var.dims().as_slice() => bail!(
                     "load_state_dict: parameter `{name}` expected shape {:?}, got {:?}",
                     var.dims(),
                     t.dims()
@@ -65,7 +72,7 @@ pub trait Module {
             }
         }
         for (name, var) in &params {
-            var.set(&state[name].to_dtype(DType::F32)?)?;
+            var.set(&state[name])?;
         }
         Ok(())
     }
@@ -77,8 +84,8 @@ pub fn prefixed(prefix: &str, params: NamedParams) -> NamedParams {
 }
 
 /// A trainable tensor drawn uniformly in `[-bound, bound)` from the default generator.
-pub fn uniform_var<S: Into<Shape>>(shape: S, bound: f64) -> Result<Var> {
-    Var::from_tensor(&random::uniform(shape, -bound, bound)?)
+pub fn uniform_var<S: Into<Shape>>(shape: S, bound: f64) -> Result<Param> {
+    Param::new(&random::uniform(shape, -bound, bound)?)
 }
 
 /// PyTorch's `kaiming_uniform_(w, a=sqrt(5))` bound, which is `1/sqrt(fan_in)` computed its way.
@@ -106,8 +113,8 @@ fn check_last_dim(module: &str, x: &Tensor, expected: usize, what: &str) -> Resu
 /// `nn.Linear(in_features, out_features)`: `y = x W^T + b`. Parameters `weight` (out, in) and `bias` (out).
 #[derive(Clone, Debug)]
 pub struct Linear {
-    pub weight: Var,
-    pub bias: Option<Var>,
+    pub weight: Param,
+    pub bias: Option<Param>,
     pub in_features: usize,
     pub out_features: usize,
 }
@@ -139,7 +146,7 @@ impl Linear {
         let rows = x.elem_count() / self.in_features;
         let y = x.reshape((rows, self.in_features))?.matmul(&self.weight.t()?)?;
         let y = match &self.bias {
-            Some(b) => y.broadcast_add(b.as_tensor())?,
+            Some(b) => y.broadcast_add(&b.tensor())?,
             None => y,
         };
         let mut out = dims;
@@ -163,7 +170,7 @@ impl Module for Linear {
 /// `nn.Embedding(num_embeddings, embedding_dim)`, initialised with standard normals.
 #[derive(Clone, Debug)]
 pub struct Embedding {
-    pub weight: Var,
+    pub weight: Param,
     pub num_embeddings: usize,
     pub embedding_dim: usize,
 }
@@ -173,7 +180,7 @@ impl Embedding {
         if num_embeddings == 0 || embedding_dim == 0 {
             bail!("Embedding: sizes must be positive, got ({num_embeddings}, {embedding_dim})")
         }
-        let weight = Var::from_tensor(&random::randn((num_embeddings, embedding_dim))?)?;
+        let weight = Param::new(&random::randn((num_embeddings, embedding_dim))?)?;
         Ok(Embedding { weight, num_embeddings, embedding_dim })
     }
 
@@ -186,7 +193,7 @@ impl Embedding {
         }
         let mut dims = ids.dims().to_vec();
         dims.push(self.embedding_dim);
-        self.weight.as_tensor().index_select(&ids.flatten_all()?, 0)?.reshape(dims)
+        self.weight.tensor().index_select(&ids.flatten_all()?, 0)?.reshape(dims)
     }
 }
 
@@ -200,8 +207,8 @@ impl Module for Embedding {
 /// norm records none). Parameters `weight` (ones) and `bias` (zeros); eps 1e-5.
 #[derive(Clone, Debug)]
 pub struct LayerNorm {
-    pub weight: Var,
-    pub bias: Var,
+    pub weight: Param,
+    pub bias: Param,
     pub eps: f64,
     pub d_model: usize,
 }
@@ -212,8 +219,8 @@ impl LayerNorm {
             bail!("LayerNorm: d_model must be positive")
         }
         Ok(LayerNorm {
-            weight: Var::ones(d_model, DType::F32, &Device::Cpu)?,
-            bias: Var::zeros(d_model, DType::F32, &Device::Cpu)?,
+            weight: Param::new(&Tensor::ones(d_model, DType::F32, &Device::Cpu)?)?,
+            bias: Param::new(&Tensor::zeros(d_model, DType::F32, &Device::Cpu)?)?,
             eps: 1e-5,
             d_model,
         })
@@ -222,7 +229,7 @@ impl LayerNorm {
     /// `(..., d_model) -> (..., d_model)`.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_last_dim("LayerNorm", x, self.d_model, "d_model")?;
-        layer_norm(x, self.weight.as_tensor(), self.bias.as_tensor(), self.eps)
+        layer_norm(x, &self.weight.tensor(), &self.bias.tensor(), self.eps)
     }
 }
 
@@ -244,10 +251,10 @@ impl Module for LayerNorm {
 /// One direction of one layer of a recurrent network: its four parameters.
 #[derive(Clone, Debug)]
 pub struct RnnWeights {
-    pub weight_ih: Var,
-    pub weight_hh: Var,
-    pub bias_ih: Var,
-    pub bias_hh: Var,
+    pub weight_ih: Param,
+    pub weight_hh: Param,
+    pub bias_ih: Param,
+    pub bias_hh: Param,
 }
 
 impl RnnWeights {
@@ -273,15 +280,15 @@ impl RnnWeights {
     /// `x W_ih^T + b_ih` for every time step at once: `(N, L, F) -> (N, L, G*H)`.
     fn input_gates(&self, x: &Tensor) -> Result<Tensor> {
         let (n, l, f) = x.dims3()?;
-        let g = self.weight_ih.dim(0)?;
+        let g = self.weight_ih.dims()[0];
         x.reshape((n * l, f))?
             .matmul(&self.weight_ih.t()?)?
-            .broadcast_add(self.bias_ih.as_tensor())?
+            .broadcast_add(&self.bias_ih.tensor())?
             .reshape((n, l, g))
     }
 
     fn hidden_gates(&self, h: &Tensor) -> Result<Tensor> {
-        h.matmul(&self.weight_hh.t()?)?.broadcast_add(self.bias_hh.as_tensor())
+        h.matmul(&self.weight_hh.t()?)?.broadcast_add(&self.bias_hh.tensor())
     }
 }
 

@@ -5,11 +5,11 @@
 //! top of it (`uniform_`, `normal_`, `randperm`, `bernoulli_`). With the same seed the same numbers
 //! come out, so a notebook prints what the lecture printed.
 //!
-//! There is one default generator per thread ([`manual_seed`], [`rand`], [`randn`], ...) and
+//! There is one default generator per process ([`manual_seed`], [`rand`], [`randn`], ...) and
 //! separate [`Generator`] values, like `torch.Generator().manual_seed(s)`.
 
 use candle_core::{Device, Result, Shape, Tensor, bail};
-use std::cell::RefCell;
+use std::sync::{Mutex, OnceLock};
 
 const N: usize = 624;
 const M: usize = 397;
@@ -295,13 +295,36 @@ fn normal_fill_16(data: &mut [f32], mean: f32, std: f32) {
     }
 }
 
-thread_local! {
-    static DEFAULT: RefCell<Generator> = RefCell::new(Generator::default());
+/// The default generator, one per process like PyTorch's. evcxr links a separate copy of this
+/// crate into every notebook cell, and each copy has its own statics; so the generator lives on
+/// the heap, and the first copy to need it leaves its address in an environment variable where
+/// the copies of later cells find it. The key names the crate version and the generator's size,
+/// so a copy never reads a generator laid out differently from its own.
+fn default_generator() -> &'static Mutex<Generator> {
+    static SHARED: OnceLock<&'static Mutex<Generator>> = OnceLock::new();
+    SHARED.get_or_init(|| {
+        let key = format!(
+            "ATTENTION_ZOO_DEFAULT_GENERATOR_{}_{}",
+            env!("CARGO_PKG_VERSION").replace('.', "_"),
+            std::mem::size_of::<Mutex<Generator>>()
+        );
+        if let Some(addr) = std::env::var(&key).ok().and_then(|v| usize::from_str_radix(&v, 16).ok()) {
+            // SAFETY: the address was leaked below by a copy of this same crate version, for a
+            // value of this same size, and is never freed.
+            return unsafe { &*(addr as *const Mutex<Generator>) };
+        }
+        let leaked: &'static Mutex<Generator> = Box::leak(Box::new(Mutex::new(Generator::default())));
+        // SAFETY: set once per process, when the generator is first used; the crate reads no
+        // other environment variable concurrently.
+        unsafe { std::env::set_var(&key, format!("{:x}", leaked as *const Mutex<Generator> as usize)) };
+        leaked
+    })
 }
 
-/// Runs `f` with the default (thread-local) generator, the one `torch.manual_seed` seeds.
+/// Runs `f` with the default generator, the one `torch.manual_seed` seeds.
 pub fn with_default<R>(f: impl FnOnce(&mut Generator) -> R) -> R {
-    DEFAULT.with(|g| f(&mut g.borrow_mut()))
+    let mut g = default_generator().lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut g)
 }
 
 /// Seeds the default generator, like `torch.manual_seed(seed)`. Negative seeds wrap into the

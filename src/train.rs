@@ -5,7 +5,8 @@ use crate::plots::{Figure, plot_losses};
 use crate::random;
 use crate::seq2seq::Model;
 use candle_core::backprop::GradStore;
-use candle_core::{DType, Device, Result, Tensor, Var, bail};
+use crate::nn::Param;
+use candle_core::{DType, Device, Result, Tensor, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ pub trait Optimizer {
 /// and PyTorch's float32 arithmetic, step for step.
 #[derive(Clone, Debug)]
 pub struct Adam {
-    pub params: Vec<Var>,
+    pub params: Vec<Param>,
     pub lr: f64,
     pub betas: (f64, f64),
     pub eps: f64,
@@ -59,7 +60,7 @@ pub struct Adam {
 }
 
 impl Adam {
-    pub fn new(params: Vec<Var>, lr: f64) -> Result<Self> {
+    pub fn new(params: Vec<Param>, lr: f64) -> Result<Self> {
         if !(lr.is_finite() && lr >= 0.0) {
             bail!("Adam: invalid learning rate {lr}")
         }
@@ -83,9 +84,9 @@ impl Optimizer for Adam {
         let bc2_sqrt = bias_correction2.sqrt() as f32;
         let (w1, b2, w2, eps) = ((1.0 - beta1) as f32, beta2 as f32, (1.0 - beta2) as f32, self.eps as f32);
         for (k, p) in self.params.iter().enumerate() {
-            let Some(g) = grads.get(p.as_tensor()) else { continue };
+            let Some(g) = grads.get(&p.tensor()) else { continue };
             let g = to_vec(g)?;
-            let mut values = to_vec(p.as_tensor())?;
+            let mut values = to_vec(&p.tensor())?;
             let (m, v) = (&mut self.exp_avg[k], &mut self.exp_avg_sq[k]);
             for i in 0..values.len() {
                 m[i] += w1 * (g[i] - m[i]);
@@ -147,10 +148,13 @@ pub struct CheckpointRecord {
 
 /// The book's trainer: `StepByStep::new(model, loss, optimizer)`, `set_loaders`, `train(n)`,
 /// `losses`/`val_losses`, `predict`, checkpoints and `plot_losses`.
-pub struct StepByStep<M: Model> {
+///
+/// The loss and the optimiser are type parameters rather than boxed trait objects: a boxed
+/// object made in one notebook cell would run that cell's copy of the code in later cells.
+pub struct StepByStep<M: Model, L: Loss = MSELoss, O: Optimizer = Adam> {
     pub model: M,
-    pub loss_fn: Box<dyn Loss>,
-    pub optimizer: Box<dyn Optimizer>,
+    pub loss_fn: L,
+    pub optimizer: O,
     pub train_loader: Option<DataLoader>,
     pub val_loader: Option<DataLoader>,
     /// Mean mini-batch training loss of every epoch so far.
@@ -164,12 +168,12 @@ pub struct StepByStep<M: Model> {
     pub progress_every: usize,
 }
 
-impl<M: Model> StepByStep<M> {
-    pub fn new(model: M, loss_fn: impl Loss + 'static, optimizer: impl Optimizer + 'static) -> Self {
+impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
+    pub fn new(model: M, loss_fn: L, optimizer: O) -> Self {
         StepByStep {
             model,
-            loss_fn: Box::new(loss_fn),
-            optimizer: Box::new(optimizer),
+            loss_fn,
+            optimizer,
             train_loader: None,
             val_loader: None,
             losses: vec![],
@@ -221,6 +225,8 @@ impl<M: Model> StepByStep<M> {
     /// training and validation losses of each epoch.
     pub fn train(&mut self, n_epochs: usize) -> Result<()> {
         self.set_seed(self.seed)?;
+        // Parameters made in another notebook cell get ids from this cell's counter.
+        self.model.rehome()?;
         for epoch in 0..n_epochs {
             self.total_epochs += 1;
             let loss = self.mini_batches(false)?.unwrap_or(f64::NAN);
@@ -311,7 +317,7 @@ impl<M: Model> StepByStep<M> {
         // Check the model's part before changing anything; the optimiser checks its own.
         for (name, var) in self.model.named_parameters() {
             match model_state.get(&name) {
-                Some(t) if t.dims() == var.dims() => {}
+                Some(t) if t.dims() == var.dims().as_slice() => {}
                 Some(t) => bail!("load_checkpoint: parameter `{name}` expected shape {:?}, got {:?}", var.dims(), t.dims()),
                 None => bail!("load_checkpoint: parameter `{name}` is missing from {}", path.display()),
             }

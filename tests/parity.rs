@@ -16,6 +16,7 @@ fn seed_of(case: &serde_json::Value) -> i128 {
 
 #[test]
 fn generator_functions_match_pytorch() {
+    let _serial = common::serial();
     let fx = load("generators");
     for case in fx["cases"].as_array().unwrap() {
         let seed = seed_of(case);
@@ -51,12 +52,13 @@ fn check_state<M: Module>(what: &str, m: &M, want: &serde_json::Value) {
     let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, want_names, "{what}: parameter names and order");
     for ((n, v), (_, w)) in got.iter().zip(&want) {
-        assert_tensor_close(&format!("{what}.{n}"), v.as_tensor(), w, TOL);
+        assert_tensor_close(&format!("{what}.{n}"), &v.tensor(), w, TOL);
     }
 }
 
 #[test]
 fn layer_initialisation_matches_pytorch() {
+    let _serial = common::serial();
     let fx = load("layers");
     for case in fx["cases"].as_array().unwrap() {
         let seed = seed_of(case);
@@ -76,10 +78,11 @@ fn layer_initialisation_matches_pytorch() {
 
 #[test]
 fn lecture_check_values_for_the_gru_encoder() {
+    let _serial = common::serial();
     // manual_seed(21), GRU(2, 2), batch-first over the corners [[-1, -1], [-1, 1]].
     manual_seed(21).unwrap();
     let gru = Gru::new(2, 2).unwrap();
-    let w = values(gru.weights[0].weight_ih.as_tensor());
+    let w = values(&gru.weights[0].weight_ih.tensor());
     assert_close("weight_ih_l0[:4]", &w[..4], &[-0.0373798, 0.1606529, -0.6900329, -0.6511084], 1e-7);
     let x = Tensor::new(&[[[-1f32, -1.], [-1., 1.]]], &Device::Cpu).unwrap();
     let (out, h) = gru.forward(&x, None).unwrap();
@@ -89,6 +92,7 @@ fn lecture_check_values_for_the_gru_encoder() {
 
 #[test]
 fn recurrent_layers_compute_what_pytorch_computes() {
+    let _serial = common::serial();
     let fx = load("rnn_forward");
     let c = &fx["gru_corners"];
     manual_seed(21).unwrap();
@@ -115,6 +119,7 @@ fn recurrent_layers_compute_what_pytorch_computes() {
 
 #[test]
 fn squares_equal_numpy_exactly() {
+    let _serial = common::serial();
     let fx = load("numpy_data");
     for case in fx["cases"].as_array().unwrap() {
         let (n, var, seed) = (case["n"].as_u64().unwrap() as usize, case["variable_len"].as_bool().unwrap(), case["seed"].as_i64().unwrap());
@@ -138,6 +143,7 @@ fn squares_equal_numpy_exactly() {
 
 #[test]
 fn lecture_check_values_for_the_squares() {
+    let _serial = common::serial();
     let s = generate_sequences(256, false, 13).unwrap();
     let want = [[-1.0442, -0.9045], [-0.9980, 1.0863]];
     for k in 0..2 {
@@ -149,6 +155,7 @@ fn lecture_check_values_for_the_squares() {
 
 #[test]
 fn bad_input_gives_clear_errors() {
+    let _serial = common::serial();
     let e = manual_seed(1i128 << 64).unwrap_err().to_string();
     assert!(e.contains("seed") && e.contains("64-bit"), "{e}");
     let e = random::uniform(3, 2.0, 1.0).unwrap_err().to_string();

@@ -17,6 +17,7 @@ fn round4(v: &[f64]) -> Vec<f64> {
 
 #[test]
 fn lecture_values_of_encoder_decoder_and_teacher_forcing() {
+    let _serial = common::serial();
     let fx = load("seq2seq");
     let full = corners();
     let source = full.narrow(1, 0, 2).unwrap();
@@ -92,6 +93,7 @@ fn nested(v: &serde_json::Value) -> Vec<Vec<usize>> {
 
 #[test]
 fn loaders_draw_what_pytorch_draws() {
+    let _serial = common::serial();
     let fx = load("seq2seq");
     let want = &fx["loader_orders"];
     let ids = Tensor::arange(0f32, 10., &Device::Cpu).unwrap();
@@ -113,11 +115,12 @@ fn loaders_draw_what_pytorch_draws() {
 
 #[test]
 fn training_matches_pytorch() {
+    let _serial = common::serial();
     let fx = load("seq2seq");
     let mut sbs = lecture_trainer();
     for ((n, v), (wn, w)) in sbs.model.named_parameters().iter().zip(state(&fx["initial_state"])) {
         assert_eq!(n, &wn);
-        assert_tensor_close(n, v.as_tensor(), &w, 1e-7);
+        assert_tensor_close(n, &v.tensor(), &w, 1e-7);
     }
     sbs.train(100).unwrap();
     let want = &fx["train_100"];
@@ -133,6 +136,7 @@ fn training_matches_pytorch() {
 
 #[test]
 fn checkpoints_round_trip_and_bad_files_change_nothing() {
+    let _serial = common::serial();
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("checkpoints");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("seq2seq.safetensors");
@@ -144,14 +148,14 @@ fn checkpoints_round_trip_and_bad_files_change_nothing() {
     assert_eq!(other.losses, sbs.losses);
     assert_eq!(other.total_epochs, 3);
     for ((_, a), (_, b)) in other.model.named_parameters().iter().zip(sbs.model.named_parameters()) {
-        assert_eq!(values(a.as_tensor()), values(b.as_tensor()));
+        assert_eq!(values(&a.tensor()), values(&b.tensor()));
     }
     // Resuming gives the same numbers as never stopping.
     sbs.train(2).unwrap();
     other.train(2).unwrap();
     assert_eq!(other.losses, sbs.losses);
 
-    let before: Vec<Vec<f64>> = other.model.parameters().iter().map(|v| values(v.as_tensor())).collect();
+    let before: Vec<Vec<f64>> = other.model.parameters().iter().map(|v| values(&v.tensor())).collect();
     let e = other.load_checkpoint(dir.join("missing.safetensors")).unwrap_err().to_string();
     assert!(e.contains("load_checkpoint") && e.contains("missing"), "{e}");
     std::fs::write(dir.join("corrupt.safetensors"), b"not a safetensors file").unwrap();
@@ -162,13 +166,14 @@ fn checkpoints_round_trip_and_bad_files_change_nothing() {
     std::fs::write(dir.join("badrecord.json"), b"{ nope").unwrap();
     let e = other.load_checkpoint(dir.join("badrecord.safetensors")).unwrap_err().to_string();
     assert!(e.contains("record"), "{e}");
-    let after: Vec<Vec<f64>> = other.model.parameters().iter().map(|v| values(v.as_tensor())).collect();
+    let after: Vec<Vec<f64>> = other.model.parameters().iter().map(|v| values(&v.tensor())).collect();
     assert_eq!(before, after, "a failed load must leave the weights alone");
     assert_eq!(other.total_epochs, 5);
 }
 
 #[test]
 fn wrong_shapes_name_the_module_and_both_shapes() {
+    let _serial = common::serial();
     let mut enc = Encoder::new(2, 2).unwrap();
     let e = enc.forward(&Tensor::zeros((4, 2, 3), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
     assert!(e.contains("Encoder") && e.contains("(N, L, 2)") && e.contains("[4, 2, 3]"), "{e}");
@@ -183,6 +188,7 @@ fn wrong_shapes_name_the_module_and_both_shapes() {
 
 #[test]
 fn figures_render_as_svg() {
+    let _serial = common::serial();
     let s = generate_sequences(10, false, 13).unwrap();
     for fig in [counter_vs_clock().unwrap(), plot_sequences(2).unwrap(), plot_data(&s.points, &s.directions, 2).unwrap()] {
         assert!(fig.svg.starts_with("<svg") && fig.svg.contains("</svg>"), "{}", fig.title);

@@ -17,8 +17,9 @@ from nbclient.exceptions import CellExecutionError, DeadKernelError
 from nbconvert import HTMLExporter
 
 KERNEL = "rust"
-# evcxr reports a panicking cell as a success unless told otherwise; the runner also reads the
-# output for the marks of a panic or an error, in case a cell printed one and still succeeded.
+# evcxr reports a panicking cell as a success unless told otherwise, and a cell whose `?` returned
+# an error as a success always (it prints the error on stderr). So the runner also fails a cell
+# that wrote to stderr or printed the marks of a panic or a compile error.
 SETUP = ":preserve_vars_on_panic 0"
 FAILURE_MARKS = [re.compile(r"panicked at"), re.compile(r"^error(\[E\d+\])?:", re.M)]
 CELL_TIMEOUT = int(os.environ.get("NOTEBOOK_CELL_TIMEOUT", "900"))
@@ -89,7 +90,9 @@ def run(path, out_dir):
     bad = None
     for number, cell in enumerate(code_cells, 1):
         text = strip_ansi("".join(output_text(o) for o in cell.get("outputs", [])))
-        if any(o.get("output_type") == "error" for o in cell.get("outputs", [])) or any(m.search(text) for m in FAILURE_MARKS):
+        outputs = cell.get("outputs", [])
+        stderr = any(o.get("output_type") == "stream" and o.get("name") == "stderr" and o.get("text", "").strip() for o in outputs)
+        if stderr or any(o.get("output_type") == "error" for o in outputs) or any(m.search(text) for m in FAILURE_MARKS):
             bad = (number, cell, text)
             break
     os.makedirs(out_dir, exist_ok=True)
