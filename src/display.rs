@@ -110,67 +110,74 @@ fn shown_values(dims: &[usize], flat: &[f64], summarise: bool) -> Vec<f64> {
     out
 }
 
-/// The text PyTorch prints for a tensor, `tensor([[ 0.3105, -0.5263]])`.
+/// PyTorch's line width for printing.
+pub const LINE_WIDTH: usize = 80;
+
+/// The text PyTorch prints for a tensor, `tensor([[ 0.3105, -0.5263]])`: one number style and
+/// one width for the whole tensor, rows wrapped at 80 columns, large tensors summarised.
 pub fn tensor_to_text(t: &Tensor) -> Result<String> {
     let (dims, flat) = values(t)?;
     let float = is_float(t);
     let summarise = flat.len() > THRESHOLD;
-    let style = number_style(&shown_values(&dims, &flat, summarise), float);
     let shown = shown_values(&dims, &flat, summarise);
-    let width = shown.iter().map(|v| format_number(*v, style, float).len()).max().unwrap_or(1);
-    let mut body = String::new();
-    write_text(&mut body, &dims, &flat, 0, 0, style, float, width, summarise, 7);
+    let style = number_style(&shown, float);
+    let width = shown
+        .iter()
+        .filter(|v| !float || (v.is_finite() && **v != 0.0))
+        .map(|v| format_number(*v, style, float).len())
+        .max()
+        .unwrap_or(1);
+    let fmt = |v: f64| {
+        let s = format_number(v, style, float);
+        format!("{s:>width$}")
+    };
+    let body = if dims.is_empty() {
+        fmt(flat[0])
+    } else {
+        text_block(&dims, &flat, 0, 0, 7, summarise, width, &fmt)
+    };
     let suffix = match t.dtype() {
         DType::F32 | DType::I64 => String::new(),
         DType::U8 => ", dtype=torch.uint8".into(),
-        DType::F64 => ", dtype=torch.float64".into(),
         DType::U32 => ", dtype=torch.uint32".into(),
+        DType::F64 => ", dtype=torch.float64".into(),
+        DType::F16 => ", dtype=torch.float16".into(),
+        DType::BF16 => ", dtype=torch.bfloat16".into(),
         d => format!(", dtype={d:?}"),
     };
     Ok(format!("tensor({body}{suffix})"))
 }
 
+/// One bracketed block: a vector wrapped at the line width, or sub-blocks one per line
+/// (blank lines between blocks of rank 3 and up), with `...` where values are left out.
 #[allow(clippy::too_many_arguments)]
-fn write_text(
-    out: &mut String,
+fn text_block(
     dims: &[usize],
     flat: &[f64],
     d: usize,
     off: usize,
-    style: NumberStyle,
-    float: bool,
-    width: usize,
-    summarise: bool,
     indent: usize,
-) {
-    if dims.is_empty() {
-        out.push_str(&format_number(flat[0], style, float));
-        return;
-    }
-    out.push('[');
+    summarise: bool,
+    width: usize,
+    fmt: &dyn Fn(f64) -> String,
+) -> String {
     let stride: usize = dims[d + 1..].iter().product();
     let items = kept(dims[d], summarise);
-    let last = d + 1 == dims.len();
-    for (k, item) in items.iter().enumerate() {
-        if k > 0 {
-            if last {
-                out.push_str(", ");
-            } else {
-                out.push(',');
-                out.push_str(&"\n".repeat(dims.len() - d - 1));
-                out.push_str(&" ".repeat(indent + d + 1));
-            }
-        }
-        match item {
-            None => out.push_str("..."),
-            Some(i) if last => {
-                let s = format_number(flat[off + i * stride], style, float);
-                let _ = write!(out, "{s:>width$}");
-            }
-            Some(i) => write_text(out, dims, flat, d + 1, off + i * stride, style, float, width, summarise, indent),
-        }
+    if d + 1 == dims.len() {
+        let data: Vec<String> = items.iter().map(|i| i.map_or(" ...".to_string(), |i| fmt(flat[off + i * stride]))).collect();
+        let per_line = ((LINE_WIDTH.saturating_sub(indent)) / (width + 2)).max(1);
+        let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
+        return format!("[{}]", lines.join(&format!(",\n{}", " ".repeat(indent + 1))));
     }
-    out.push(']');
+    let parts: Vec<String> = items
+        .iter()
+        .map(|i| match i {
+            None => "...".to_string(),
+            Some(i) => text_block(dims, flat, d + 1, off + i * stride, indent + 1, summarise, width, fmt),
+        })
+        .collect();
+    let sep = format!(",{}{}", "\n".repeat(dims.len() - d - 1), " ".repeat(indent + 1));
+    format!("[{}]", parts.join(&sep))
 }
 
 fn escape(s: &str) -> String {

@@ -8,10 +8,16 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// An SVG picture.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Figure {
     pub title: String,
     pub svg: String,
+}
+
+impl std::fmt::Debug for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<Figure: {} ({} bytes of SVG)>", self.title, self.svg.len())
+    }
 }
 
 impl Figure {

@@ -20,8 +20,14 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "f
 SEEDS = [0, 1, 21, 42, 2**40 + 5]
 
 
+def number(v):
+    """A float for JSON, which has no NaN or infinities: those are written as strings."""
+    v = float(v)
+    return v if math.isfinite(v) else str(v)
+
+
 def flat(t):
-    return [float(v) for v in t.detach().reshape(-1).tolist()]
+    return [number(v) for v in t.detach().reshape(-1).tolist()]
 
 
 def tensor(t):
@@ -270,19 +276,53 @@ def loader_orders():
     return res
 
 
+# ---------------------------------------------------------------- how PyTorch prints tensors
+def display():
+    torch.manual_seed(0)
+    cases = {
+        "fixed_2x2": torch.tensor([[0.3105, -0.5263], [0.0832, -0.0356]]),
+        "ints_4x2": torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]),
+        "scalar": torch.tensor(3.25),
+        "vector": torch.tensor([1.5, -2.25, 10.0]),
+        "sci_small": torch.tensor([1e-5, 0.5, 2.0]),
+        "sci_large": torch.tensor([1.0, 2e9]),
+        "ratio": torch.tensor([0.001, 12.5]),
+        "randn_3d": torch.randn(2, 3, 4),
+        "randn_4d": torch.randn(2, 2, 2, 3),
+        "large_2d": torch.randn(40, 30),
+        "large_3d": torch.randn(12, 10, 11),
+        "large_1d": torch.arange(2000).float(),
+        "mask_u8": torch.tensor([[1, 0], [1, 1]], dtype=torch.uint8),
+        "int64": torch.tensor([[3, -12], [100, 7]]),
+        "negzero_nan_inf": torch.tensor([float("nan"), float("inf"), -1.5, 0.25]),
+    }
+    return {name: {"tensor": tensor(t), "dtype": str(t.dtype), "str": str(t)} for name, t in cases.items()}
+
+
 SECTIONS = {
     "generators": generators,
     "layers": layers,
     "rnn_forward": rnn_forward,
     "numpy_data": numpy_data,
     "seq2seq": seq2seq,
+    "display": display,
 }
 
 
-def compact(text):
-    """Puts lists of numbers on one line, so the fixtures stay readable and diffs stay small."""
-    import re
-    return re.sub(r"\[\s*([-0-9.e,\s]+?)\s*\]", lambda m: "[" + ", ".join(m.group(1).split()).replace(",,", ",") + "]", text)
+def dumps(value, depth=0):
+    """JSON with sorted keys, one entry a line, but lists of numbers on one line, so the fixtures
+    stay readable and their diffs small."""
+    pad, inner = " " * depth, " " * (depth + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{inner}{json.dumps(k)}: {dumps(value[k], depth + 1)}" for k in sorted(value)]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list):
+        if all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in value) and any(not isinstance(v, str) for v in value):
+            return json.dumps(value)
+        return "[\n" + ",\n".join(inner + dumps(v, depth + 1) for v in value) + "\n" + pad + "]"
+    return json.dumps(value)
 
 
 def main(names):
@@ -292,7 +332,7 @@ def main(names):
         data["_source"] = f"tools/fixtures.py ({name}); torch {torch.__version__.split('+')[0]}, numpy {np.__version__}"
         path = os.path.join(OUT, f"{name}.json")
         with open(path, "w") as f:
-            f.write(compact(json.dumps(data, indent=1, sort_keys=True)))
+            f.write(dumps(data))
             f.write("\n")
         print(f"wrote {os.path.relpath(path)}")
 

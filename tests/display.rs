@@ -1,0 +1,49 @@
+//! Tensors print as PyTorch prints them (tests/fixtures/display.json holds `str(t)` from PyTorch),
+//! and show as HTML tables.
+
+mod common;
+
+use attention_zoo::display::{tensor_to_html, tensor_to_text};
+use attention_zoo::prelude::*;
+use common::fixtures::*;
+
+fn fixture_tensor(case: &serde_json::Value) -> Tensor {
+    let t = tensor(&case["tensor"]);
+    match case["dtype"].as_str().unwrap() {
+        "torch.float32" => t,
+        "torch.int64" => t.to_dtype(DType::I64).unwrap(),
+        "torch.uint8" => t.to_dtype(DType::U8).unwrap(),
+        d => panic!("no candle dtype for {d}"),
+    }
+}
+
+#[test]
+fn text_matches_pytorch_print() {
+    let fx = load("display");
+    for (name, case) in fx.as_object().unwrap() {
+        if name.starts_with('_') {
+            continue;
+        }
+        let got = tensor_to_text(&fixture_tensor(case)).unwrap();
+        assert_eq!(got, case["str"].as_str().unwrap(), "{name}");
+    }
+}
+
+#[test]
+fn html_tables_label_indices_and_elide_large_tensors() {
+    let fx = load("display");
+    let html = tensor_to_html(&fixture_tensor(&fx["randn_3d"])).unwrap();
+    assert_eq!(html.matches("<table").count(), 2, "one table per leading index");
+    assert!(html.contains("[0]") && html.contains("[1]") && html.contains("shape [2, 3, 4]"));
+    let html = tensor_to_html(&fixture_tensor(&fx["randn_4d"])).unwrap();
+    assert_eq!(html.matches("<table").count(), 4);
+    assert!(html.contains("[1, 0]"));
+    let html = tensor_to_html(&fixture_tensor(&fx["large_2d"])).unwrap();
+    assert!(html.contains("…"), "elided");
+    assert_eq!(html.matches("<tr>").count(), 1 + 7, "header, 3 + gap + 3 rows");
+    assert!(html.contains("-0.0933") && html.contains("-1.8939"));
+    let html = tensor_to_html(&fixture_tensor(&fx["large_3d"])).unwrap();
+    assert_eq!(html.matches("<table").count(), 6, "3 + 3 leading indices");
+    let shown = show(&fixture_tensor(&fx["fixed_2x2"]));
+    assert!(shown.html().contains("0.3105") && shown.text().starts_with("tensor([[ 0.3105"));
+}
