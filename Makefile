@@ -48,7 +48,7 @@ $(KERNEL_JSON): $(EVCXR) tools/install_kernel.py $(VENV)/.installed
 	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(XDG_CACHE_HOME)
 
 lab: setup
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir notebooks
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 $(REF_VENV)/.installed: tools/requirements-reference.txt
 	test -x $(REF_VENV)/bin/python || $(PYTHON) -m venv $(REF_VENV)

@@ -9,10 +9,12 @@
 //! - [`nn`]: layers with PyTorch's parameter names and initialisation.
 //! - [`data`]: the squares, datasets and loaders.
 //! - [`seq2seq`]: the GRU encoder, decoder and encoder-decoder of the lecture's first part.
+//! - [`attention`]: scoring functions, `Attention`, masks, multi-head attention, `DecoderAttn`.
 //! - [`train`]: MSE, PyTorch's Adam and the `StepByStep` trainer.
 //! - [`display`]: tensors as HTML tables in a notebook.
 //! - [`plots`]: the lecture's figures as SVG.
 
+pub mod attention;
 pub mod data;
 pub mod display;
 pub mod nn;
@@ -25,12 +27,16 @@ pub mod train;
 
 /// Everything a notebook needs, in one `use`.
 pub mod prelude {
+    pub use crate::attention::{
+        Attention, AttentionLayer, DecoderAttn, EncoderDecoderAttn, MultiHeadAttention, Score, calc_alphas, masked_fill,
+        scaled_dot_product_attention, source_mask,
+    };
     pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
     pub use crate::display::{ShowTensor, show};
     pub use crate::nn::{Embedding, Gru, LayerNorm, Linear, Lstm, Module, Param};
     pub use crate::numpy::RandomState;
     pub use crate::plots::{Figure, counter_vs_clock, plot_data, plot_losses, plot_sequences, sequence_pred};
-    pub use crate::seq2seq::{Decoder, Encoder, EncoderDecoder, Model};
+    pub use crate::seq2seq::{Decoder, Encoder, EncoderDecoder, Model, StepDecoder};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::random::{Generator, manual_seed};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};

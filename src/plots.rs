@@ -104,9 +104,14 @@ fn square_panel(area: &DrawingArea<SVGBackend, Shift>, title: &str, walks: &[Wal
             let right = (tip.0 - ux + uy * 0.6, tip.1 - uy - ux * 0.6);
             chart.draw_series(std::iter::once(Polygon::new(vec![tip, left, right], w.color.filled()))).map_err(plot_err)?;
         }
-        chart
-            .draw_series(pts.iter().enumerate().map(|(i, p)| Circle::new(*p, 4, CORNER_COLORS[i % 4].filled())))
-            .map_err(plot_err)?;
+        // Numbered walks colour each corner by its position; others (predictions) keep their
+        // colour and leave out the first point, which belongs to the walk they continue.
+        let markers: Vec<Circle<(f64, f64), i32>> = if w.numbered {
+            pts.iter().enumerate().map(|(i, p)| Circle::new(*p, 4, CORNER_COLORS[i % 4].filled())).collect()
+        } else {
+            pts.iter().skip(1).map(|p| Circle::new(*p, 4, w.color.filled())).collect()
+        };
+        chart.draw_series(markers).map_err(plot_err)?;
         if w.numbered {
             chart
                 .draw_series(pts.iter().enumerate().map(|(i, p)| {
@@ -246,6 +251,10 @@ pub fn plot_losses(losses: &[f64], val_losses: &[f64]) -> Result<Figure> {
             .x_desc("Epochs")
             .y_desc("Loss")
             .label_style(("sans-serif", 11))
+            .light_line_style(TRANSPARENT)
+            .x_labels(10)
+            .y_labels(12)
+            .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.3}"))
             .draw()
             .map_err(plot_err)?;

@@ -107,37 +107,74 @@ impl Module for Decoder {
     }
 }
 
+/// A decoder an [`EncoderDecoder`] can drive, one step at a time.
+pub trait StepDecoder: Module {
+    fn n_features(&self) -> usize;
+    fn hidden_dim(&self) -> usize;
+    /// Takes the encoder's states `(N, L, H)`.
+    fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()>;
+    /// One step: `(N, 1, F)` and an optional source mask `(N, 1, L)` -> `(N, 1, F)`.
+    fn step(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor>;
+    /// The alphas of the last step, `(N, 1, L)`, for decoders with attention.
+    fn step_alphas(&self) -> Option<Tensor> {
+        None
+    }
+}
+
+impl StepDecoder for Decoder {
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+    fn hidden_dim(&self) -> usize {
+        self.hidden_dim
+    }
+    fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
+        Decoder::init_hidden(self, hidden_seq)
+    }
+    fn step(&mut self, x: &Tensor, _mask: Option<&Tensor>) -> Result<Tensor> {
+        Decoder::forward(self, x)
+    }
+}
+
 /// Draws one uniform from the default generator and compares it with `prob`, exactly where
 /// PyTorch's `torch.rand(1) <= prob` does (also in evaluation, where `prob` is 0).
 pub fn teacher_forcing(prob: f64) -> bool {
     (random::rand_scalar() as f64) <= prob
 }
 
-/// `EncoderDecoder(encoder, decoder, input_len, target_len, teacher_forcing_prob)`.
+/// `EncoderDecoder(encoder, decoder, input_len, target_len, teacher_forcing_prob)`. The decoder
+/// is the plain [`Decoder`] or any other [`StepDecoder`] (the attention decoder: see
+/// [`crate::attention::EncoderDecoderAttn`]).
 #[derive(Clone, Debug)]
-pub struct EncoderDecoder {
+pub struct EncoderDecoder<D: StepDecoder = Decoder> {
     pub encoder: Encoder,
-    pub decoder: Decoder,
+    pub decoder: D,
     pub input_len: usize,
     pub target_len: usize,
     pub teacher_forcing_prob: f64,
     /// The predictions of the last call, `(N, target_len, F)`.
     pub outputs: Option<Tensor>,
+    /// With an attention decoder, the alphas of every target step of the last call,
+    /// `(N, target_len, input_len)`.
+    pub alphas: Option<Tensor>,
     pub training: bool,
 }
 
-impl EncoderDecoder {
-    pub fn new(encoder: Encoder, decoder: Decoder, input_len: usize, target_len: usize, teacher_forcing_prob: f64) -> Result<Self> {
-        if encoder.n_features != decoder.n_features || encoder.hidden_dim != decoder.hidden_dim {
+impl<D: StepDecoder> EncoderDecoder<D> {
+    pub fn new(encoder: Encoder, decoder: D, input_len: usize, target_len: usize, teacher_forcing_prob: f64) -> Result<Self> {
+        if encoder.n_features != decoder.n_features() || encoder.hidden_dim != decoder.hidden_dim() {
             bail!(
                 "EncoderDecoder: encoder (n_features {}, hidden_dim {}) and decoder (n_features {}, hidden_dim {}) do not fit together",
-                encoder.n_features, encoder.hidden_dim, decoder.n_features, decoder.hidden_dim
+                encoder.n_features,
+                encoder.hidden_dim,
+                decoder.n_features(),
+                decoder.hidden_dim()
             )
         }
         if input_len == 0 || target_len == 0 {
             bail!("EncoderDecoder: input_len and target_len must be positive, got {input_len} and {target_len}")
         }
-        Ok(EncoderDecoder { encoder, decoder, input_len, target_len, teacher_forcing_prob, outputs: None, training: true })
+        Ok(EncoderDecoder { encoder, decoder, input_len, target_len, teacher_forcing_prob, outputs: None, alphas: None, training: true })
     }
 
     /// `(N, input_len [+ target_len], F) -> (N, target_len, F)`. In training mode the target part
@@ -150,11 +187,15 @@ impl EncoderDecoder {
         let source = x.narrow(1, 0, self.input_len)?;
         let target = x.narrow(1, self.input_len, l - self.input_len)?;
         let hidden_seq = self.encoder.forward(&source)?;
-        self.decoder.init_hidden(&hidden_seq)?;
+        StepDecoder::init_hidden(&mut self.decoder, &hidden_seq)?;
         let mut dec_inputs = source.narrow(1, self.input_len - 1, 1)?;
         let mut outs = Vec::with_capacity(self.target_len);
+        let mut alphas = Vec::with_capacity(self.target_len);
         for i in 0..self.target_len {
-            let out = self.decoder.forward(&dec_inputs)?;
+            let out = self.decoder.step(&dec_inputs, None)?;
+            if let Some(a) = self.decoder.step_alphas() {
+                alphas.push(a);
+            }
             let prob = if self.training { self.teacher_forcing_prob } else { 0.0 };
             dec_inputs = if teacher_forcing(prob) {
                 if i >= target.dim(1)? {
@@ -168,11 +209,12 @@ impl EncoderDecoder {
         }
         let outputs = Tensor::cat(&outs, 1)?;
         self.outputs = Some(outputs.clone());
+        self.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1)?) };
         Ok(outputs)
     }
 }
 
-impl Module for EncoderDecoder {
+impl<D: StepDecoder> Module for EncoderDecoder<D> {
     fn named_parameters(&self) -> NamedParams {
         let mut p = prefixed("encoder", self.encoder.named_parameters());
         p.extend(prefixed("decoder", self.decoder.named_parameters()));
@@ -184,7 +226,7 @@ impl Module for EncoderDecoder {
     }
 }
 
-impl Model for EncoderDecoder {
+impl<D: StepDecoder> Model for EncoderDecoder<D> {
     fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         EncoderDecoder::forward(self, x)
     }

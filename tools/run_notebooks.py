@@ -86,6 +86,13 @@ def run(path, out_dir):
         failure = e
     finally:
         nb.cells.remove(setup)
+        # Number the notebook's own cells from 1, as a reader running it would see them.
+        for cell in nb.cells:
+            if cell.cell_type == "code" and cell.get("execution_count"):
+                cell.execution_count -= 1
+                for o in cell.get("outputs", []):
+                    if o.get("execution_count"):
+                        o["execution_count"] -= 1
     # Find the failing cell: the first code cell with an error output or a panic in its output.
     bad = None
     for number, cell in enumerate(code_cells, 1):

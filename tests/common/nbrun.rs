@@ -184,7 +184,7 @@ fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
     let deps = deps_dir()?;
     let rlib = library_rlib(&deps)?;
     let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .arg("--edition=2021")
+        .arg("--edition=2024")
         .arg("--crate-type=bin")
         .arg("--error-format=json")
         .arg("-Copt-level=0")
