@@ -6,7 +6,7 @@
 //! hidden units.
 
 use crate::nn::{Gru, Linear, Module, NamedParams, prefixed};
-use crate::seq2seq::{Model, StepDecoder, check_batch};
+use crate::seq2seq::{StepDecoder, check_batch};
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// The value masked positions get before the softmax, as in the lecture.
@@ -397,30 +397,28 @@ impl StepDecoder for DecoderAttn {
     }
 }
 
-/// The blog post's plain attention layer: linear maps to queries, keys and values, unscaled
-/// dot-product scores, softmax, weighted sum. `(N, L, input_dim) -> (N, L, d)` (self-attention)
-/// or, with [`AttentionLayer::forward_qkv`], separate query and key/value sequences.
+/// The blog post's plain attention layer `AttentionLayer(input_dim, output_dim)`: linear maps to
+/// queries, keys and values, unscaled dot-product scores, softmax, weighted sum.
+/// `query (N, Lq, input_dim)`, `key` and `value` `(N, L, input_dim)` -> `(N, Lq, output_dim)`.
 #[derive(Clone, Debug)]
 pub struct AttentionLayer {
     pub query: Linear,
     pub key: Linear,
     pub value: Linear,
+    /// The attention weights of the last call, `(N, Lq, L)`.
     pub alphas: Option<Tensor>,
 }
 
 impl AttentionLayer {
-    pub fn new(input_dim: usize, d: usize) -> Result<Self> {
-        Ok(AttentionLayer { query: Linear::new(input_dim, d)?, key: Linear::new(input_dim, d)?, value: Linear::new(input_dim, d)?, alphas: None })
+    pub fn new(input_dim: usize, output_dim: usize) -> Result<Self> {
+        let query = Linear::new(input_dim, output_dim)?;
+        let key = Linear::new(input_dim, output_dim)?;
+        let value = Linear::new(input_dim, output_dim)?;
+        Ok(AttentionLayer { query, key, value, alphas: None })
     }
 
-    /// Self-attention over `x`.
-    pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        self.forward_qkv(x, x)
-    }
-
-    /// Queries from `q` `(N, Lq, input_dim)`, keys and values from `kv` `(N, L, input_dim)`.
-    pub fn forward_qkv(&mut self, q: &Tensor, kv: &Tensor) -> Result<Tensor> {
-        let (q, k, v) = (self.query.forward(q)?, self.key.forward(kv)?, self.value.forward(kv)?);
+    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor) -> Result<Tensor> {
+        let (q, k, v) = (self.query.forward(query)?, self.key.forward(key)?, self.value.forward(value)?);
         let alphas = softmax(&dot_products(&q, &k)?)?;
         self.alphas = Some(alphas.detach());
         context_vector(&alphas, &v)
@@ -443,12 +441,6 @@ pub fn batch_of_one(rows: &[&[f32]]) -> Result<Tensor> {
         bail!("batch_of_one: expected rows of one positive length")
     }
     Tensor::from_vec(rows.concat(), (1, rows.len(), d), &Device::Cpu)
-}
-
-impl Model for AttentionLayer {
-    fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        AttentionLayer::forward(self, x)
-    }
 }
 
 /// The lecture's `EncoderDecoderAttn`: the encoder-decoder driving an attention decoder, keeping

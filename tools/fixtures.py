@@ -276,6 +276,199 @@ def loader_orders():
     return res
 
 
+# ---------------------------------------------------------------- lecture part 2: attention
+class Attn(nn.Module):
+    """Attention with a choice of score; the query, key and value layers come first, then the
+    score's own parameters (general: W; additive: W over [q; k] and v; location: W_a)."""
+
+    def __init__(self, hidden_dim, input_dim=None, proj_values=False, score="scaled_dot", source_len=None):
+        super().__init__()
+        self.d_k, self.score = hidden_dim, score
+        input_dim = input_dim or hidden_dim
+        self.proj_values = proj_values
+        self.linear_query = nn.Linear(input_dim, hidden_dim)
+        self.linear_key = nn.Linear(input_dim, hidden_dim)
+        self.linear_value = nn.Linear(input_dim, hidden_dim)
+        if score == "general":
+            self.linear_score = nn.Linear(hidden_dim, hidden_dim, bias=False)
+        elif score == "additive":
+            self.linear_score = nn.Linear(2 * hidden_dim, hidden_dim, bias=False)
+            self.linear_v = nn.Linear(hidden_dim, 1, bias=False)
+        elif score == "location":
+            self.linear_score = nn.Linear(hidden_dim, source_len)
+
+    def init_keys(self, keys):
+        self.proj_keys = self.linear_key(keys)
+        self.values = self.linear_value(keys) if self.proj_values else keys
+
+    def scores(self, query):
+        q, k = self.linear_query(query), self.proj_keys
+        if self.score == "scaled_dot":
+            return q @ k.transpose(1, 2) / math.sqrt(self.d_k)
+        if self.score == "dot":
+            return q @ k.transpose(1, 2)
+        if self.score == "cosine":
+            return F.cosine_similarity(q.unsqueeze(2), k.unsqueeze(1), dim=-1)
+        if self.score == "general":
+            return q @ self.linear_score(k).transpose(1, 2)
+        if self.score == "additive":
+            n, lq, l = q.shape[0], q.shape[1], k.shape[1]
+            pair = torch.cat([q.unsqueeze(2).expand(n, lq, l, self.d_k), k.unsqueeze(1).expand(n, lq, l, self.d_k)], -1)
+            return self.linear_v(torch.tanh(self.linear_score(pair))).squeeze(-1)
+        if self.score == "location":
+            return self.linear_score(q)
+        raise ValueError(self.score)
+
+    def forward(self, query, mask=None):
+        s = self.scores(query)
+        if mask is not None:
+            s = s.masked_fill(mask == 0, -1e9)
+        alphas = F.softmax(s, dim=-1)
+        self.alphas = alphas.detach()
+        return alphas @ self.values
+
+
+class GruDecoderAttn(nn.Module):
+    def __init__(self, n_features, hidden_dim):
+        super().__init__()
+        self.n_features = n_features
+        self.basic_rnn = nn.GRU(n_features, hidden_dim, batch_first=True)
+        self.attn = Attn(hidden_dim)
+        self.regression = nn.Linear(2 * hidden_dim, n_features)
+
+    def init_hidden(self, states):
+        self.attn.init_keys(states)
+        self.hidden = states[:, -1:].permute(1, 0, 2)
+
+    def forward(self, x, mask=None):
+        out, self.hidden = self.basic_rnn(x, self.hidden)
+        query = out[:, -1:]
+        context = self.attn(query, mask=mask)
+        return self.regression(torch.cat([context, query], -1)).view(-1, 1, self.n_features)
+
+
+class Seq2SeqAttn(Seq2Seq):
+    def forward(self, x):
+        source, target = x[:, :self.input_len], x[:, self.input_len:]
+        self.decoder.init_hidden(self.encoder(source))
+        step_input, outs, alphas = source[:, -1:], [], []
+        for i in range(self.target_len):
+            out = self.decoder(step_input)
+            outs.append(out)
+            alphas.append(self.decoder.attn.alphas)
+            prob = self.teacher_forcing_prob if self.training else 0.0
+            step_input = target[:, i:i + 1] if torch.rand(1) <= prob else out
+        self.alphas = torch.cat(alphas, dim=1)
+        return torch.cat(outs, dim=1)
+
+
+class WideMultiHead(nn.Module):
+    def __init__(self, n_heads, d_model, input_dim=None, proj_values=True):
+        super().__init__()
+        self.linear_out = nn.Linear(n_heads * d_model, d_model)
+        self.attn_heads = nn.ModuleList([Attn(d_model, input_dim, proj_values) for _ in range(n_heads)])
+
+    def init_keys(self, keys):
+        for h in self.attn_heads:
+            h.init_keys(keys)
+
+    def forward(self, query, mask=None):
+        return self.linear_out(torch.cat([h(query, mask) for h in self.attn_heads], -1))
+
+
+class BlogAttention(nn.Module):
+    def __init__(self, input_dim, output_dim):
+        super().__init__()
+        self.query = nn.Linear(input_dim, output_dim)
+        self.key = nn.Linear(input_dim, output_dim)
+        self.value = nn.Linear(input_dim, output_dim)
+
+    def forward(self, q, k, v):
+        w = F.softmax(self.query(q) @ self.key(k).transpose(-2, -1), dim=-1)
+        return w @ self.value(v)
+
+
+def attention():
+    res = {}
+    corners = torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]).view(1, 4, 2)
+    source = corners[:, :2]
+    torch.manual_seed(21)
+    states = GruEncoder(2, 2)(source)
+    torch.manual_seed(21)
+    decoder = GruDecoder(2, 2)
+    decoder.init_hidden(states)
+    decoder(source[:, -1:])
+    query = decoder.hidden.permute(1, 0, 2)
+    products = query @ states.transpose(1, 2)
+    scaled = products / math.sqrt(2)
+    res["steps"] = {
+        "query": tensor(query),
+        "uniform_context": tensor(torch.full((1, 1, 2), 0.5) @ states),
+        "products": tensor(products), "alphas": tensor(F.softmax(products, -1)),
+        "scaled_products": tensor(scaled), "scaled_alphas": tensor(F.softmax(scaled, -1)),
+        "scaled_context": tensor(F.softmax(scaled, -1) @ states),
+    }
+    q = torch.tensor([0.55, 0.95]).view(1, 1, 2)
+    k = torch.tensor([[0.65, 0.2], [0.85, -0.4], [-0.95, -0.75]]).view(1, 3, 2)
+    prod = q @ k.transpose(1, 2)
+    res["toy"] = {"q": tensor(q), "k": tensor(k), "products": tensor(prod),
+                  "alphas": tensor(F.softmax(prod, -1)), "context": tensor(F.softmax(prod, -1) @ k)}
+    torch.manual_seed(11)
+    attn = Attn(2)
+    keys = torch.tensor([[[-0.38, 0.44], [0.85, -0.05]]])
+    attn.init_keys(keys)
+    source_seq = torch.tensor([[[-1.0, 1.0], [0.0, 0.0]]])
+    mask = (source_seq != 0).all(axis=2).unsqueeze(1)
+    context = attn(torch.tensor([[[-1.0, 1.0]]]), mask=mask)
+    res["mask"] = {"alphas": tensor(attn.alphas), "context": tensor(context), "mask": tensor(mask.float())}
+
+    torch.manual_seed(21)
+    encoder, dec = GruEncoder(2, 2), GruDecoderAttn(2, 2)
+    dec.init_hidden(encoder(source))
+    step_input, outs = source[:, -1:], []
+    for _ in range(2):
+        out = dec(step_input)
+        outs.append(flat(out))
+        step_input = out
+    res["decoder_attn_outputs"] = outs
+
+    scores = {}
+    torch.manual_seed(3)
+    keys, query = torch.randn(2, 4, 3), torch.randn(2, 2, 3)
+    mask = torch.tensor([[[1, 1, 1, 0]], [[1, 1, 1, 1]]])
+    for name in ["scaled_dot", "dot", "general", "additive", "cosine", "location"]:
+        torch.manual_seed(7)
+        a = Attn(3, proj_values=True, score=name, source_len=4)
+        a.init_keys(keys)
+        ctx = a(query, mask=mask)
+        scores[name] = {"state": state(a), "alphas": tensor(a.alphas), "context": tensor(ctx)}
+    res["scores"] = {"keys": tensor(keys), "query": tensor(query), "mask": tensor(mask.float()), "cases": scores}
+
+    torch.manual_seed(17)
+    mha = WideMultiHead(3, 2, proj_values=True)
+    keys, query = torch.randn(2, 3, 2), torch.randn(2, 1, 2)
+    mha.init_keys(keys)
+    out = mha(query)
+    res["multihead"] = {"state": state(mha), "keys": tensor(keys), "query": tensor(query), "out": tensor(out),
+                        "alphas": tensor(torch.stack([h.alphas for h in mha.attn_heads]))}
+    torch.manual_seed(19)
+    blog = BlogAttention(3, 4)
+    x, y = torch.randn(2, 5, 3), torch.randn(2, 2, 3)
+    res["blog"] = {"state": state(blog), "x": tensor(x), "y": tensor(y), "self": tensor(blog(x, x, x)), "cross": tensor(blog(y, x, x))}
+
+    train_loader, test_loader = loaders()
+    torch.manual_seed(23)
+    model = Seq2SeqAttn(GruEncoder(2, 2), GruDecoderAttn(2, 2), 2, 2, teacher_forcing_prob=0.5)
+    res["initial_state"] = state(model)
+    losses, val_losses = fit(model, train_loader, test_loader, 100)
+    full_train, _ = squares_tensor(256, 13)
+    model.eval()
+    with torch.no_grad():
+        model(full_train[3:4, :2])
+    res["train_100"] = {"losses": losses, "val_losses": val_losses, "alphas_seq3": tensor(model.alphas)}
+    return res
+
+
 # ---------------------------------------------------------------- how PyTorch prints tensors
 def display():
     torch.manual_seed(0)
@@ -306,6 +499,7 @@ SECTIONS = {
     "numpy_data": numpy_data,
     "seq2seq": seq2seq,
     "display": display,
+    "attention": attention,
 }
 
 
