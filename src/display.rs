@@ -364,3 +364,66 @@ impl std::fmt::Display for ShowTensor {
         f.write_str(&self.text())
     }
 }
+
+/// Attention weights to show as shaded tables: one table per sequence (and head), target steps
+/// as rows, source steps as columns, each cell shaded by its weight and labelled with it.
+#[derive(Clone, Debug)]
+pub struct ShowAlphas {
+    pub alphas: Tensor,
+    pub source_labels: Vec<String>,
+    pub target_labels: Vec<String>,
+}
+
+/// Wraps attention weights `(Lt, Ls)`, `(N, Lt, Ls)` or `(heads, N, Lt, Ls)` for display.
+/// Empty label lists number the steps.
+pub fn show_alphas(alphas: &Tensor, source_labels: &[&str], target_labels: &[&str]) -> ShowAlphas {
+    ShowAlphas {
+        alphas: alphas.clone(),
+        source_labels: source_labels.iter().map(|s| s.to_string()).collect(),
+        target_labels: target_labels.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+impl ShowAlphas {
+    pub fn html(&self) -> Result<String> {
+        let (dims, flat) = values(&self.alphas)?;
+        if dims.len() < 2 || dims.len() > 4 {
+            candle_core::bail!("show_alphas: expected alphas (Lt, Ls), (N, Lt, Ls) or (heads, N, Lt, Ls), got {dims:?}")
+        }
+        let (lt, ls) = (dims[dims.len() - 2], dims[dims.len() - 1]);
+        let label = |labels: &[String], i: usize| labels.get(i).cloned().unwrap_or_else(|| i.to_string());
+        let blocks = flat.len() / (lt * ls).max(1);
+        let mut s = String::from("<div style=\"display:flex;flex-wrap:wrap;align-items:flex-start\">");
+        for b in 0..blocks {
+            let caption = match dims.len() {
+                3 => format!("sequence {b}"),
+                4 => format!("head {}, sequence {}", b / dims[1], b % dims[1]),
+                _ => String::new(),
+            };
+            let _ = write!(s, "<table style=\"{TABLE_CSS}\"><caption style=\"font-family:monospace;font-size:12px;color:#444\">{}</caption><tr><th style=\"{HEAD_CSS}\"></th>", escape(&caption));
+            for j in 0..ls {
+                let _ = write!(s, "<th style=\"{HEAD_CSS}\">{}</th>", escape(&label(&self.source_labels, j)));
+            }
+            s.push_str("</tr>");
+            for i in 0..lt {
+                let _ = write!(s, "<tr><th style=\"{HEAD_CSS}\">{}</th>", escape(&label(&self.target_labels, i)));
+                for j in 0..ls {
+                    let v = flat[b * lt * ls + i * ls + j];
+                    let crate::plots::HeatColor(r, g, bl) = crate::plots::heat_rgb(v);
+                    let ink = if v > 0.5 { "#fff" } else { "#000" };
+                    let _ = write!(s, "<td style=\"{CELL_CSS};background:rgb({r},{g},{bl});color:{ink}\">{v:.4}</td>");
+                }
+                s.push_str("</tr>");
+            }
+            s.push_str("</table>");
+        }
+        s.push_str("</div>");
+        Ok(s)
+    }
+
+    pub fn evcxr_display(&self) {
+        let text = tensor_to_text(&self.alphas).unwrap_or_else(|e| format!("<alphas could not be read: {e}>"));
+        let html = self.html().unwrap_or_else(|e| format!("<pre>{}</pre>", escape(&e.to_string())));
+        emit(&[("text/plain", &text), ("text/html", &html)]);
+    }
+}

@@ -32,10 +32,12 @@ pub mod prelude {
         scaled_dot_product_attention, source_mask,
     };
     pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
-    pub use crate::display::{ShowTensor, show};
+    pub use crate::display::{ShowAlphas, ShowTensor, show, show_alphas};
     pub use crate::nn::{Embedding, Gru, LayerNorm, Linear, Lstm, Module, Param};
     pub use crate::numpy::RandomState;
-    pub use crate::plots::{Figure, counter_vs_clock, plot_data, plot_losses, plot_sequences, sequence_pred};
+    pub use crate::plots::{
+        Figure, counter_vs_clock, figure9, plot_attention, plot_data, plot_losses, plot_sequences, query_and_keys, sequence_pred,
+    };
     pub use crate::seq2seq::{Decoder, Encoder, EncoderDecoder, Model, StepDecoder};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::random::{Generator, manual_seed};

@@ -17,16 +17,19 @@ import fixtures as fx  # noqa: E402
 torch.set_num_threads(1)
 
 
-def torch_seq2seq():
+def train_lecture(make):
     train_loader, test_loader = fx.loaders()
     torch.manual_seed(23)
-    model = fx.Seq2Seq(fx.GruEncoder(2, 2), fx.GruDecoder(2, 2), 2, 2, teacher_forcing_prob=0.5)
+    model = make()
     start = time.perf_counter()
     losses, val = fx.fit(model, train_loader, test_loader, 100)
     return time.perf_counter() - start, losses[-1], val[-1]
 
 
-TORCH = {"seq2seq": torch_seq2seq}
+TORCH = {
+    "seq2seq": lambda: train_lecture(lambda: fx.Seq2Seq(fx.GruEncoder(2, 2), fx.GruDecoder(2, 2), 2, 2, 0.5)),
+    "attention": lambda: train_lecture(lambda: fx.Seq2SeqAttn(fx.GruEncoder(2, 2), fx.GruDecoderAttn(2, 2), 2, 2, 0.5)),
+}
 
 
 def main(binary):
