@@ -238,8 +238,9 @@ impl Attention {
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         let mut scores = self.score_function(query)?;
         if let Some(m) = mask {
-            if m.rank() != 3 || m.dim(0)? != scores.dim(0)? || m.dim(2)? != scores.dim(2)? || (m.dim(1)? != 1 && m.dim(1)? != scores.dim(1)?) {
-                bail!("Attention: expected a mask of shape ({}, 1 or {}, {}), got {:?}", scores.dim(0)?, scores.dim(1)?, scores.dim(2)?, m.dims())
+            let fits = |d: usize, want: usize| d == 1 || d == want;
+            if m.rank() != 3 || !fits(m.dim(0)?, scores.dim(0)?) || !fits(m.dim(1)?, scores.dim(1)?) || m.dim(2)? != scores.dim(2)? {
+                bail!("Attention: expected a mask of shape (1 or {}, 1 or {}, {}), got {:?}", scores.dim(0)?, scores.dim(1)?, scores.dim(2)?, m.dims())
             }
             scores = masked_fill(&scores, m, MASK_FILL)?;
         }

@@ -10,6 +10,7 @@
 //! - [`data`]: the squares, datasets and loaders.
 //! - [`seq2seq`]: the GRU encoder, decoder and encoder-decoder of the lecture's first part.
 //! - [`attention`]: scoring functions, `Attention`, masks, multi-head attention, `DecoderAttn`.
+//! - [`selfattn`]: self-attention encoder and decoder, target masks, positional encoding.
 //! - [`train`]: MSE, PyTorch's Adam and the `StepByStep` trainer.
 //! - [`display`]: tensors as HTML tables in a notebook.
 //! - [`plots`]: the lecture's figures as SVG.
@@ -22,6 +23,7 @@ pub mod numpy;
 pub mod param;
 pub mod plots;
 pub mod random;
+pub mod selfattn;
 pub mod seq2seq;
 pub mod train;
 
@@ -37,6 +39,9 @@ pub mod prelude {
     pub use crate::numpy::RandomState;
     pub use crate::plots::{
         Figure, counter_vs_clock, figure9, plot_attention, plot_data, plot_losses, plot_sequences, query_and_keys, sequence_pred,
+    };
+    pub use crate::selfattn::{
+        DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, PositionalEncoding, shifted_target, subsequent_mask,
     };
     pub use crate::seq2seq::{Decoder, Encoder, EncoderDecoder, Model, StepDecoder};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};

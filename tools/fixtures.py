@@ -35,7 +35,8 @@ def tensor(t):
 
 
 def state(module):
-    return [[name, tensor(p)] for name, p in module.state_dict().items()]
+    """Parameters by name, in PyTorch's order (buffers such as a positional encoding left out)."""
+    return [[name, tensor(p)] for name, p in module.named_parameters()]
 
 
 # ---------------------------------------------------------------- random numbers
@@ -469,6 +470,137 @@ def attention():
     return res
 
 
+# ---------------------------------------------------------------- lecture part 3: self-attention
+def ffn(d_in, ff_units, d_out):
+    return nn.Sequential(nn.Linear(d_in, ff_units), nn.ReLU(), nn.Linear(ff_units, d_out))
+
+
+class SelfAttnEncoder(nn.Module):
+    def __init__(self, n_heads, d_model, ff_units, n_features=None):
+        super().__init__()
+        self.self_attn_heads = WideMultiHead(n_heads, d_model, input_dim=n_features)
+        self.ffn = ffn(d_model, ff_units, d_model)
+
+    def forward(self, query, mask=None):
+        self.self_attn_heads.init_keys(query)
+        return self.ffn(self.self_attn_heads(query, mask))
+
+
+class SelfAttnDecoder(nn.Module):
+    def __init__(self, n_heads, d_model, ff_units, n_features=None):
+        super().__init__()
+        n_features = n_features or d_model
+        self.self_attn_heads = WideMultiHead(n_heads, d_model, input_dim=n_features)
+        self.cross_attn_heads = WideMultiHead(n_heads, d_model)
+        self.ffn = ffn(d_model, ff_units, n_features)
+
+    def init_keys(self, states):
+        self.cross_attn_heads.init_keys(states)
+
+    def forward(self, query, source_mask=None, target_mask=None):
+        self.self_attn_heads.init_keys(query)
+        att1 = self.self_attn_heads(query, target_mask)
+        return self.ffn(self.cross_attn_heads(att1, source_mask))
+
+
+def no_peeking(size):
+    return torch.tril(torch.ones(1, size, size)).bool()
+
+
+class SinusoidalPE(nn.Module):
+    def __init__(self, max_len, d_model):
+        super().__init__()
+        self.d_model = d_model
+        speeds = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        positions = torch.arange(0, max_len).float().unsqueeze(1)
+        pe = torch.zeros(max_len, d_model)
+        pe[:, 0::2] = torch.sin(positions * speeds)
+        pe[:, 1::2] = torch.cos(positions * speeds)
+        self.register_buffer("pe", pe.unsqueeze(0))
+
+    def forward(self, x):
+        return x * math.sqrt(self.d_model) + self.pe[:, :x.size(1)]
+
+
+class WithPE(nn.Module):
+    def __init__(self, layer, max_len, dim):
+        super().__init__()
+        self.pe = SinusoidalPE(max_len, dim)
+        self.layer = layer
+
+    def init_keys(self, states):
+        self.layer.init_keys(states)
+
+    def forward(self, query, *masks):
+        return self.layer(self.pe(query), *masks)
+
+
+class SelfAttnSeq2Seq(nn.Module):
+    """Training: the shifted target at once under the subsequent mask; evaluation: one step at a
+    time, growing the mask."""
+
+    def __init__(self, encoder, decoder, input_len, target_len):
+        super().__init__()
+        self.encoder, self.decoder = encoder, decoder
+        self.input_len, self.target_len = input_len, target_len
+
+    def forward(self, x):
+        source = x[:, :self.input_len]
+        self.decoder.init_keys(self.encoder(source, None))
+        if self.training:
+            return self.decoder(x[:, self.input_len - 1:-1], None, no_peeking(self.target_len))
+        inputs = source[:, -1:]
+        for i in range(self.target_len):
+            out = self.decoder(inputs, None, no_peeking(i + 1))
+            inputs = torch.cat([inputs, out[:, -1:]], dim=1).detach()
+        return inputs[:, 1:]
+
+
+def selfattn():
+    res = {}
+    corners = torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]).view(1, 4, 2)
+    source, target = corners[:, :2], corners[:, 2:]
+    torch.manual_seed(11)
+    encself = SelfAttnEncoder(3, 2, 10, 2)
+    states = encself(source)
+    res["encoder_states"] = tensor(states)
+    res["encoder_state_dict"] = state(encself)
+    torch.manual_seed(13)
+    decself = SelfAttnDecoder(3, 2, 10, 2)
+    res["decoder_state_dict"] = state(decself)
+    decself.init_keys(states)
+    shifted = torch.cat([source[:, -1:], target[:, :-1]], dim=1)
+    out = decself(shifted, None, no_peeking(2))
+    res["decoder_self_alphas"] = tensor(torch.stack([h.alphas for h in decself.self_attn_heads.attn_heads]))
+    res["decoder_shifted_out"] = tensor(out)
+    inputs = source[:, -1:]
+    out = decself(inputs, None, no_peeking(1))
+    res["first_step"] = tensor(out)
+    inputs = torch.cat([inputs, out[:, -1:]], dim=-2)
+    res["second_step"] = tensor(decself(inputs, None, no_peeking(2)))
+    res["subsequent_mask_3"] = tensor(no_peeking(3).float())
+    pe = SinusoidalPE(2, 2)
+    res["pe_2_2"] = {"pe": tensor(pe.pe), "out": tensor(pe(source)), "plus": tensor(source + pe.pe)}
+    res["pe_10_8"] = tensor(SinusoidalPE(10, 8).pe[0])
+    train_loader, test_loader = loaders()
+    full_test, _ = squares_tensor(128, 19)
+    for name, seed, with_pe in [("selfattn", 23, False), ("selfattn_pe", 43, True)]:
+        torch.manual_seed(seed)
+        if with_pe:
+            enc = WithPE(SelfAttnEncoder(3, 2, 10, 2), 100, 2)
+            dec = WithPE(SelfAttnDecoder(3, 2, 10, 2), 100, 2)
+        else:
+            enc, dec = SelfAttnEncoder(3, 2, 10, 2), SelfAttnDecoder(3, 2, 10, 2)
+        model = SelfAttnSeq2Seq(enc, dec, 2, 2)
+        initial = state(model)
+        losses, val_losses = fit(model, train_loader, test_loader, 100)
+        model.eval()
+        with torch.no_grad():
+            pred = model(full_test[:4, :2])
+        res[name] = {"initial_state": initial, "losses": losses, "val_losses": val_losses, "pred_test_4": tensor(pred)}
+    return res
+
+
 # ---------------------------------------------------------------- how PyTorch prints tensors
 def display():
     torch.manual_seed(0)
@@ -500,6 +632,7 @@ SECTIONS = {
     "seq2seq": seq2seq,
     "display": display,
     "attention": attention,
+    "selfattn": selfattn,
 }
 
 
