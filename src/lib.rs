@@ -38,7 +38,8 @@ pub mod prelude {
     pub use crate::nn::{Embedding, Gru, LayerNorm, Linear, Lstm, Module, Param};
     pub use crate::numpy::RandomState;
     pub use crate::plots::{
-        Figure, counter_vs_clock, figure9, plot_attention, plot_data, plot_losses, plot_sequences, query_and_keys, sequence_pred,
+        Figure, counter_vs_clock, encoding_curves, encoding_degrees, exponential_dials, figure9, plot_attention, plot_data, plot_losses,
+        plot_mesh, plot_sequences, query_and_keys, sequence_pred,
     };
     pub use crate::selfattn::{
         DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, PositionalEncoding, shifted_target, subsequent_mask,
