@@ -17,9 +17,9 @@ import fixtures as fx  # noqa: E402
 torch.set_num_threads(1)
 
 
-def train_lecture(make):
+def train_lecture(make, seed=23):
     train_loader, test_loader = fx.loaders()
-    torch.manual_seed(23)
+    torch.manual_seed(seed)
     model = make()
     start = time.perf_counter()
     losses, val = fx.fit(model, train_loader, test_loader, 100)
@@ -29,6 +29,13 @@ def train_lecture(make):
 TORCH = {
     "seq2seq": lambda: train_lecture(lambda: fx.Seq2Seq(fx.GruEncoder(2, 2), fx.GruDecoder(2, 2), 2, 2, 0.5)),
     "attention": lambda: train_lecture(lambda: fx.Seq2SeqAttn(fx.GruEncoder(2, 2), fx.GruDecoderAttn(2, 2), 2, 2, 0.5)),
+    "selfattn": lambda: train_lecture(lambda: fx.SelfAttnSeq2Seq(fx.SelfAttnEncoder(3, 2, 10, 2), fx.SelfAttnDecoder(3, 2, 10, 2), 2, 2)),
+    "selfattn_pe": lambda: train_lecture(
+        lambda: fx.SelfAttnSeq2Seq(
+            fx.WithPE(fx.SelfAttnEncoder(3, 2, 10, 2), 100, 2), fx.WithPE(fx.SelfAttnDecoder(3, 2, 10, 2), 100, 2), 2, 2
+        ),
+        seed=43,
+    ),
 }
 
 
