@@ -45,7 +45,7 @@ $(EVCXR):
 	cargo install --locked --root $(ROOT)/.tools evcxr_jupyter --version $(EVCXR_VERSION)
 
 $(KERNEL_JSON): $(EVCXR) tools/install_kernel.py $(VENV)/.installed
-	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(XDG_CACHE_HOME)
+	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(XDG_CACHE_HOME) $(ROOT)/.tools/lld
 
 lab: setup
 	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)

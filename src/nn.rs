@@ -352,6 +352,62 @@ pub fn lstm_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<
     Ok((h, c))
 }
 
+/// The weights of a stack of recurrent layers, layer by layer and direction by direction,
+/// drawn in PyTorch's order (`gates` is 3 for a GRU, 4 for an LSTM).
+fn stack_weights(module: &str, gates: usize, input_size: usize, hidden_size: usize, num_layers: usize, bidirectional: bool) -> Result<Vec<RnnWeights>> {
+    if input_size == 0 || hidden_size == 0 || num_layers == 0 {
+        bail!("{module}: sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}, num_layers = {num_layers}")
+    }
+    let dirs = if bidirectional { 2 } else { 1 };
+    let mut weights = vec![];
+    for l in 0..num_layers {
+        let inp = if l == 0 { input_size } else { hidden_size * dirs };
+        for _ in 0..dirs {
+            weights.push(RnnWeights::new(gates, inp, hidden_size)?);
+        }
+    }
+    Ok(weights)
+}
+
+/// Runs a stack of recurrent layers over a batch-first `x`: for each layer and direction (the
+/// reverse one reads the sequence backwards), `step` advances the state one time step and
+/// `output` reads the hidden state out of it. Returns the last layer's outputs `(N, L, dirs*H)`
+/// and the final state of every layer and direction.
+fn run_stack<S>(
+    x: &Tensor,
+    weights: &[RnnWeights],
+    dirs: usize,
+    initial: Vec<S>,
+    step: impl Fn(&RnnWeights, &Tensor, &S) -> Result<S>,
+    output: impl Fn(&S) -> Tensor,
+) -> Result<(Tensor, Vec<S>)> {
+    let l = x.dim(1)?;
+    let mut input = x.clone();
+    let mut finals = Vec::with_capacity(weights.len());
+    let mut initial = initial.into_iter();
+    for layer in weights.chunks(dirs) {
+        let mut outs = vec![];
+        for (dir, w) in layer.iter().enumerate() {
+            let seq = if dir == 1 { reverse_time(&input)? } else { input.clone() };
+            let gi = w.input_gates(&seq)?;
+            let Some(mut state) = initial.next() else { bail!("recurrent layer: missing an initial state") };
+            let mut states = Vec::with_capacity(l);
+            for t in 0..l {
+                state = step(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &state)?;
+                states.push(output(&state));
+            }
+            let mut out = Tensor::stack(&states, 1)?;
+            if dir == 1 {
+                out = reverse_time(&out)?;
+            }
+            finals.push(state);
+            outs.push(out);
+        }
+        input = Tensor::cat(&outs, 2)?;
+    }
+    Ok((input, finals))
+}
+
 /// `nn.GRU(input_size, hidden_size, num_layers, batch_first=True, bidirectional)`.
 #[derive(Clone, Debug)]
 pub struct Gru {
@@ -372,17 +428,7 @@ impl Gru {
     /// Any number of layers, optionally bidirectional. Draws every parameter uniformly in
     /// `±1/sqrt(hidden_size)`, layer by layer and direction by direction, as PyTorch does.
     pub fn with_layers(input_size: usize, hidden_size: usize, num_layers: usize, bidirectional: bool) -> Result<Self> {
-        if input_size == 0 || hidden_size == 0 || num_layers == 0 {
-            bail!("GRU: sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}, num_layers = {num_layers}")
-        }
-        let dirs = if bidirectional { 2 } else { 1 };
-        let mut weights = vec![];
-        for l in 0..num_layers {
-            let inp = if l == 0 { input_size } else { hidden_size * dirs };
-            for _ in 0..dirs {
-                weights.push(RnnWeights::new(3, inp, hidden_size)?);
-            }
-        }
+        let weights = stack_weights("GRU", 3, input_size, hidden_size, num_layers, bidirectional)?;
         Ok(Gru { input_size, hidden_size, num_layers, bidirectional, weights })
     }
 
@@ -393,7 +439,7 @@ impl Gru {
     /// `(N, L, F)` and an optional `(layers*dirs, N, H)` initial state ->
     /// (`(N, L, dirs*H)` outputs of the last layer, `(layers*dirs, N, H)` final states).
     pub fn forward(&self, x: &Tensor, h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
-        let (n, l) = check_rnn_input("GRU", x, self.input_size)?;
+        let (n, _) = check_rnn_input("GRU", x, self.input_size)?;
         let ld = self.num_layers * self.directions();
         let h0 = match h0 {
             Some(h) => {
@@ -402,31 +448,9 @@ impl Gru {
             }
             None => Tensor::zeros((ld, n, self.hidden_size), x.dtype(), x.device())?,
         };
-        let mut input = x.clone();
-        let mut finals = vec![];
-        for layer in 0..self.num_layers {
-            let mut outs = vec![];
-            for dir in 0..self.directions() {
-                let k = layer * self.directions() + dir;
-                let w = &self.weights[k];
-                let seq = if dir == 1 { reverse_time(&input)? } else { input.clone() };
-                let gi = w.input_gates(&seq)?;
-                let mut h = h0.get(k)?;
-                let mut states = Vec::with_capacity(l);
-                for t in 0..l {
-                    h = gru_cell(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &h)?;
-                    states.push(h.clone());
-                }
-                let mut out = Tensor::stack(&states, 1)?;
-                if dir == 1 {
-                    out = reverse_time(&out)?;
-                }
-                finals.push(h);
-                outs.push(out);
-            }
-            input = Tensor::cat(&outs, 2)?;
-        }
-        Ok((input, Tensor::stack(&finals, 0)?))
+        let initial = (0..ld).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
+        let (out, finals) = run_stack(x, &self.weights, self.directions(), initial, gru_cell, Tensor::clone)?;
+        Ok((out, Tensor::stack(&finals, 0)?))
     }
 }
 
@@ -457,17 +481,7 @@ impl Lstm {
     }
 
     pub fn with_layers(input_size: usize, hidden_size: usize, num_layers: usize, bidirectional: bool) -> Result<Self> {
-        if input_size == 0 || hidden_size == 0 || num_layers == 0 {
-            bail!("LSTM: sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}, num_layers = {num_layers}")
-        }
-        let dirs = if bidirectional { 2 } else { 1 };
-        let mut weights = vec![];
-        for l in 0..num_layers {
-            let inp = if l == 0 { input_size } else { hidden_size * dirs };
-            for _ in 0..dirs {
-                weights.push(RnnWeights::new(4, inp, hidden_size)?);
-            }
-        }
+        let weights = stack_weights("LSTM", 4, input_size, hidden_size, num_layers, bidirectional)?;
         Ok(Lstm { input_size, hidden_size, num_layers, bidirectional, weights })
     }
 
@@ -478,7 +492,7 @@ impl Lstm {
     /// `(N, L, F)` and optional `(h0, c0)`, each `(layers*dirs, N, H)` ->
     /// (`(N, L, dirs*H)`, `(h_n, c_n)`).
     pub fn forward(&self, x: &Tensor, state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, (Tensor, Tensor))> {
-        let (n, l) = check_rnn_input("LSTM", x, self.input_size)?;
+        let (n, _) = check_rnn_input("LSTM", x, self.input_size)?;
         let ld = self.num_layers * self.directions();
         let (h0, c0) = match state {
             Some((h, c)) => {
@@ -491,32 +505,11 @@ impl Lstm {
                 (z.clone(), z)
             }
         };
-        let mut input = x.clone();
-        let (mut hs, mut cs) = (vec![], vec![]);
-        for layer in 0..self.num_layers {
-            let mut outs = vec![];
-            for dir in 0..self.directions() {
-                let k = layer * self.directions() + dir;
-                let w = &self.weights[k];
-                let seq = if dir == 1 { reverse_time(&input)? } else { input.clone() };
-                let gi = w.input_gates(&seq)?;
-                let (mut h, mut c) = (h0.get(k)?, c0.get(k)?);
-                let mut states = Vec::with_capacity(l);
-                for t in 0..l {
-                    (h, c) = lstm_cell(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &h, &c)?;
-                    states.push(h.clone());
-                }
-                let mut out = Tensor::stack(&states, 1)?;
-                if dir == 1 {
-                    out = reverse_time(&out)?;
-                }
-                hs.push(h);
-                cs.push(c);
-                outs.push(out);
-            }
-            input = Tensor::cat(&outs, 2)?;
-        }
-        Ok((input, (Tensor::stack(&hs, 0)?, Tensor::stack(&cs, 0)?)))
+        let initial = (0..ld).map(|k| Ok((h0.get(k)?, c0.get(k)?))).collect::<Result<Vec<_>>>()?;
+        let step = |w: &RnnWeights, gi: &Tensor, (h, c): &(Tensor, Tensor)| lstm_cell(w, gi, h, c);
+        let (out, finals) = run_stack(x, &self.weights, self.directions(), initial, step, |(h, _)| h.clone())?;
+        let (hs, cs): (Vec<Tensor>, Vec<Tensor>) = finals.into_iter().unzip();
+        Ok((out, (Tensor::stack(&hs, 0)?, Tensor::stack(&cs, 0)?)))
     }
 }
 

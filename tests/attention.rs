@@ -132,10 +132,7 @@ fn every_scoring_function_matches_pytorch() {
         // Same seed, same draws: the initial parameters equal PyTorch's.
         manual_seed(7).unwrap();
         let mut a = Attention::with_score(3, None, true, score).unwrap();
-        for ((n, p), (wn, w)) in a.named_parameters().iter().zip(state(&case["state"])) {
-            assert_eq!(n, &wn, "{name}");
-            assert_tensor_close(&format!("{name} {n}"), &p.tensor(), &w, 1e-6);
-        }
+        assert_params("a", &a, &case["state"], 1e-6);
         a.init_keys(&keys).unwrap();
         let ctx = a.forward(&query, Some(&mask)).unwrap();
         assert_tensor_close(&format!("{name} alphas"), a.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);
@@ -176,10 +173,7 @@ fn multi_head_attention_and_the_blog_layer_match_pytorch() {
     let m = &fx["multihead"];
     manual_seed(17).unwrap();
     let mut mha = MultiHeadAttention::new(3, 2, None, true).unwrap();
-    for ((n, p), (wn, w)) in mha.named_parameters().iter().zip(state(&m["state"])) {
-        assert_eq!(n, &wn);
-        assert_tensor_close(n, &p.tensor(), &w, 1e-6);
-    }
+    assert_params("mha", &mha, &m["state"], 1e-6);
     mha.init_keys(&tensor(&m["keys"])).unwrap();
     let out = mha.forward(&tensor(&m["query"]), None).unwrap();
     assert_tensor_close("multi-head output", &out, &tensor(&m["out"]), 1e-6);
@@ -204,10 +198,7 @@ fn training_with_attention_matches_pytorch() {
     let test = TensorDataset::new(&full_test.narrow(1, 0, 2).unwrap(), &full_test.narrow(1, 2, 2).unwrap()).unwrap();
     manual_seed(23).unwrap();
     let model = EncoderDecoderAttn::new(Encoder::new(2, 2).unwrap(), DecoderAttn::new(2, 2).unwrap(), 2, 2, 0.5).unwrap();
-    for ((n, p), (wn, w)) in model.named_parameters().iter().zip(state(&fx["initial_state"])) {
-        assert_eq!(n, &wn);
-        assert_tensor_close(n, &p.tensor(), &w, 1e-7);
-    }
+    assert_params("model", &model, &fx["initial_state"], 1e-7);
     let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
     let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
     sbs.progress_every = 0;

@@ -46,14 +46,7 @@ fn generator_functions_match_pytorch() {
 }
 
 fn check_state<M: Module>(what: &str, m: &M, want: &serde_json::Value) {
-    let want = state(want);
-    let got = m.named_parameters();
-    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
-    let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, want_names, "{what}: parameter names and order");
-    for ((n, v), (_, w)) in got.iter().zip(&want) {
-        assert_tensor_close(&format!("{what}.{n}"), &v.tensor(), w, TOL);
-    }
+    assert_params(what, m, want, TOL);
 }
 
 #[test]

@@ -27,20 +27,14 @@ fn encoder_and_decoder_give_the_printed_numbers() {
     let (source, full) = corners();
     manual_seed(11).unwrap();
     let mut encself = EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
-    for ((n, p), (wn, w)) in encself.named_parameters().iter().zip(state(&fx["encoder_state_dict"])) {
-        assert_eq!(n, &wn);
-        assert_tensor_close(n, &p.tensor(), &w, 1e-6);
-    }
+    assert_params("encself", &encself, &fx["encoder_state_dict"], 1e-6);
     let states = encself.forward(&source, None).unwrap();
     assert_tensor_close("encoder states", &states, &tensor(&fx["encoder_states"]), 1e-6);
     assert_eq!(round4(&values(&states)), vec![-0.0498, 0.2193, -0.0642, 0.2258]);
 
     manual_seed(13).unwrap();
     let mut decself = DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
-    for ((n, p), (wn, w)) in decself.named_parameters().iter().zip(state(&fx["decoder_state_dict"])) {
-        assert_eq!(n, &wn);
-        assert_tensor_close(n, &p.tensor(), &w, 1e-6);
-    }
+    assert_params("decself", &decself, &fx["decoder_state_dict"], 1e-6);
     decself.init_keys(&states).unwrap();
     let shifted = shifted_target(&full, 2).unwrap();
     let out = decself.forward(&shifted, None, Some(&subsequent_mask(2).unwrap())).unwrap();
@@ -113,10 +107,7 @@ fn train(name: &str, seed: i128, with_pe: bool) {
 }
 
 fn run<M: Model>(model: M, loaders: (DataLoader, Option<DataLoader>), want: &serde_json::Value, full_test: &Tensor) -> (Vec<f64>, Vec<f64>, Tensor) {
-    for ((n, p), (wn, w)) in model.named_parameters().iter().zip(state(&want["initial_state"])) {
-        assert_eq!(n, &wn);
-        assert_tensor_close(n, &p.tensor(), &w, 1e-7);
-    }
+    assert_params("model", &model, &want["initial_state"], 1e-7);
     let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
     let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
     sbs.progress_every = 0;

@@ -58,3 +58,17 @@ pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
     assert_eq!(got.dims(), want.dims(), "{what}: shape");
     assert_close(what, &values(got), &values(want), tol);
 }
+
+/// Asserts a module's parameters equal a `[[name, tensor], ...]` fixture: same names, same
+/// order, values within `tol`.
+#[track_caller]
+pub fn assert_params<M: Module>(what: &str, m: &M, want: &Value, tol: f64) {
+    let want = state(want);
+    let got = m.named_parameters();
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, want_names, "{what}: parameter names and order");
+    for ((n, p), (_, w)) in got.iter().zip(&want) {
+        assert_tensor_close(&format!("{what}: {n}"), &p.tensor(), w, tol);
+    }
+}
