@@ -6,7 +6,7 @@
 //! hidden units.
 
 use crate::nn::{Gru, Linear, Module, NamedParams, prefixed};
-use crate::seq2seq::{StepDecoder, check_batch};
+use crate::seq2seq::{StepDecoder, check_batch, final_state_seq_first, gru_step};
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// The value masked positions get before the softmax, as in the lecture.
@@ -343,28 +343,17 @@ impl DecoderAttn {
 impl DecoderAttn {
     /// Keys are the encoder's states; the first hidden state is the last of them.
     pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
-        let (_, l, h) = hidden_seq.dims3()?;
-        if h != self.hidden_dim || l == 0 {
-            bail!("DecoderAttn::init_hidden: expected hidden states (N, L, {}), got {:?}", self.hidden_dim, hidden_seq.dims())
-        }
+        let hidden = final_state_seq_first("DecoderAttn", hidden_seq, self.hidden_dim)?;
         self.attn.init_keys(hidden_seq)?;
-        self.hidden = Some(hidden_seq.narrow(1, l - 1, 1)?.permute((1, 0, 2))?);
+        self.hidden = Some(hidden);
         Ok(())
     }
 
     /// `(N, 1, F)` and an optional source mask `(N, 1, L)` -> `(N, 1, F)`.
     pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let (n, _) = check_batch("DecoderAttn", x, self.n_features)?;
-        let Some(hidden) = &self.hidden else {
-            bail!("DecoderAttn: no hidden state; call init_hidden with the encoder's states first")
-        };
-        if hidden.dims() != [1, n, self.hidden_dim] {
-            bail!("DecoderAttn: the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {})", hidden.dims(), self.hidden_dim)
-        }
-        let (out, hidden) = self.basic_rnn.forward(x, Some(hidden))?;
+        let (query, hidden) = gru_step("DecoderAttn", &self.basic_rnn, self.hidden.as_ref(), x)?;
         self.hidden = Some(hidden);
-        let l = out.dim(1)?;
-        let query = out.narrow(1, l - 1, 1)?;
+        let n = x.dim(0)?;
         let context = self.attn.forward(&query, mask)?;
         let concatenated = Tensor::cat(&[context, query], D::Minus1)?;
         self.regression.forward(&concatenated)?.reshape((n, 1, self.n_features))

@@ -20,6 +20,30 @@ pub(crate) fn check_batch(module: &str, x: &Tensor, n_features: usize) -> Result
     }
 }
 
+/// The encoder's last hidden state made sequence-first for a GRU: `(N, L, H) -> (1, N, H)`.
+pub(crate) fn final_state_seq_first(module: &str, hidden_seq: &Tensor, hidden_dim: usize) -> Result<Tensor> {
+    match hidden_seq.dims() {
+        &[_, l, h] if h == hidden_dim && l > 0 => hidden_seq.narrow(1, l - 1, 1)?.permute((1, 0, 2)),
+        d => bail!("{module}::init_hidden: expected hidden states (N, L, {hidden_dim}), got {d:?}"),
+    }
+}
+
+/// One step of a decoder's GRU: checks the input `(N, 1, F)` against the kept hidden state
+/// `(1, N, H)` and returns the step's output `(N, 1, H)` and the new hidden state.
+pub(crate) fn gru_step(module: &str, rnn: &Gru, hidden: Option<&Tensor>, x: &Tensor) -> Result<(Tensor, Tensor)> {
+    let (n, _) = check_batch(module, x, rnn.input_size)?;
+    let Some(hidden) = hidden else {
+        bail!("{module}: no hidden state; call init_hidden with the encoder's states first")
+    };
+    let h = rnn.hidden_size;
+    if hidden.dims() != [1, n, h] {
+        bail!("{module}: the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {h})", hidden.dims())
+    }
+    let (out, hidden) = rnn.forward(x, Some(hidden))?;
+    let l = out.dim(1)?;
+    Ok((out.narrow(1, l - 1, 1)?, hidden))
+}
+
 /// `Encoder(n_features, hidden_dim)`: a batch-first GRU that returns every hidden state.
 #[derive(Clone, Debug)]
 pub struct Encoder {
@@ -72,30 +96,15 @@ impl Decoder {
 
     /// Takes the encoder's last hidden state, `(N, L, H)` -> `(1, N, H)`.
     pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
-        let (_, l, h) = hidden_seq.dims3().map_err(|_| {
-            candle_core::Error::Msg(format!("Decoder::init_hidden: expected hidden states (N, L, {}), got {:?}", self.hidden_dim, hidden_seq.dims()))
-        })?;
-        if h != self.hidden_dim || l == 0 {
-            bail!("Decoder::init_hidden: expected hidden states (N, L, {}), got {:?}", self.hidden_dim, hidden_seq.dims())
-        }
-        self.hidden = Some(hidden_seq.narrow(1, l - 1, 1)?.permute((1, 0, 2))?);
+        self.hidden = Some(final_state_seq_first("Decoder", hidden_seq, self.hidden_dim)?);
         Ok(())
     }
 
     /// `(N, 1, F) -> (N, 1, F)`: one step, updating the hidden state.
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        let (n, _) = check_batch("Decoder", x, self.n_features)?;
-        let Some(hidden) = &self.hidden else {
-            bail!("Decoder: no hidden state; call init_hidden with the encoder's states first")
-        };
-        if hidden.dims() != [1, n, self.hidden_dim] {
-            bail!("Decoder: the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {})", hidden.dims(), self.hidden_dim)
-        }
-        let (out, hidden) = self.basic_rnn.forward(x, Some(hidden))?;
+        let (last, hidden) = gru_step("Decoder", &self.basic_rnn, self.hidden.as_ref(), x)?;
         self.hidden = Some(hidden);
-        let l = out.dim(1)?;
-        let last = out.narrow(1, l - 1, 1)?;
-        self.regression.forward(&last)?.reshape((n, 1, self.n_features))
+        self.regression.forward(&last)?.reshape((x.dim(0)?, 1, self.n_features))
     }
 }
 
