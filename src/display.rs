@@ -27,7 +27,8 @@ pub enum NumberStyle {
 pub fn number_style(values: &[f64], is_float: bool) -> NumberStyle {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v != 0.0).map(f64::abs).collect();
     if finite.is_empty() {
-        return if is_float { NumberStyle::Int } else { NumberStyle::Int };
+        // Nothing but zeros, NaNs and infinities: PyTorch keeps its integer style.
+        return NumberStyle::Int;
     }
     let max = finite.iter().cloned().fold(f64::MIN, f64::max);
     let min = finite.iter().cloned().fold(f64::MAX, f64::min);

@@ -567,19 +567,8 @@ pub fn plot_mesh(matrix: &Tensor, title: &str, axis_label: &str) -> Result<Figur
     let row_labels: Vec<String> = (0..rows).map(|i| format!("{axis_label} {i}")).collect();
     let col_labels: Vec<String> = (0..cols).map(|j| j.to_string()).collect();
     figure("plot_mesh", (110 + 62 * cols as u32, 60 + 40 * rows as u32), |root| {
-        heatmap_values(root, title, &shaded, &m, &row_labels, &col_labels)
+        heatmap_panel_with(root, title, &shaded, Some(&m), &row_labels, &col_labels)
     })
-}
-
-fn heatmap_values(
-    area: &DrawingArea<SVGBackend, Shift>,
-    title: &str,
-    shade: &[Vec<f64>],
-    values: &[Vec<f64>],
-    row_labels: &[String],
-    col_labels: &[String],
-) -> Result<()> {
-    heatmap_panel_with(area, title, shade, Some(values), row_labels, col_labels)
 }
 
 /// The sinusoidal encoding of `max_len` positions in `d_model` dimensions: one curve per
