@@ -139,10 +139,11 @@ impl Generator {
         (hi << 32) | lo
     }
 
-    /// One float32 uniform in `[from, to)`: `(u & 0xFFFFFF) * 2^-24 * (to - from) + from`.
+    /// One float32 uniform in `[from, to)`: `(u & 0xFFFFFF) * 2^-24 * (to - from) + from`, the
+    /// last multiply-add fused (one rounding) as PyTorch's compiled kernel does it.
     pub fn uniform_f32(&mut self, from: f32, to: f32) -> f32 {
         let x = (self.random_u32() & 0x00ff_ffff) as f32 * (1.0 / 16_777_216.0);
-        x * (to - from) + from
+        x.mul_add(to - from, from)
     }
 
     /// One float64 uniform in `[from, to)` from 53 bits of `random64()`.
@@ -290,8 +291,8 @@ fn normal_fill_16(data: &mut [f32], mean: f32, std: f32) {
         let u2 = data[j + 8];
         let radius = (-2.0 * u1.ln()).sqrt();
         let theta = 2.0f32 * std::f32::consts::PI * u2;
-        data[j] = radius * theta.cos() * std + mean;
-        data[j + 8] = radius * theta.sin() * std + mean;
+        data[j] = (radius * theta.cos()).mul_add(std, mean);
+        data[j + 8] = (radius * theta.sin()).mul_add(std, mean);
     }
 }
 
