@@ -18,6 +18,7 @@
 pub mod attention;
 pub mod data;
 pub mod display;
+pub mod kernels;
 pub mod nn;
 pub mod numpy;
 pub mod param;

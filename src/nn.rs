@@ -142,6 +142,9 @@ impl Linear {
     /// `(..., in_features) -> (..., out_features)`.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_last_dim("Linear", x, self.in_features, "in_features")?;
+        if let Some(b) = &self.bias {
+            return crate::kernels::linear(x, &self.weight.tensor(), &b.tensor());
+        }
         let dims = x.dims().to_vec();
         let rows = x.elem_count() / self.in_features;
         let y = x.reshape((rows, self.in_features))?.matmul(&self.weight.t()?)?;

@@ -9,7 +9,7 @@ use attention_zoo::selfattn::positional_encoding_table;
 use common::fixtures::*;
 
 /// Epochs trained in the tests (the fixtures hold PyTorch's 100).
-const EPOCHS: usize = 3;
+const EPOCHS: usize = 100;
 
 fn round4(v: &[f64]) -> Vec<f64> {
     v.iter().map(|x| (x * 1e4).round() / 1e4).collect()
@@ -27,14 +27,14 @@ fn encoder_and_decoder_give_the_printed_numbers() {
     let (source, full) = corners();
     manual_seed(11).unwrap();
     let mut encself = EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
-    assert_params("encself", &encself, &fx["encoder_state_dict"], 1e-6);
+    assert_params("encself", &encself, &fx["encoder_state_dict"], 0.0);
     let states = encself.forward(&source, None).unwrap();
     assert_tensor_close("encoder states", &states, &tensor(&fx["encoder_states"]), 1e-6);
     assert_eq!(round4(&values(&states)), vec![-0.0498, 0.2193, -0.0642, 0.2258]);
 
     manual_seed(13).unwrap();
     let mut decself = DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
-    assert_params("decself", &decself, &fx["decoder_state_dict"], 1e-6);
+    assert_params("decself", &decself, &fx["decoder_state_dict"], 0.0);
     decself.init_keys(&states).unwrap();
     let shifted = shifted_target(&full, 2).unwrap();
     let out = decself.forward(&shifted, None, Some(&subsequent_mask(2).unwrap())).unwrap();
@@ -75,16 +75,16 @@ fn masks_and_positional_encoding_match() {
     assert_close("encoding row 1", &row1, &[0.8415, 0.5403, 0.0998, 0.9950, 0.0100, 1.0, 0.0010, 1.0], 1e-4);
 }
 
-fn train(name: &str, seed: i128, with_pe: bool) {
-    let fx = load("selfattn");
-    let want = &fx[name];
+/// Trains the lecture's model for 100 epochs like the lecture (Adam 0.01, MSE, batches of 16,
+/// `StepByStep` seeded with 42); returns the losses, validation losses and 4 predictions.
+fn train(seed: i128, with_pe: bool, want: &serde_json::Value) -> (Vec<f64>, Vec<f64>, Tensor) {
     let full_train = generate_sequences(256, false, 13).unwrap().to_tensor().unwrap();
     let full_test = generate_sequences(128, false, 19).unwrap().to_tensor().unwrap();
     let train = TensorDataset::new(&full_train, &full_train.narrow(1, 2, 2).unwrap()).unwrap();
     let test = TensorDataset::new(&full_test.narrow(1, 0, 2).unwrap(), &full_test.narrow(1, 2, 2).unwrap()).unwrap();
     manual_seed(seed).unwrap();
     let loaders = (DataLoader::shuffled(train, 16, Generator::default()).unwrap(), Some(DataLoader::new(test, 16).unwrap()));
-    let (losses, val, pred) = if with_pe {
+    if with_pe {
         let model = EncoderDecoderSelfAttn::new(
             EncoderPe::new(3, 2, 10, Some(2), 100).unwrap(),
             DecoderPe::new(3, 2, 10, Some(2), 100).unwrap(),
@@ -96,18 +96,12 @@ fn train(name: &str, seed: i128, with_pe: bool) {
     } else {
         let model = EncoderDecoderSelfAttn::new(EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(), DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(), 2, 2).unwrap();
         run(model, loaders, want, &full_test)
-    };
-    // These trainings amplify float32 rounding differences: after a few epochs two correct
-    // implementations part ways (PyTorch itself lands elsewhere than the lecture's run). The
-    // first epochs, before that happens, must agree to 4 decimals.
-    let (wl, wv) = (f64s(&want["losses"]), f64s(&want["val_losses"]));
-    assert_close(&format!("{name} first losses"), &round4(&losses[..3]), &round4(&wl[..3]), 1e-4);
-    assert_close(&format!("{name} first validation losses"), &round4(&val[..3]), &round4(&wv[..3]), 1e-4);
-    assert_eq!(pred.dims(), [4, 2, 2]);
+    }
 }
 
 fn run<M: Model>(model: M, loaders: (DataLoader, Option<DataLoader>), want: &serde_json::Value, full_test: &Tensor) -> (Vec<f64>, Vec<f64>, Tensor) {
-    assert_params("model", &model, &want["initial_state"], 1e-7);
+    // The same seed draws the same weights, bit for bit.
+    assert_params("model", &model, &want["initial_state"], 0.0);
     let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
     let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
     sbs.progress_every = 0;
@@ -117,16 +111,62 @@ fn run<M: Model>(model: M, loaders: (DataLoader, Option<DataLoader>), want: &ser
     (sbs.losses, sbs.val_losses, pred)
 }
 
-#[test]
-fn first_epochs_of_self_attention_training_match_pytorch() {
-    let _serial = common::serial();
-    train("selfattn", 23, false);
+/// The first epochs, before float32 rounding has had time to grow, agree with PyTorch to 4
+/// decimals.
+fn check_first_epochs(name: &str, losses: &[f64], val: &[f64], want: &serde_json::Value) {
+    let (wl, wv) = (f64s(&want["losses"]), f64s(&want["val_losses"]));
+    assert_close(&format!("{name} first losses"), &round4(&losses[..3]), &round4(&wl[..3]), 1e-4);
+    assert_close(&format!("{name} first validation losses"), &round4(&val[..3]), &round4(&wv[..3]), 1e-4);
+}
+
+/// The final losses of PyTorch's run and of its rounding-only variants (scores divided rather
+/// than multiplied by the reciprocal; linear layers unfused), ours last.
+fn final_losses(fx: &serde_json::Value, name: &str, losses: &[f64], val: &[f64]) -> Vec<(String, f64, f64)> {
+    let last = |v: &serde_json::Value| *f64s(v).last().unwrap();
+    let mut runs = vec![("pytorch".to_string(), last(&fx[name]["losses"]), last(&fx[name]["val_losses"]))];
+    for (variant, r) in fx["variants"][name].as_object().unwrap() {
+        runs.push((format!("pytorch {variant}"), r["loss"].as_f64().unwrap(), r["val_loss"].as_f64().unwrap()));
+    }
+    runs.push(("ours".to_string(), losses[EPOCHS - 1], val[EPOCHS - 1]));
+    for (who, l, v) in &runs {
+        println!("{name} after {EPOCHS} epochs, {who}: loss {l:.6}, val_loss {v:.6}");
+    }
+    runs
 }
 
 #[test]
-fn first_epochs_with_positional_encoding_match_pytorch() {
+fn self_attention_training_lands_where_pytorch_runs_land() {
     let _serial = common::serial();
-    train("selfattn_pe", 43, true);
+    let fx = load("selfattn");
+    let (losses, val, pred) = train(23, false, &fx["selfattn"]);
+    check_first_epochs("selfattn", &losses, &val, &fx["selfattn"]);
+    assert_eq!(pred.dims(), [4, 2, 2]);
+    // Without positional encoding this training is chaotic: PyTorch's own runs that differ only
+    // in float32 rounding end anywhere between 0.019 and 0.117. Ours must land in that range
+    // (widened by a quarter on each side).
+    let runs = final_losses(&fx, "selfattn", &losses, &val);
+    let pytorch = &runs[..runs.len() - 1];
+    let lo = pytorch.iter().map(|r| r.1).fold(f64::INFINITY, f64::min) / 1.25;
+    let hi = pytorch.iter().map(|r| r.1).fold(0.0, f64::max) * 1.25;
+    let ours = runs[runs.len() - 1].1;
+    assert!(lo <= ours && ours <= hi, "selfattn final loss {ours} outside PyTorch's range [{lo}, {hi}]");
+}
+
+#[test]
+fn positional_encoding_training_lands_near_the_lecture() {
+    let _serial = common::serial();
+    let fx = load("selfattn");
+    let (losses, val, pred) = train(43, true, &fx["selfattn_pe"]);
+    check_first_epochs("selfattn_pe", &losses, &val, &fx["selfattn_pe"]);
+    assert_eq!(pred.dims(), [4, 2, 2]);
+    let runs = final_losses(&fx, "selfattn_pe", &losses, &val);
+    // The oracle: PyTorch's run is the lecture's (printed 0.0124076 / 0.0169914) to 4 digits.
+    assert_close("PyTorch's run vs the lecture", &[runs[0].1, runs[0].2], &[0.0124076, 0.0169914], 2e-6);
+    // PyTorch's rounding-only variants end up to 2% (loss) and 6% (validation) away from it;
+    // ours must be within 10%.
+    let (_, l, v) = runs[runs.len() - 1];
+    assert!((l / runs[0].1 - 1.0).abs() < 0.10, "selfattn_pe final loss {l} vs PyTorch {}", runs[0].1);
+    assert!((v / runs[0].2 - 1.0).abs() < 0.10, "selfattn_pe final val_loss {v} vs PyTorch {}", runs[0].2);
 }
 
 #[test]

@@ -82,7 +82,15 @@ def layers():
         c["layernorm_6"] = state(nn.LayerNorm(6))
         c["linear_after"] = state(nn.Linear(2, 2))
         cases.append(c)
-    return {"cases": cases}
+    # Forward passes of linear layers as the models here use them (a batch of 16 sequences of
+    # 2 flattened to 32 rows): PyTorch's result, bit for bit, for up to 6 inputs.
+    forwards = []
+    torch.manual_seed(5)
+    for n_in, n_out in [(2, 2), (2, 10), (4, 3), (6, 2)]:
+        lin = nn.Linear(n_in, n_out)
+        x = torch.randn(16, 2, n_in)
+        forwards.append({"n_in": n_in, "n_out": n_out, "state": state(lin), "x": tensor(x), "y": tensor(lin(x))})
+    return {"cases": cases, "linear_forward": forwards}
 
 
 def rnn_forward():
@@ -305,7 +313,10 @@ class Attn(nn.Module):
     def scores(self, query):
         q, k = self.linear_query(query), self.proj_keys
         if self.score == "scaled_dot":
-            return q @ k.transpose(1, 2) / math.sqrt(self.d_k)
+            # Multiplied by 1/sqrt(d_k): the PyTorch that printed the lecture's numbers divided a
+            # float32 tensor by a scalar this way; today's PyTorch divides (one ulp apart at
+            # times, which the self-attention trainings amplify; see selfattn()).
+            return q @ k.transpose(1, 2) * (1 / math.sqrt(self.d_k))
         if self.score == "dot":
             return q @ k.transpose(1, 2)
         if self.score == "cosine":
@@ -598,7 +609,41 @@ def selfattn():
         with torch.no_grad():
             pred = model(full_test[:4, :2])
         res[name] = {"initial_state": initial, "losses": losses, "val_losses": val_losses, "pred_test_4": tensor(pred)}
+    res["variants"] = training_variants(train_loader, test_loader)
     return res
+
+
+def training_variants(train_loader, test_loader):
+    """The same two trainings with arithmetic that differs from the above only in rounding:
+    scores divided by sqrt(d_k) (today's PyTorch), and linear layers as `x @ W.T + b` instead of
+    one fused addmm. Their spread shows how far float32 rounding alone moves the final losses."""
+    out = {}
+    scores, linear = Attn.scores, nn.Linear.forward
+
+    def divided(self, query):
+        if self.score != "scaled_dot":
+            return scores(self, query)
+        return self.linear_query(query) @ self.proj_keys.transpose(1, 2) / math.sqrt(self.d_k)
+
+    variants = {
+        "divided_scores": (divided, linear),
+        "unfused_linear": (scores, lambda self, x: x @ self.weight.t() + self.bias),
+    }
+    try:
+        for variant, (score_fn, linear_fn) in variants.items():
+            Attn.scores, nn.Linear.forward = score_fn, linear_fn
+            for name, seed, with_pe in [("selfattn", 23, False), ("selfattn_pe", 43, True)]:
+                torch.manual_seed(seed)
+                if with_pe:
+                    enc = WithPE(SelfAttnEncoder(3, 2, 10, 2), 100, 2)
+                    dec = WithPE(SelfAttnDecoder(3, 2, 10, 2), 100, 2)
+                else:
+                    enc, dec = SelfAttnEncoder(3, 2, 10, 2), SelfAttnDecoder(3, 2, 10, 2)
+                losses, val_losses = fit(SelfAttnSeq2Seq(enc, dec, 2, 2), train_loader, test_loader, 100)
+                out.setdefault(name, {})[variant] = {"loss": losses[-1], "val_loss": val_losses[-1]}
+    finally:
+        Attn.scores, nn.Linear.forward = scores, linear
+    return out
 
 
 # ---------------------------------------------------------------- how PyTorch prints tensors
