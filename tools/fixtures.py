@@ -567,6 +567,22 @@ class SelfAttnSeq2Seq(nn.Module):
         return inputs[:, 1:]
 
 
+# The lecture's two self-attention trainings: name, seed, with positional encoding.
+LECTURE_SELFATTN = [("selfattn", 23, False), ("selfattn_pe", 43, True)]
+
+
+def lecture_selfattn(seed, with_pe):
+    """The lecture's self-attention encoder-decoder (3 heads, d_model 2, 10 hidden units), made
+    right after manual_seed(seed)."""
+    torch.manual_seed(seed)
+    if with_pe:
+        enc = WithPE(SelfAttnEncoder(3, 2, 10, 2), 100, 2)
+        dec = WithPE(SelfAttnDecoder(3, 2, 10, 2), 100, 2)
+    else:
+        enc, dec = SelfAttnEncoder(3, 2, 10, 2), SelfAttnDecoder(3, 2, 10, 2)
+    return SelfAttnSeq2Seq(enc, dec, 2, 2)
+
+
 def selfattn():
     res = {}
     corners = torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]).view(1, 4, 2)
@@ -595,14 +611,8 @@ def selfattn():
     res["pe_10_8"] = tensor(SinusoidalPE(10, 8).pe[0])
     train_loader, test_loader = loaders()
     full_test, _ = squares_tensor(128, 19)
-    for name, seed, with_pe in [("selfattn", 23, False), ("selfattn_pe", 43, True)]:
-        torch.manual_seed(seed)
-        if with_pe:
-            enc = WithPE(SelfAttnEncoder(3, 2, 10, 2), 100, 2)
-            dec = WithPE(SelfAttnDecoder(3, 2, 10, 2), 100, 2)
-        else:
-            enc, dec = SelfAttnEncoder(3, 2, 10, 2), SelfAttnDecoder(3, 2, 10, 2)
-        model = SelfAttnSeq2Seq(enc, dec, 2, 2)
+    for name, seed, with_pe in LECTURE_SELFATTN:
+        model = lecture_selfattn(seed, with_pe)
         initial = state(model)
         losses, val_losses = fit(model, train_loader, test_loader, 100)
         model.eval()
@@ -632,14 +642,8 @@ def training_variants(train_loader, test_loader):
     try:
         for variant, (score_fn, linear_fn) in variants.items():
             Attn.scores, nn.Linear.forward = score_fn, linear_fn
-            for name, seed, with_pe in [("selfattn", 23, False), ("selfattn_pe", 43, True)]:
-                torch.manual_seed(seed)
-                if with_pe:
-                    enc = WithPE(SelfAttnEncoder(3, 2, 10, 2), 100, 2)
-                    dec = WithPE(SelfAttnDecoder(3, 2, 10, 2), 100, 2)
-                else:
-                    enc, dec = SelfAttnEncoder(3, 2, 10, 2), SelfAttnDecoder(3, 2, 10, 2)
-                losses, val_losses = fit(SelfAttnSeq2Seq(enc, dec, 2, 2), train_loader, test_loader, 100)
+            for name, seed, with_pe in LECTURE_SELFATTN:
+                losses, val_losses = fit(lecture_selfattn(seed, with_pe), train_loader, test_loader, 100)
                 out.setdefault(name, {})[variant] = {"loss": losses[-1], "val_loss": val_losses[-1]}
     finally:
         Attn.scores, nn.Linear.forward = scores, linear
