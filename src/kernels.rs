@@ -142,22 +142,26 @@ impl CustomOp3 for LinearOp {
     }
 }
 
-/// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`; one graph
-/// node with its own backward on the CPU in f32, candle's matmul elsewhere.
-pub fn linear(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
+/// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
+/// bias, on the CPU in f32, one graph node with its own backward; otherwise candle's matmul.
+pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let (n_out, n_in) = weight.dims2()?;
-    if x.dims().last() != Some(&n_in) || bias.dims() != [n_out] {
-        bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.dims())
+    if x.dims().last() != Some(&n_in) || bias.is_some_and(|b| b.dims() != [n_out]) {
+        bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.map(|b| b.dims()))
     }
-    if fused(&[x, weight, bias]) {
-        return x.contiguous()?.apply_op3(&weight.contiguous()?, &bias.contiguous()?, LinearOp { n_in, n_out });
+    if let Some(b) = bias.filter(|b| fused(&[x, weight, b])) {
+        return x.contiguous()?.apply_op3(&weight.contiguous()?, &b.contiguous()?, LinearOp { n_in, n_out });
     }
     let mut dims = x.dims().to_vec();
     let rows = x.elem_count() / n_in;
     if let Some(last) = dims.last_mut() {
         *last = n_out;
     }
-    x.reshape((rows, n_in))?.matmul(&weight.t()?)?.broadcast_add(bias)?.reshape(dims)
+    let y = x.reshape((rows, n_in))?.matmul(&weight.t()?)?;
+    match bias {
+        Some(b) => y.broadcast_add(b)?.reshape(dims),
+        None => y.reshape(dims),
+    }
 }
 
 struct SoftmaxOp {

@@ -142,21 +142,8 @@ impl Linear {
     /// `(..., in_features) -> (..., out_features)`.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_last_dim("Linear", x, self.in_features, "in_features")?;
-        if let Some(b) = &self.bias {
-            return crate::kernels::linear(x, &self.weight.tensor(), &b.tensor());
-        }
-        let dims = x.dims().to_vec();
-        let rows = x.elem_count() / self.in_features;
-        let y = x.reshape((rows, self.in_features))?.matmul(&self.weight.t()?)?;
-        let y = match &self.bias {
-            Some(b) => y.broadcast_add(&b.tensor())?,
-            None => y,
-        };
-        let mut out = dims;
-        if let Some(last) = out.last_mut() {
-            *last = self.out_features;
-        }
-        y.reshape(out)
+        let bias = self.bias.as_ref().map(|b| b.tensor());
+        crate::kernels::linear(x, &self.weight.tensor(), bias.as_ref())
     }
 }
 

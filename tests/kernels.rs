@@ -20,7 +20,7 @@ fn fused_linear_has_candles_values_and_gradients() {
         let w = Var::from_tensor(&g.randn((n_out, n_in)).unwrap()).unwrap();
         let b = Var::from_tensor(&g.randn(n_out).unwrap()).unwrap();
         let up = g.randn((16, 2, n_out)).unwrap();
-        let fused = linear(&x, &w, &b).unwrap();
+        let fused = linear(&x, &w, Some(&b)).unwrap();
         let plain = x.reshape((32, n_in)).unwrap().matmul(&w.t().unwrap()).unwrap().broadcast_add(&b).unwrap().reshape((16, 2, n_out)).unwrap();
         close("linear forward", &fused, &plain);
         let gf = (&fused * &up).unwrap().sum_all().unwrap().backward().unwrap();
@@ -51,6 +51,6 @@ fn fused_linear_rejects_mismatched_shapes() {
     let x = Tensor::zeros((4, 3), candle_core::DType::F32, &Device::Cpu).unwrap();
     let w = Tensor::zeros((2, 5), candle_core::DType::F32, &Device::Cpu).unwrap();
     let b = Tensor::zeros(2, candle_core::DType::F32, &Device::Cpu).unwrap();
-    let err = linear(&x, &w, &b).unwrap_err().to_string();
+    let err = linear(&x, &w, Some(&b)).unwrap_err().to_string();
     assert!(err.contains("linear") && err.contains("(..., 5)") && err.contains("[4, 3]"), "{err}");
 }
