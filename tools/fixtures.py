@@ -625,8 +625,10 @@ def selfattn():
 
 def training_variants(train_loader, test_loader):
     """The same two trainings with arithmetic that differs from the above only in rounding:
-    scores divided by sqrt(d_k) (today's PyTorch), and linear layers as `x @ W.T + b` instead of
-    one fused addmm. Their spread shows how far float32 rounding alone moves the final losses."""
+    scores divided by sqrt(d_k) (today's PyTorch), linear layers as `x @ W.T + b` instead of
+    one fused addmm, and the lecture's arithmetic from a start one ulp away (the first weight of
+    the decoder's feed-forward network nudged up to the next float32). Their spread shows how far
+    float32 rounding alone moves the final losses."""
     out = {}
     scores, linear = Attn.scores, nn.Linear.forward
 
@@ -635,15 +637,26 @@ def training_variants(train_loader, test_loader):
             return scores(self, query)
         return self.linear_query(query) @ self.proj_keys.transpose(1, 2) / math.sqrt(self.d_k)
 
+    def nudged(model):
+        decoder = getattr(model.decoder, "layer", model.decoder)
+        with torch.no_grad():
+            w = decoder.ffn[0].weight
+            w[0, 0] = torch.nextafter(w[0, 0], torch.tensor(math.inf))
+        return model
+
     variants = {
-        "divided_scores": (divided, linear),
-        "unfused_linear": (scores, lambda self, x: x @ self.weight.t() + self.bias),
+        "divided_scores": (divided, linear, None),
+        "unfused_linear": (scores, lambda self, x: x @ self.weight.t() + self.bias, None),
+        "nudged_weight": (scores, linear, nudged),
     }
     try:
-        for variant, (score_fn, linear_fn) in variants.items():
+        for variant, (score_fn, linear_fn, start) in variants.items():
             Attn.scores, nn.Linear.forward = score_fn, linear_fn
             for name, seed, with_pe in LECTURE_SELFATTN:
-                losses, val_losses = fit(lecture_selfattn(seed, with_pe), train_loader, test_loader, 100)
+                model = lecture_selfattn(seed, with_pe)
+                if start is not None:
+                    model = start(model)
+                losses, val_losses = fit(model, train_loader, test_loader, 100)
                 out.setdefault(name, {})[variant] = {"loss": losses[-1], "val_loss": val_losses[-1]}
     finally:
         Attn.scores, nn.Linear.forward = scores, linear
