@@ -56,7 +56,7 @@ $(REF_VENV)/.installed: tools/requirements-reference.txt
 	touch $@
 
 fixtures: $(REF_VENV)/.installed
-	$(REF_VENV)/bin/python tools/fixtures.py
+	$(REF_VENV)/bin/python tools/fixtures
 
 bench: $(REF_VENV)/.installed
 	cargo build --release --example bench

@@ -3,17 +3,11 @@
 
 mod common;
 
-use attention_zoo::attention::{
-    batch_of_one, context_vector, cosine_products, dot_products, scaled_dot_products, softmax, uniform_alphas,
-};
+use attention_zoo::attention::{cosine_products, scaled_dot_products};
 use attention_zoo::prelude::*;
-use attention_zoo::random::Generator;
 use common::fixtures::*;
+use common::{corners, round4};
 use std::collections::HashMap;
-
-fn round4(v: &[f64]) -> Vec<f64> {
-    v.iter().map(|x| (x * 1e4).round() / 1e4).collect()
-}
 
 fn load_into<M: Module>(m: &M, state_fx: &serde_json::Value) {
     let s: HashMap<String, Tensor> = state(state_fx).into_iter().collect();
@@ -24,7 +18,7 @@ fn load_into<M: Module>(m: &M, state_fx: &serde_json::Value) {
 fn lecture_steps_give_the_printed_numbers() {
     let _serial = common::serial();
     let fx = load("attention");
-    let corners = Tensor::new(&[[[-1f32, -1.], [-1., 1.], [1., 1.], [1., -1.]]], &Device::Cpu).unwrap();
+    let corners = corners();
     let source = corners.narrow(1, 0, 2).unwrap();
     manual_seed(21).unwrap();
     let states = Encoder::new(2, 2).unwrap().forward(&source).unwrap();
@@ -147,8 +141,8 @@ fn every_scoring_function_matches_pytorch() {
 #[test]
 fn gradients_reach_every_parameter_before_the_softmax() {
     let _serial = common::serial();
-    let keys = attention_zoo::random::randn((2, 4, 3)).unwrap();
-    let query = attention_zoo::random::randn((2, 2, 3)).unwrap();
+    let keys = attention_zoo::repro::randn((2, 4, 3)).unwrap();
+    let query = attention_zoo::repro::randn((2, 2, 3)).unwrap();
     for score in [Score::ScaledDot, Score::Dot, Score::General, Score::Additive, Score::Cosine, Score::Location { source_len: 4 }] {
         let mut a = Attention::with_score(3, None, true, score).unwrap();
         a.init_keys(&keys).unwrap();

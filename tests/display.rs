@@ -3,7 +3,7 @@
 
 mod common;
 
-use attention_zoo::display::{tensor_to_html, tensor_to_text};
+use attention_zoo::notebook::{tensor_to_html, tensor_to_text};
 use attention_zoo::prelude::*;
 use common::fixtures::*;
 

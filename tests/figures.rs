@@ -4,7 +4,6 @@
 mod common;
 
 use attention_zoo::prelude::*;
-use attention_zoo::selfattn::{encoding_distances, positional_encoding_table};
 
 fn labels(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

@@ -1,7 +1,7 @@
 //! The fused kernels against candle's own operations: same values, same gradients.
 
-use attention_zoo::kernels::{linear, softmax_last_dim};
-use attention_zoo::random::Generator;
+use attention_zoo::nn::kernels::{linear, softmax_last_dim};
+use attention_zoo::repro::Generator;
 use candle_core::{D, Device, Tensor, Var};
 
 fn close(what: &str, a: &Tensor, b: &Tensor) {

@@ -1,11 +1,10 @@
 //! Same seed, same numbers: our generators, initialisations and data against PyTorch's and
-//! NumPy's own outputs (tests/fixtures, written by tools/fixtures.py).
+//! NumPy's own outputs (tests/fixtures, written by tools/fixtures).
 
 mod common;
 
-use attention_zoo::nn::{Gru, Lstm};
 use attention_zoo::prelude::*;
-use attention_zoo::random::{self, Generator};
+use attention_zoo::repro;
 use common::fixtures::*;
 
 const TOL: f64 = 1e-6;
@@ -22,21 +21,21 @@ fn generator_functions_match_pytorch() {
         let seed = seed_of(case);
         manual_seed(seed).unwrap();
         let s = format!("seed {seed}");
-        assert_close(&format!("{s} rand(7)"), &values(&random::rand(7).unwrap()), &f64s(&case["rand_7"]), 0.0);
-        assert_close(&format!("{s} uniform_(-2.5, 3)"), &values(&random::uniform(5, -2.5, 3.0).unwrap()), &f64s(&case["uniform_5_m2.5_3"]), 0.0);
-        assert_close(&format!("{s} randn(5)"), &values(&random::randn(5).unwrap()), &f64s(&case["randn_5"]), TOL);
-        assert_close(&format!("{s} randn(3) after"), &values(&random::randn(3).unwrap()), &f64s(&case["randn_3_after"]), TOL);
-        assert_close(&format!("{s} randn(16)"), &values(&random::randn(16).unwrap()), &f64s(&case["randn_16"]), TOL);
-        assert_close(&format!("{s} randn(40)"), &values(&random::randn(40).unwrap()), &f64s(&case["randn_40"]), 2e-6);
-        let t = random::randn((2, 3, 4)).unwrap();
+        assert_close(&format!("{s} rand(7)"), &values(&repro::rand(7).unwrap()), &f64s(&case["rand_7"]), 0.0);
+        assert_close(&format!("{s} uniform_(-2.5, 3)"), &values(&repro::uniform(5, -2.5, 3.0).unwrap()), &f64s(&case["uniform_5_m2.5_3"]), 0.0);
+        assert_close(&format!("{s} randn(5)"), &values(&repro::randn(5).unwrap()), &f64s(&case["randn_5"]), TOL);
+        assert_close(&format!("{s} randn(3) after"), &values(&repro::randn(3).unwrap()), &f64s(&case["randn_3_after"]), TOL);
+        assert_close(&format!("{s} randn(16)"), &values(&repro::randn(16).unwrap()), &f64s(&case["randn_16"]), TOL);
+        assert_close(&format!("{s} randn(40)"), &values(&repro::randn(40).unwrap()), &f64s(&case["randn_40"]), 2e-6);
+        let t = repro::randn((2, 3, 4)).unwrap();
         assert_tensor_close(&format!("{s} randn(2,3,4)"), &t, &tensor(&case["randn_2x3x4"]), 2e-6);
-        let normal = random::with_default(|g| g.normal(20, 1.0, 2.0)).unwrap();
+        let normal = repro::with_default(|g| g.normal(20, 1.0, 2.0)).unwrap();
         assert_close(&format!("{s} normal_(1, 2)"), &values(&normal), &f64s(&case["normal_20_m1_s2"]), 4e-6);
-        assert_eq!(random::randperm(10), usizes(&case["randperm_10"]), "{s} randperm(10)");
-        assert_eq!(random::randperm(1000), usizes(&case["randperm_1000"]), "{s} randperm(1000)");
-        assert_close(&format!("{s} bernoulli_(0.3)"), &values(&random::bernoulli(40, 0.3).unwrap()), &f64s(&case["bernoulli_40_p0.3"]), 0.0);
-        assert_close(&format!("{s} dropout mask"), &values(&random::bernoulli(1000, 0.5).unwrap()), &f64s(&case["dropout_mask_1000_p0.5"]), 0.0);
-        assert_close(&format!("{s} rand(3) at the end"), &values(&random::rand(3).unwrap()), &f64s(&case["rand_3_end"]), TOL);
+        assert_eq!(repro::randperm(10), usizes(&case["randperm_10"]), "{s} randperm(10)");
+        assert_eq!(repro::randperm(1000), usizes(&case["randperm_1000"]), "{s} randperm(1000)");
+        assert_close(&format!("{s} bernoulli_(0.3)"), &values(&repro::bernoulli(40, 0.3).unwrap()), &f64s(&case["bernoulli_40_p0.3"]), 0.0);
+        assert_close(&format!("{s} dropout mask"), &values(&repro::bernoulli(1000, 0.5).unwrap()), &f64s(&case["dropout_mask_1000_p0.5"]), 0.0);
+        assert_close(&format!("{s} rand(3) at the end"), &values(&repro::rand(3).unwrap()), &f64s(&case["rand_3_end"]), TOL);
 
         let mut g = Generator::new(seed as u64);
         assert_eq!(g.randperm(256), usizes(&case["gen_randperm_256"]), "{s} Generator randperm(256)");
@@ -154,15 +153,15 @@ fn bad_input_gives_clear_errors() {
     let _serial = common::serial();
     let e = manual_seed(1i128 << 64).unwrap_err().to_string();
     assert!(e.contains("seed") && e.contains("64-bit"), "{e}");
-    let e = random::uniform(3, 2.0, 1.0).unwrap_err().to_string();
-    assert!(e.contains("random::uniform") && e.contains("from <= to"), "{e}");
-    let e = random::uniform(3, f64::NEG_INFINITY, 1.0).unwrap_err().to_string();
+    let e = repro::uniform(3, 2.0, 1.0).unwrap_err().to_string();
+    assert!(e.contains("repro::uniform") && e.contains("from <= to"), "{e}");
+    let e = repro::uniform(3, f64::NEG_INFINITY, 1.0).unwrap_err().to_string();
     assert!(e.contains("finite"), "{e}");
-    let e = random::rand(()).unwrap_err().to_string();
+    let e = repro::rand(()).unwrap_err().to_string();
     assert!(e.contains("empty shape"), "{e}");
-    let e = random::bernoulli(3, 1.5).unwrap_err().to_string();
+    let e = repro::bernoulli(3, 1.5).unwrap_err().to_string();
     assert!(e.contains("probability"), "{e}");
-    let e = random::with_default(|g| g.normal(3, 0.0, -1.0)).unwrap_err().to_string();
+    let e = repro::with_default(|g| g.normal(3, 0.0, -1.0)).unwrap_err().to_string();
     assert!(e.contains("std >= 0"), "{e}");
     let e = RandomState::new(-1).unwrap_err().to_string();
     assert!(e.contains("between 0 and 2**32 - 1"), "{e}");

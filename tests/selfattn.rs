@@ -4,27 +4,23 @@
 mod common;
 
 use attention_zoo::prelude::*;
-use attention_zoo::random::Generator;
-use attention_zoo::selfattn::positional_encoding_table;
 use common::fixtures::*;
+use common::round4;
+
+/// The lecture's source (the first two corners) and the full sequence.
+fn source_and_full() -> (Tensor, Tensor) {
+    let full = common::corners();
+    (full.narrow(1, 0, 2).unwrap(), full)
+}
 
 /// Epochs trained in the tests (the fixtures hold PyTorch's 100).
 const EPOCHS: usize = 100;
-
-fn round4(v: &[f64]) -> Vec<f64> {
-    v.iter().map(|x| (x * 1e4).round() / 1e4).collect()
-}
-
-fn corners() -> (Tensor, Tensor) {
-    let full = Tensor::new(&[[[-1f32, -1.], [-1., 1.], [1., 1.], [1., -1.]]], &Device::Cpu).unwrap();
-    (full.narrow(1, 0, 2).unwrap(), full)
-}
 
 #[test]
 fn encoder_and_decoder_give_the_printed_numbers() {
     let _serial = common::serial();
     let fx = load("selfattn");
-    let (source, full) = corners();
+    let (source, full) = source_and_full();
     manual_seed(11).unwrap();
     let mut encself = EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
     assert_params("encself", &encself, &fx["encoder_state_dict"], 0.0);
@@ -60,7 +56,7 @@ fn masks_and_positional_encoding_match() {
     let fx = load("selfattn");
     assert_close("subsequent_mask(3)", &values(&subsequent_mask(3).unwrap()), &f64s(&fx["subsequent_mask_3"]["data"]), 0.0);
     assert_eq!(subsequent_mask(3).unwrap().dims(), [1, 3, 3]);
-    let (source, _) = corners();
+    let (source, _) = source_and_full();
     let posenc = PositionalEncoding::new(2, 2).unwrap();
     assert!(posenc.named_parameters().is_empty(), "the encoding is a buffer, not a parameter");
     assert_tensor_close("pe", &posenc.pe, &tensor(&fx["pe_2_2"]["pe"]), 1e-6);
@@ -176,7 +172,7 @@ fn positional_encoding_training_lands_near_the_lecture() {
 #[test]
 fn bad_input_gives_clear_errors() {
     let _serial = common::serial();
-    let (source, full) = corners();
+    let (source, full) = source_and_full();
     let mut dec = DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
     let e = dec.forward(&source, None, None).unwrap_err().to_string();
     assert!(e.contains("init_keys"), "{e}");

@@ -4,16 +4,8 @@
 mod common;
 
 use attention_zoo::prelude::*;
-use attention_zoo::random::Generator;
 use common::fixtures::*;
-
-fn corners() -> Tensor {
-    Tensor::new(&[[[-1f32, -1.], [-1., 1.], [1., 1.], [1., -1.]]], &Device::Cpu).unwrap()
-}
-
-fn round4(v: &[f64]) -> Vec<f64> {
-    v.iter().map(|x| (x * 1e4).round() / 1e4).collect()
-}
+use common::{corners, round4};
 
 #[test]
 fn lecture_values_of_encoder_decoder_and_teacher_forcing() {
@@ -110,7 +102,7 @@ fn loaders_draw_what_pytorch_draws() {
     }
     let mut plain = DataLoader::new(data, 4).unwrap();
     assert_eq!(batches_of(&mut plain), nested(&want["sequential"]));
-    assert_close("default generator afterwards", &values(&attention_zoo::random::rand(2).unwrap()), &f64s(&want["default_rand_after"]), 1e-7);
+    assert_close("default generator afterwards", &values(&attention_zoo::repro::rand(2).unwrap()), &f64s(&want["default_rand_after"]), 1e-7);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench`: the lecture's trainings in PyTorch (the cells of tools/fixtures.py, one thread)
+"""`make bench`: the lecture's trainings in PyTorch (the models of tools/fixtures/, one thread)
 and in this crate (the bench example, one thread), on the same machine, in one run.
 
 Usage: bench.py PATH_TO_RUST_BENCH_BINARY"""
@@ -12,28 +12,29 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fixtures as fx  # noqa: E402
+from fixtures.attention import DecoderAttn, EncoderDecoderAttn  # noqa: E402
+from fixtures.selfattn import DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn  # noqa: E402
+from fixtures.seq2seq import Decoder, Encoder, EncoderDecoder  # noqa: E402
+from fixtures.training import fit, loaders  # noqa: E402
 
 torch.set_num_threads(1)
 
 
 def train_lecture(make, seed=23):
-    train_loader, test_loader = fx.loaders()
+    train_loader, test_loader = loaders()
     torch.manual_seed(seed)
     model = make()
     start = time.perf_counter()
-    losses, val = fx.fit(model, train_loader, test_loader, 100)
+    losses, val = fit(model, train_loader, test_loader, 100)
     return time.perf_counter() - start, losses[-1], val[-1]
 
 
 TORCH = {
-    "seq2seq": lambda: train_lecture(lambda: fx.Seq2Seq(fx.GruEncoder(2, 2), fx.GruDecoder(2, 2), 2, 2, 0.5)),
-    "attention": lambda: train_lecture(lambda: fx.Seq2SeqAttn(fx.GruEncoder(2, 2), fx.GruDecoderAttn(2, 2), 2, 2, 0.5)),
-    "selfattn": lambda: train_lecture(lambda: fx.SelfAttnSeq2Seq(fx.SelfAttnEncoder(3, 2, 10, 2), fx.SelfAttnDecoder(3, 2, 10, 2), 2, 2)),
+    "seq2seq": lambda: train_lecture(lambda: EncoderDecoder(Encoder(2, 2), Decoder(2, 2), 2, 2, 0.5)),
+    "attention": lambda: train_lecture(lambda: EncoderDecoderAttn(Encoder(2, 2), DecoderAttn(2, 2), 2, 2, 0.5)),
+    "selfattn": lambda: train_lecture(lambda: EncoderDecoderSelfAttn(EncoderSelfAttn(3, 2, 10, 2), DecoderSelfAttn(3, 2, 10, 2), 2, 2)),
     "selfattn_pe": lambda: train_lecture(
-        lambda: fx.SelfAttnSeq2Seq(
-            fx.WithPE(fx.SelfAttnEncoder(3, 2, 10, 2), 100, 2), fx.WithPE(fx.SelfAttnDecoder(3, 2, 10, 2), 100, 2), 2, 2
-        ),
+        lambda: EncoderDecoderSelfAttn(EncoderPe(3, 2, 10, 2, 100), DecoderPe(3, 2, 10, 2, 100), 2, 2),
         seed=43,
     ),
 }

@@ -1,4 +1,4 @@
-//! Reading the JSON fixtures written by `tools/fixtures.py` (PyTorch and NumPy's own numbers).
+//! Reading the JSON fixtures written by `tools/fixtures` (PyTorch and NumPy's own numbers).
 
 #![allow(dead_code)]
 

@@ -1,0 +1,126 @@
+//! `TensorDataset` and a `DataLoader` that shuffles as PyTorch's does.
+
+use crate::repro::{self, Generator};
+use candle_core::{Result, Tensor, bail};
+
+/// `TensorDataset(x, y)`: pairs of rows of two tensors with the same first dimension.
+#[derive(Clone, Debug)]
+pub struct TensorDataset {
+    pub x: Tensor,
+    pub y: Tensor,
+}
+
+impl TensorDataset {
+    pub fn new(x: &Tensor, y: &Tensor) -> Result<Self> {
+        let (nx, ny) = (x.dims().first().copied(), y.dims().first().copied());
+        if nx.is_none() || nx != ny {
+            bail!("TensorDataset: expected tensors with the same first dimension, got {:?} and {:?}", x.dims(), y.dims())
+        }
+        Ok(TensorDataset { x: x.contiguous()?, y: y.contiguous()? })
+    }
+
+    pub fn len(&self) -> usize {
+        self.x.dims()[0]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `DataLoader(dataset, batch_size, shuffle, generator)`: mini-batches in order, or shuffled by a
+/// `randperm` from the loader's own generator; the last partial batch is kept.
+///
+/// Each pass draws what PyTorch's loader draws: one int64 seed (from the loader's generator, or
+/// from the default generator when it has none), then the permutation when shuffling.
+#[derive(Clone, Debug)]
+pub struct DataLoader {
+    pub dataset: TensorDataset,
+    pub batch_size: usize,
+    pub shuffle: bool,
+    /// The generator that shuffles (`generator=` in PyTorch); `None` uses the default one.
+    pub generator: Option<Generator>,
+}
+
+impl DataLoader {
+    /// A loader without shuffling, like `DataLoader(data, batch_size=16)`.
+    pub fn new(dataset: TensorDataset, batch_size: usize) -> Result<Self> {
+        if batch_size == 0 {
+            bail!("DataLoader: batch_size must be positive")
+        }
+        Ok(DataLoader { dataset, batch_size, shuffle: false, generator: None })
+    }
+
+    /// A shuffling loader with its own generator, like
+    /// `DataLoader(data, batch_size, shuffle=True, generator=torch.Generator())`.
+    pub fn shuffled(dataset: TensorDataset, batch_size: usize, generator: Generator) -> Result<Self> {
+        let mut l = Self::new(dataset, batch_size)?;
+        l.shuffle = true;
+        l.generator = Some(generator);
+        Ok(l)
+    }
+
+    /// Number of mini-batches per pass.
+    pub fn len(&self) -> usize {
+        self.dataset.len().div_ceil(self.batch_size)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Re-seeds the loader's generator (what `StepByStep::set_seed` does).
+    pub fn manual_seed(&mut self, seed: u64) {
+        if let Some(g) = &mut self.generator {
+            *g = Generator::new(seed);
+        }
+    }
+
+    /// The order of one pass, drawing from the generators as PyTorch's loader does: the
+    /// iterator's int64 base seed first; then, when shuffling, `RandomSampler` draws a
+    /// permutation and, once the pass is over, a second one for the (empty) remainder.
+    /// Without a generator of its own, a shuffling sampler seeds a private one from the default.
+    pub fn epoch_order(&mut self) -> Vec<usize> {
+        let n = self.dataset.len();
+        let shuffle = self.shuffle;
+        let draw = |g: &mut Generator, own: bool| {
+            let _base_seed = g.random_i64();
+            if !shuffle {
+                return (0..n).collect();
+            }
+            let mut private;
+            let sampler = if own {
+                g
+            } else {
+                private = Generator::new(g.random_i64() as u64);
+                &mut private
+            };
+            let order = sampler.randperm(n);
+            let _remainder = sampler.randperm(n);
+            order
+        };
+        match &mut self.generator {
+            Some(g) => draw(g, true),
+            None => repro::with_default(|g| draw(g, false)),
+        }
+    }
+
+    /// All mini-batches of one pass, `(x, y)` each.
+    pub fn batches(&mut self) -> Result<Vec<(Tensor, Tensor)>> {
+        let order = self.epoch_order();
+        let (x, y) = (&self.dataset.x, &self.dataset.y);
+        let sequential = !self.shuffle;
+        order
+            .chunks(self.batch_size)
+            .map(|idx| {
+                if sequential {
+                    let (start, len) = (idx[0], idx.len());
+                    Ok((x.narrow(0, start, len)?, y.narrow(0, start, len)?))
+                } else {
+                    let ids = Tensor::from_vec(idx.iter().map(|&i| i as u32).collect::<Vec<_>>(), idx.len(), x.device())?;
+                    Ok((x.index_select(&ids, 0)?, y.index_select(&ids, 0)?))
+                }
+            })
+            .collect()
+    }
+}

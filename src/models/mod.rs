@@ -1,0 +1,13 @@
+//! The lecture's models, one file per family: the GRU encoder-decoder (part 1), the attention
+//! decoder (part 2) and the self-attention encoder-decoder (part 3).
+
+pub mod attention_decoder;
+pub mod self_attention;
+pub mod seq2seq;
+
+pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
+pub use self_attention::{
+    DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, SelfAttnDecoder, SelfAttnEncoder, WithPe,
+    shifted_target,
+};
+pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};

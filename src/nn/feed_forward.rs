@@ -1,0 +1,36 @@
+//! The position-wise feed-forward block: linear, ReLU, linear.
+
+use super::linear::Linear;
+use super::module::{Module, NamedParams, prefixed};
+use candle_core::{Result, Tensor};
+
+/// `nn.Sequential(Linear(d_in, ff_units), ReLU(), Linear(ff_units, d_out))`, named `0` and `2`
+/// as PyTorch names a sequential's layers.
+#[derive(Clone, Debug)]
+pub struct FeedForward {
+    pub layer0: Linear,
+    pub layer2: Linear,
+}
+
+impl FeedForward {
+    pub fn new(d_in: usize, ff_units: usize, d_out: usize) -> Result<Self> {
+        Ok(FeedForward { layer0: Linear::new(d_in, ff_units)?, layer2: Linear::new(ff_units, d_out)? })
+    }
+
+    /// Linear, ReLU, linear.
+    ///
+    /// # Shapes
+    /// - `x`: `(..., d_in)`
+    /// - returns `(..., d_out)`
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        self.layer2.forward(&self.layer0.forward(x)?.relu()?)
+    }
+}
+
+impl Module for FeedForward {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("0", self.layer0.named_parameters());
+        p.extend(prefixed("2", self.layer2.named_parameters()));
+        p
+    }
+}

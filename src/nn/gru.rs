@@ -1,0 +1,44 @@
+//! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
+
+use super::ops::sigmoid;
+use super::rnn::{CellKind, Recurrent, RnnWeights};
+use candle_core::{Result, Tensor};
+
+/// The GRU cell kind (gates `r, z, n`).
+#[derive(Clone, Copy, Debug)]
+pub struct GruCell;
+
+impl CellKind for GruCell {
+    const GATES: usize = 3;
+    const NAME: &'static str = "GRU";
+}
+
+/// `nn.GRU(input_size, hidden_size, num_layers, batch_first=True, bidirectional)`.
+pub type Gru = Recurrent<GruCell>;
+
+/// One GRU step in PyTorch's arithmetic: gates `r, z, n`, `h' = (h - n) * z + n`.
+/// `gi`: `(N, 3H)` input gates, `h`: `(N, H)`.
+pub fn gru_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor) -> Result<Tensor> {
+    let hd = h.dim(1)?;
+    let gh = w.hidden_gates(h)?;
+    let r = sigmoid(&(gi.narrow(1, 0, hd)? + gh.narrow(1, 0, hd)?)?)?;
+    let z = sigmoid(&(gi.narrow(1, hd, hd)? + gh.narrow(1, hd, hd)?)?)?;
+    let n = (gi.narrow(1, 2 * hd, hd)? + (gh.narrow(1, 2 * hd, hd)? * r)?)?.tanh()?;
+    ((h - &n)? * z)? + n
+}
+
+impl Recurrent<GruCell> {
+    /// Runs every layer and direction over the sequence.
+    ///
+    /// # Shapes
+    /// - `x`: `(N, L, F)` with `F = input_size`, `L > 0`
+    /// - `h0`: optional initial state `(layers*dirs, N, H)` (zeros when `None`)
+    /// - returns the last layer's outputs `(N, L, dirs*H)` and the final states `(layers*dirs, N, H)`
+    pub fn forward(&self, x: &Tensor, h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+        let n = self.check_input(x)?;
+        let h0 = self.initial_state(x, n, h0)?;
+        let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
+        let (out, finals) = self.run(x, initial, gru_cell, Tensor::clone)?;
+        Ok((out, Tensor::stack(&finals, 0)?))
+    }
+}

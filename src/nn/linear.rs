@@ -1,0 +1,59 @@
+//! `nn.Linear`, with PyTorch's initialisation and float32 sums.
+
+use super::module::{Module, NamedParams};
+use super::param::Param;
+use super::shape::check_last_dim;
+use super::kernels;
+use crate::repro::{kaiming_uniform_bound, uniform_init};
+use candle_core::{Result, Tensor, bail};
+
+/// `nn.Linear(in_features, out_features)`: `y = x W^T + b`. Parameters `weight` (out, in) and `bias` (out).
+#[derive(Clone, Debug)]
+pub struct Linear {
+    pub weight: Param,
+    pub bias: Option<Param>,
+    pub in_features: usize,
+    pub out_features: usize,
+}
+
+impl Linear {
+    /// Draws weight then bias from the default generator, uniform in `±1/sqrt(in_features)`.
+    pub fn new(in_features: usize, out_features: usize) -> Result<Self> {
+        Self::with_bias(in_features, out_features, true)
+    }
+
+    /// Like [`Linear::new`], with or without a bias (`bias=False`).
+    pub fn with_bias(in_features: usize, out_features: usize, bias: bool) -> Result<Self> {
+        if in_features == 0 || out_features == 0 {
+            bail!("Linear: sizes must be positive, got in_features = {in_features}, out_features = {out_features}")
+        }
+        let weight = Param::new(&uniform_init((out_features, in_features), kaiming_uniform_bound(in_features))?)?;
+        let bias = if bias {
+            Some(Param::new(&uniform_init(out_features, 1.0 / (in_features as f64).sqrt())?)?)
+        } else {
+            None
+        };
+        Ok(Linear { weight, bias, in_features, out_features })
+    }
+
+    /// `y = x W^T + b`.
+    ///
+    /// # Shapes
+    /// - `x`: `(..., in_features)`
+    /// - returns `(..., out_features)`
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        check_last_dim("Linear", x, self.in_features, "in_features")?;
+        let bias = self.bias.as_ref().map(|b| b.tensor());
+        kernels::linear(x, &self.weight.tensor(), bias.as_ref())
+    }
+}
+
+impl Module for Linear {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = vec![("weight".to_string(), self.weight.clone())];
+        if let Some(b) = &self.bias {
+            p.push(("bias".to_string(), b.clone()));
+        }
+        p
+    }
+}

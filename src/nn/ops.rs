@@ -1,0 +1,32 @@
+//! Small differentiable operations the layers share: sigmoid, softmax, masked fill, time reversal.
+
+use super::kernels;
+use candle_core::{Result, Tensor};
+
+/// The logistic function with a recorded backward pass.
+pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
+    (x.neg()?.exp()? + 1.0)?.recip()
+}
+
+/// Softmax over the last dimension, with a backward pass.
+pub fn softmax(x: &Tensor) -> Result<Tensor> {
+    kernels::softmax_last_dim(x)
+}
+
+/// Sets the scores to [`MASK_FILL`] where `mask` is 0. The mask (u8, or anything non-zero for
+/// "keep") must broadcast to the scores, e.g. `(N, 1, L)` against `(N, Lq, L)`.
+pub fn masked_fill(scores: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
+    let mask = mask.ne(0u8).or_else(|_| mask.ne(0f32))?;
+    let mask = mask.broadcast_as(scores.shape()).map_err(|_| {
+        candle_core::Error::Msg(format!("masked_fill: mask {:?} does not broadcast to scores {:?}", mask.dims(), scores.dims()))
+    })?;
+    let fill = Tensor::full(value as f32, scores.shape(), scores.device())?.to_dtype(scores.dtype())?;
+    mask.where_cond(scores, &fill)
+}
+
+/// Reverses a batch-first sequence along its time axis.
+pub fn reverse_time(x: &Tensor) -> Result<Tensor> {
+    let l = x.dim(1)?;
+    let idx = Tensor::from_vec((0..l as u32).rev().collect::<Vec<_>>(), l, x.device())?;
+    x.index_select(&idx, 1)
+}

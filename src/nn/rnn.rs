@@ -1,0 +1,201 @@
+//! The plumbing GRU and LSTM layers share: [`Recurrent`] holds the sizes and the per-direction
+//! weights (drawn in PyTorch's order, named as PyTorch names them), checks inputs and states, and
+//! runs any cell over layers and directions. [`Gru`](super::Gru) and [`Lstm`](super::Lstm) add
+//! their cell and their state.
+
+use super::module::{Module, NamedParams};
+use super::ops::reverse_time;
+use super::param::Param;
+use super::shape::{error, shape_error};
+use crate::repro::uniform_init;
+use candle_core::{Result, Tensor, bail};
+use std::marker::PhantomData;
+
+/// One direction of one layer of a recurrent network: its four parameters.
+#[derive(Clone, Debug)]
+pub struct RnnWeights {
+    pub weight_ih: Param,
+    pub weight_hh: Param,
+    pub bias_ih: Param,
+    pub bias_hh: Param,
+}
+
+impl RnnWeights {
+    fn new(gates: usize, input_size: usize, hidden_size: usize) -> Result<Self> {
+        let k = 1.0 / (hidden_size as f64).sqrt();
+        Ok(RnnWeights {
+            weight_ih: Param::new(&uniform_init((gates * hidden_size, input_size), k)?)?,
+            weight_hh: Param::new(&uniform_init((gates * hidden_size, hidden_size), k)?)?,
+            bias_ih: Param::new(&uniform_init(gates * hidden_size, k)?)?,
+            bias_hh: Param::new(&uniform_init(gates * hidden_size, k)?)?,
+        })
+    }
+
+    fn named(&self, suffix: &str) -> NamedParams {
+        vec![
+            (format!("weight_ih_{suffix}"), self.weight_ih.clone()),
+            (format!("weight_hh_{suffix}"), self.weight_hh.clone()),
+            (format!("bias_ih_{suffix}"), self.bias_ih.clone()),
+            (format!("bias_hh_{suffix}"), self.bias_hh.clone()),
+        ]
+    }
+
+    /// `x W_ih^T + b_ih` for every time step at once: `(N, L, F) -> (N, L, G*H)`.
+    fn input_gates(&self, x: &Tensor) -> Result<Tensor> {
+        let (n, l, f) = x.dims3()?;
+        let g = self.weight_ih.dims()[0];
+        x.reshape((n * l, f))?
+            .matmul(&self.weight_ih.t()?)?
+            .broadcast_add(&self.bias_ih.tensor())?
+            .reshape((n, l, g))
+    }
+
+    pub(crate) fn hidden_gates(&self, h: &Tensor) -> Result<Tensor> {
+        h.matmul(&self.weight_hh.t()?)?.broadcast_add(&self.bias_hh.tensor())
+    }
+}
+
+/// The suffixes PyTorch gives each layer and direction: `l0`, `l0_reverse`, `l1`, ...
+fn layer_suffixes(num_layers: usize, bidirectional: bool) -> Vec<String> {
+    let mut s = vec![];
+    for l in 0..num_layers {
+        s.push(format!("l{l}"));
+        if bidirectional {
+            s.push(format!("l{l}_reverse"));
+        }
+    }
+    s
+}
+
+/// Runs a stack of recurrent layers over a batch-first `x`: for each layer and direction (the
+/// reverse one reads the sequence backwards), `step` advances the state one time step and
+/// `output` reads the hidden state out of it. Returns the last layer's outputs `(N, L, dirs*H)`
+/// and the final state of every layer and direction.
+fn run_stack<S>(
+    x: &Tensor,
+    weights: &[RnnWeights],
+    dirs: usize,
+    initial: Vec<S>,
+    step: impl Fn(&RnnWeights, &Tensor, &S) -> Result<S>,
+    output: impl Fn(&S) -> Tensor,
+) -> Result<(Tensor, Vec<S>)> {
+    let l = x.dim(1)?;
+    let mut input = x.clone();
+    let mut finals = Vec::with_capacity(weights.len());
+    let mut initial = initial.into_iter();
+    for layer in weights.chunks(dirs) {
+        let mut outs = vec![];
+        for (dir, w) in layer.iter().enumerate() {
+            let seq = if dir == 1 { reverse_time(&input)? } else { input.clone() };
+            let gi = w.input_gates(&seq)?;
+            let Some(mut state) = initial.next() else { bail!("recurrent layer: missing an initial state") };
+            let mut states = Vec::with_capacity(l);
+            for t in 0..l {
+                state = step(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &state)?;
+                states.push(output(&state));
+            }
+            let mut out = Tensor::stack(&states, 1)?;
+            if dir == 1 {
+                out = reverse_time(&out)?;
+            }
+            finals.push(state);
+            outs.push(out);
+        }
+        input = Tensor::cat(&outs, 2)?;
+    }
+    Ok((input, finals))
+}
+
+/// A kind of recurrent cell: how many gate blocks its weights hold and its name in errors.
+pub trait CellKind: Clone + std::fmt::Debug {
+    /// 3 for a GRU (`r, z, n`), 4 for an LSTM (`i, f, g, o`).
+    const GATES: usize;
+    /// The layer's name in error messages.
+    const NAME: &'static str;
+}
+
+/// A stack of recurrent layers, batch-first: `nn.GRU`/`nn.LSTM(input_size, hidden_size,
+/// num_layers, batch_first=True, bidirectional)`. Use it as [`Gru`](super::Gru) or
+/// [`Lstm`](super::Lstm).
+#[derive(Clone, Debug)]
+pub struct Recurrent<C: CellKind> {
+    pub input_size: usize,
+    pub hidden_size: usize,
+    pub num_layers: usize,
+    pub bidirectional: bool,
+    /// One entry per layer and direction, in PyTorch's order.
+    pub weights: Vec<RnnWeights>,
+    kind: PhantomData<C>,
+}
+
+impl<C: CellKind> Recurrent<C> {
+    /// One layer, one direction (`nn.GRU(n, h, batch_first=True)`).
+    pub fn new(input_size: usize, hidden_size: usize) -> Result<Self> {
+        Self::with_layers(input_size, hidden_size, 1, false)
+    }
+
+    /// Any number of layers, optionally bidirectional. Draws every parameter uniformly in
+    /// `±1/sqrt(hidden_size)`, layer by layer and direction by direction, as PyTorch does.
+    pub fn with_layers(input_size: usize, hidden_size: usize, num_layers: usize, bidirectional: bool) -> Result<Self> {
+        if input_size == 0 || hidden_size == 0 || num_layers == 0 {
+            bail!(
+                "{}: sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}, num_layers = {num_layers}",
+                C::NAME
+            )
+        }
+        let dirs = if bidirectional { 2 } else { 1 };
+        let mut weights = vec![];
+        for l in 0..num_layers {
+            let inp = if l == 0 { input_size } else { hidden_size * dirs };
+            for _ in 0..dirs {
+                weights.push(RnnWeights::new(C::GATES, inp, hidden_size)?);
+            }
+        }
+        Ok(Recurrent { input_size, hidden_size, num_layers, bidirectional, weights, kind: PhantomData })
+    }
+
+    /// 2 when bidirectional, else 1.
+    pub fn directions(&self) -> usize {
+        if self.bidirectional { 2 } else { 1 }
+    }
+
+    /// Checks a batch-first input `(N, L, input_size)` with `L > 0`; returns `N`.
+    pub(crate) fn check_input(&self, x: &Tensor) -> Result<usize> {
+        match x.dims() {
+            &[n, l, f] if f == self.input_size && l > 0 => Ok(n),
+            d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with L > 0", self.input_size), d)),
+        }
+    }
+
+    /// A given initial state, checked against `(layers*dirs, N, H)`, or zeros.
+    pub(crate) fn initial_state(&self, x: &Tensor, n: usize, given: Option<&Tensor>) -> Result<Tensor> {
+        let shape = (self.num_layers * self.directions(), n, self.hidden_size);
+        match given {
+            Some(h) if h.dims() == [shape.0, shape.1, shape.2] => Ok(h.clone()),
+            Some(h) => Err(shape_error(C::NAME, format!("a state of shape {shape:?}"), h.dims())),
+            None => Tensor::zeros(shape, x.dtype(), x.device()),
+        }
+    }
+
+    /// Runs the stack with `step` advancing a state and `output` reading the hidden state out
+    /// of it; see [`run_stack`].
+    pub(crate) fn run<S>(
+        &self,
+        x: &Tensor,
+        initial: Vec<S>,
+        step: impl Fn(&RnnWeights, &Tensor, &S) -> Result<S>,
+        output: impl Fn(&S) -> Tensor,
+    ) -> Result<(Tensor, Vec<S>)> {
+        run_stack(x, &self.weights, self.directions(), initial, step, output).map_err(|e| error(C::NAME, e))
+    }
+}
+
+impl<C: CellKind> Module for Recurrent<C> {
+    fn named_parameters(&self) -> NamedParams {
+        layer_suffixes(self.num_layers, self.bidirectional)
+            .iter()
+            .zip(&self.weights)
+            .flat_map(|(s, w)| w.named(s))
+            .collect()
+    }
+}

@@ -1,0 +1,19 @@
+//! What notebooks show: tensors as PyTorch-style text and HTML tables, attention weights as
+//! shaded tables, and the lecture's figures as SVG, grouped by lecture part as the book keeps its
+//! plots apart from its models. Nothing below this layer imports it.
+
+pub mod figure;
+pub mod heatmap;
+pub mod helpers;
+pub mod output;
+pub mod palette;
+pub mod plots;
+pub mod print;
+pub mod table;
+
+pub use figure::Figure;
+pub use helpers::batch_of_one;
+pub use output::emit;
+pub use plots::*;
+pub use print::tensor_to_text;
+pub use table::{ShowAlphas, ShowTensor, show, show_alphas, tensor_to_html};

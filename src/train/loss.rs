@@ -1,0 +1,27 @@
+//! Loss functions.
+
+use candle_core::{Result, Tensor, bail};
+
+/// A loss function: predictions and targets in, a scalar tensor out.
+pub trait Loss {
+    fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor>;
+}
+
+/// `nn.MSELoss()`: the mean of the squared differences.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MSELoss;
+
+impl MSELoss {
+    pub fn new() -> Self {
+        MSELoss
+    }
+}
+
+impl Loss for MSELoss {
+    fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor> {
+        if prediction.dims() != target.dims() {
+            bail!("MSELoss: prediction {:?} and target {:?} must have the same shape", prediction.dims(), target.dims())
+        }
+        (prediction - target)?.sqr()?.mean_all()
+    }
+}

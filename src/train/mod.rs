@@ -1,0 +1,11 @@
+//! Training: losses, PyTorch's Adam, `StepByStep` (the book's trainer) and its checkpoints.
+
+pub mod checkpoint;
+pub mod loss;
+pub mod optim;
+pub mod step_by_step;
+
+pub use checkpoint::CheckpointRecord;
+pub use loss::{Loss, MSELoss};
+pub use optim::{Adam, Optimizer};
+pub use step_by_step::StepByStep;

@@ -1,0 +1,178 @@
+//! The crate's layout rules, checked on its sources: layers import only layers below them, no
+//! import cycle among files, no file over 400 lines, and every public `forward`, `predict`,
+//! `decode` and `encode` documents its shapes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers, bottom first. A file may use its own layer and those before it.
+const LAYERS: [&str; 7] = ["repro", "nn", "attention", "models", "data", "train", "notebook"];
+
+const MAX_LINES: usize = 400;
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `src/`, with its module path (`nn::linear`, `notebook::plots`).
+fn modules() -> BTreeMap<String, PathBuf> {
+    fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<String, PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).expect("src/ is readable").map(|e| e.expect("entry").path()).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_stem().and_then(|s| s.to_str()).expect("a file name").to_string();
+            if p.is_dir() {
+                let mut next = prefix.to_vec();
+                next.push(name);
+                walk(&p, &next, out);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                let mut path = prefix.to_vec();
+                if name != "mod" && name != "lib" {
+                    path.push(name);
+                }
+                out.insert(path.join("::"), p);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&src(), &[], &mut out);
+    out
+}
+
+/// The code of a file without comments (doc links may point anywhere).
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("a readable source file");
+    text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+}
+
+/// The modules a file refers to through `crate::` and `super::` paths, resolved to the longest
+/// module path that exists.
+fn references(module: &str, code: &str, known: &BTreeMap<String, PathBuf>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let here: Vec<&str> = if module.is_empty() { vec![] } else { module.split("::").collect() };
+    // `super` in `a/b.rs` is `a`; in `a/b/mod.rs` (module a::b) it is `a` too.
+    let parent: Vec<&str> = if here.is_empty() { vec![] } else { here[..here.len() - 1].to_vec() };
+    let text = code;
+    for (start, kw) in [("crate::", 0usize), ("super::", 1)] {
+        let mut from = 0;
+        while let Some(pos) = text[from..].find(start) {
+            let at = from + pos;
+            from = at + start.len();
+            let before = text[..at].chars().last();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let rest: String = text[from..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+            let mut path: Vec<String> = if kw == 0 { vec![] } else { parent.iter().map(|s| s.to_string()).collect() };
+            path.extend(rest.split("::").filter(|s| !s.is_empty()).map(str::to_string));
+            // Braced groups (`use crate::nn::{a, b}`) resolve to their prefix; that is enough for layers.
+            while !path.is_empty() && !known.contains_key(&path.join("::")) {
+                path.pop();
+            }
+            let target = path.join("::");
+            if !target.is_empty() && target != module {
+                out.insert(target);
+            }
+        }
+    }
+    out
+}
+
+fn layer_of(module: &str) -> Option<usize> {
+    let top = module.split("::").next()?;
+    LAYERS.iter().position(|l| *l == top)
+}
+
+#[test]
+fn layers_point_down_and_files_form_no_cycle() {
+    let known = modules();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut violations = vec![];
+    for (module, path) in &known {
+        let is_mod = path.file_name().is_some_and(|n| n == "mod.rs");
+        let refs = references(module, &code(path), &known);
+        if let Some(mine) = layer_of(module) {
+            for r in &refs {
+                if let Some(theirs) = layer_of(r) {
+                    if theirs > mine {
+                        violations.push(format!("{module} ({}) uses {r} ({}), a layer above it", LAYERS[mine], LAYERS[theirs]));
+                    }
+                }
+            }
+        }
+        // A folder's mod.rs re-exports its children; edges from it would make every child that
+        // names a sibling through the folder look cyclic, so only leaf files enter the graph.
+        if !is_mod && !module.is_empty() {
+            let edges = refs.into_iter().filter(|r| known.get(r).is_some_and(|p| p.file_name().is_none_or(|n| n != "mod.rs"))).collect();
+            graph.insert(module.clone(), edges);
+        }
+    }
+    assert!(violations.is_empty(), "layer violations:\n{}", violations.join("\n"));
+    // Depth-first search for a cycle among files.
+    fn visit(n: &str, g: &BTreeMap<String, BTreeSet<String>>, state: &mut BTreeMap<String, u8>, stack: &mut Vec<String>) -> Option<Vec<String>> {
+        match state.get(n) {
+            Some(1) => {
+                let i = stack.iter().position(|s| s == n).unwrap_or(0);
+                let mut cycle = stack[i..].to_vec();
+                cycle.push(n.to_string());
+                return Some(cycle);
+            }
+            Some(_) => return None,
+            None => {}
+        }
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for m in g.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, g, state, stack) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in graph.keys() {
+        if let Some(cycle) = visit(n, &graph, &mut state, &mut vec![]) {
+            panic!("import cycle: {}", cycle.join(" -> "));
+        }
+    }
+    assert!(graph.len() > 30, "the walk found only {} files", graph.len());
+}
+
+#[test]
+fn no_source_file_is_over_400_lines() {
+    let long: Vec<String> = modules()
+        .values()
+        .filter_map(|p| {
+            let n = std::fs::read_to_string(p).expect("readable").lines().count();
+            (n > MAX_LINES).then(|| format!("{} has {n} lines", p.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over {MAX_LINES} lines:\n{}", long.join("\n"));
+}
+
+#[test]
+fn every_public_forward_documents_its_shapes() {
+    let names = ["forward", "forward_masked", "predict", "decode", "encode"];
+    let mut missing = vec![];
+    for path in modules().values() {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            // Public inherent functions, and trait declarations (no body).
+            let sig = t.strip_prefix("pub fn ").or_else(|| t.strip_prefix("fn ").filter(|_| t.trim_end().ends_with(';')));
+            let Some(sig) = sig else { continue };
+            let name: String = sig.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !names.contains(&name.as_str()) {
+                continue;
+            }
+            let doc: Vec<&str> = lines[..i].iter().rev().take_while(|l| l.trim_start().starts_with("///")).copied().collect();
+            if !doc.iter().any(|l| l.contains("# Shapes")) {
+                missing.push(format!("{}:{}: {}", path.strip_prefix(src()).unwrap_or(path).display(), i + 1, t));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "public functions without a `# Shapes` doc section:\n{}", missing.join("\n"));
+}

@@ -1,0 +1,121 @@
+//! `cargo test` runs the code cells of every `notebooks/*.ipynb`, in order, with evcxr's meaning
+//! (see `nbrun.rs`); a new notebook needs no registration. The runner's own behaviour on
+//! failing cells and broken notebooks is tested here too.
+
+mod nbrun;
+
+use nbrun::run_notebook;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn work() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("notebooks")
+}
+
+#[test]
+fn every_notebook_runs() {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("notebooks"))
+        .expect("notebooks/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no notebooks found in notebooks/");
+    let mut failures = vec![];
+    for p in &paths {
+        let rel = p.strip_prefix(root()).unwrap_or(p).to_path_buf();
+        match run_notebook(&rel, &work()) {
+            Ok(out) => eprintln!("ok {} ({} bytes of output)", rel.display(), out.stdout.len()),
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{} notebook(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// Writes a scratch notebook with these code cells (or this raw text) and runs it.
+fn run_cells(name: &str, cells: &[&str]) -> Result<String, String> {
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|c| serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": c}))
+        .collect();
+    let nb = serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    run_raw(name, &serde_json::to_string_pretty(&nb).expect("json"))
+}
+
+fn run_raw(name: &str, text: &str) -> Result<String, String> {
+    let dir = work().join("cases");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write notebook");
+    run_notebook(&path, &dir).map(|o| o.stdout)
+}
+
+#[test]
+fn variables_persist_items_shadow_and_commands_are_skipped() {
+    let out = run_cells(
+        "semantics.ipynb",
+        &[
+            ":dep attention_zoo = { path = \"..\" }\nuse attention_zoo::prelude::*;\nfn f() -> i32 { 1 }",
+            "let a = f();\nlet mut v = vec![a];",
+            "fn f() -> i32 { 2 }\nv.push(f());",
+            "assert_eq!(v, vec![1, 2]);\nv",
+        ],
+    )
+    .expect("the notebook runs");
+    assert!(out.contains("[1, 2]"), "the last cell's value is shown with Debug: {out}");
+}
+
+#[test]
+fn trailing_expressions_use_evcxr_display() {
+    let out = run_cells(
+        "display.ipynb",
+        &["use attention_zoo::prelude::*;\nlet t = Tensor::new(&[[1f32, 2.5], [3.0, 4.0]], &Device::Cpu)?;", "show(&t)"],
+    )
+    .expect("the notebook runs");
+    assert!(out.contains("EVCXR_BEGIN_CONTENT text/html"), "{out}");
+    assert!(out.contains("EVCXR_BEGIN_CONTENT text/plain"), "{out}");
+    assert!(out.contains("tensor([[1.0000, 2.5000],"), "{out}");
+}
+
+#[test]
+fn a_panicking_cell_fails_naming_notebook_and_cell() {
+    let err = run_cells("panics.ipynb", &["let x = 1;", "let y = x + 1;\npanic!(\"boom {y}\");"]).unwrap_err();
+    assert!(err.contains("panics.ipynb: code cell 2 (`let y = x + 1;`)"), "{err}");
+    assert!(err.contains("boom 2"), "{err}");
+}
+
+#[test]
+fn an_error_returned_by_a_cell_fails_naming_the_cell() {
+    let err = run_cells(
+        "errors.ipynb",
+        &["use attention_zoo::prelude::*;", "let t = Tensor::zeros((2, 3), DType::F32, &Device::Cpu)?;\nlet u = t.matmul(&t)?;"],
+    )
+    .unwrap_err();
+    assert!(err.contains("errors.ipynb: code cell 2 (`let t = Tensor::zeros"), "{err}");
+}
+
+#[test]
+fn a_cell_that_does_not_compile_fails_naming_the_cell() {
+    let err = run_cells("compile.ipynb", &["let x = 1;", "let ok = 2;", "let s: u32 = \"not a number\";"]).unwrap_err();
+    assert!(err.contains("compile.ipynb: code cell 3 (`let s: u32 = \"not a number\";`) does not compile"), "{err}");
+    assert!(err.contains("mismatched types"), "{err}");
+}
+
+#[test]
+fn a_cell_that_does_not_parse_fails_naming_the_cell() {
+    let err = run_cells("parse.ipynb", &["let x = 1;", "let y = (x + ;"]).unwrap_err();
+    assert!(err.contains("parse.ipynb: code cell 2 (`let y = (x + ;`) does not parse"), "{err}");
+}
+
+#[test]
+fn broken_notebooks_give_clear_errors() {
+    let err = run_raw("broken.ipynb", "{\"cells\": [").unwrap_err();
+    assert!(err.contains("broken.ipynb: not a readable notebook (invalid JSON)"), "{err}");
+    let err = run_raw("nocells.ipynb", "{\"metadata\": {}}").unwrap_err();
+    assert!(err.contains("nocells.ipynb: not a notebook: the top level has no 'cells' list"), "{err}");
+    let err = run_raw("nosource.ipynb", "{\"cells\": [{\"cell_type\": \"code\"}]}").unwrap_err();
+    assert!(err.contains("nosource.ipynb: cell 1 has no 'source'"), "{err}");
+}

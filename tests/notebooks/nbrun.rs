@@ -1,0 +1,326 @@
+//! Runs the code cells of a Jupyter notebook as one Rust program, with evcxr's meaning:
+//! variables live on from cell to cell, an item in a later cell shadows an earlier one of the same
+//! name, lines starting with `:` (evcxr commands such as `:dep`) are skipped, and a cell's trailing
+//! expression is shown through its `evcxr_display` method, else through `Debug`.
+//!
+//! Each cell becomes a block nested inside the previous cell's block, so later items shadow
+//! earlier ones and earlier variables stay in scope. The program is compiled with `rustc` against
+//! the `attention_zoo` library this test binary was built with, so no second build of the
+//! dependencies is needed. Every failure names the notebook, the code cell and its first line.
+
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use syn::spanned::Spanned;
+
+/// One code cell: its 1-based number among the notebook's code cells and its source.
+#[derive(Clone, Debug)]
+pub struct CodeCell {
+    pub number: usize,
+    pub source: String,
+}
+
+impl CodeCell {
+    pub fn first_line(&self) -> String {
+        self.source.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("(empty cell)").to_string()
+    }
+}
+
+/// What a successful run printed.
+#[derive(Debug)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+fn where_(nb: &str, cell: &CodeCell) -> String {
+    format!("{nb}: code cell {} (`{}`)", cell.number, cell.first_line())
+}
+
+/// Reads the code cells of a notebook; bad JSON or missing fields give an error naming the file.
+pub fn load_cells(path: &Path) -> Result<Vec<CodeCell>, String> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot be read: {e}"))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{name}: not a readable notebook (invalid JSON): {e}"))?;
+    let cells = json
+        .get("cells")
+        .and_then(|c| c.as_array())
+        .ok_or_else(|| format!("{name}: not a notebook: the top level has no 'cells' list"))?;
+    let mut out = vec![];
+    for (i, cell) in cells.iter().enumerate() {
+        let kind = cell
+            .get("cell_type")
+            .and_then(|k| k.as_str())
+            .ok_or_else(|| format!("{name}: cell {} has no 'cell_type'", i + 1))?;
+        let source = match cell.get("source") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Array(lines)) => lines.iter().map(|l| l.as_str().unwrap_or("")).collect(),
+            _ => return Err(format!("{name}: cell {} has no 'source'", i + 1)),
+        };
+        if kind == "code" {
+            out.push(CodeCell { number: out.len() + 1, source });
+        }
+    }
+    Ok(out)
+}
+
+/// How a cell's trailing expression is shown.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Show {
+    Nothing,
+    Evcxr,
+    Debug,
+}
+
+/// A cell ready to be emitted: its code without evcxr commands, and where its trailing
+/// expression starts (a byte offset), if it has one worth showing.
+struct Prepared {
+    code: String,
+    trailing: Option<usize>,
+}
+
+fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
+    // evcxr commands (`:dep`, `:cache`, ...) become blank lines so line numbers are kept.
+    let code: String = cell
+        .source
+        .lines()
+        .map(|l| if l.trim_start().starts_with(':') { "" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let wrapped = format!("{{\n{code}\n}}");
+    let block: syn::Block = syn::parse_str(&wrapped).map_err(|e| {
+        let line = e.span().start().line.saturating_sub(1);
+        format!("{} does not parse (line {line} of the cell): {e}", where_(nb, cell))
+    })?;
+    let trailing = match block.stmts.last() {
+        Some(syn::Stmt::Expr(e, None)) if !matches!(e, syn::Expr::ForLoop(_) | syn::Expr::While(_)) => Some(e.span()),
+        Some(syn::Stmt::Macro(m)) if m.semi_token.is_none() => Some(m.span()),
+        _ => None,
+    };
+    let trailing = trailing.map(|span| {
+        let start = span.start();
+        // Lines are 1-based and the wrapper added one line; columns count characters.
+        let line_start: usize = wrapped.split('\n').take(start.line - 1).map(|l| l.len() + 1).sum();
+        let col: usize = wrapped[line_start..].chars().take(start.column).map(char::len_utf8).sum();
+        line_start + col - 2
+    });
+    Ok(Prepared { code, trailing })
+}
+
+/// The program for all cells, and the first line of each cell in it.
+fn generate(nb: &str, cells: &[CodeCell], shows: &[Show]) -> Result<(String, Vec<usize>), String> {
+    let mut src = String::from(
+        "#![allow(unused, unused_mut, unused_variables, unused_imports, dead_code, non_snake_case, unused_must_use)]\n\
+         fn __nb_debug<T: std::fmt::Debug + ?Sized>(v: &T) {\n\
+         \x20   if std::any::type_name::<T>() != \"()\" { println!(\"{:?}\", v); }\n\
+         }\n\
+         fn __nb_cell(n: usize) { eprintln!(\"@@NB_CELL {n}\"); }\n\
+         fn main() {\n\
+         \x20   if let Err(e) = __nb_run() { eprintln!(\"Error: {e}\"); std::process::exit(1); }\n\
+         }\n\
+         fn __nb_run() -> Result<(), Box<dyn std::error::Error>> {\n",
+    );
+    let mut starts = vec![];
+    for (cell, show) in cells.iter().zip(shows) {
+        let p = prepare(nb, cell)?;
+        let _ = writeln!(src, "__nb_cell({});\n{{", cell.number);
+        starts.push(src.lines().count() + 1);
+        match (p.trailing, show) {
+            (Some(at), Show::Evcxr) => {
+                let (body, expr) = p.code.split_at(at);
+                let _ = write!(src, "{body}(&({expr}\n)).evcxr_display();\n");
+            }
+            (Some(at), Show::Debug) => {
+                let (body, expr) = p.code.split_at(at);
+                let _ = write!(src, "{body}__nb_debug(&({expr}\n));\n");
+            }
+            _ => {
+                src.push_str(&p.code);
+                src.push('\n');
+            }
+        }
+    }
+    src.push_str(&"}\n".repeat(cells.len()));
+    src.push_str("Ok(())\n}\n");
+    Ok((src, starts))
+}
+
+fn cell_at_line(starts: &[usize], line: usize) -> Option<usize> {
+    starts.iter().rposition(|&s| s <= line)
+}
+
+/// The directory holding the libraries this test binary was linked with.
+fn deps_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("notebook runner: no current exe: {e}"))?;
+    exe.parent().map(Path::to_path_buf).ok_or_else(|| "notebook runner: test binary has no folder".to_string())
+}
+
+/// The `libattention_zoo` rlib this test binary was linked with, as cargo itself reports it:
+/// `cargo test --no-run --message-format=json --test notebooks` (a no-op once built, about half a
+/// second) lists the test executable and the library it links; the executable must be this very
+/// binary, so a stale rlib of another profile or feature set is never picked.
+fn library_rlib(deps: &Path) -> Result<PathBuf, String> {
+    static FOUND: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| ask_cargo_for_rlib(deps)).clone()
+}
+
+fn ask_cargo_for_rlib(deps: &Path) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("notebook runner: no current exe: {e}"))?;
+    let profile_dir = deps.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("debug");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["test", "--no-run", "--message-format=json", "--test", "notebooks", "--manifest-path"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    match profile_dir {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let out = cmd.output().map_err(|e| format!("notebook runner: cannot start cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("notebook runner: `cargo test --no-run` failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let (mut rlib, mut linked) = (None, false);
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if msg.get("reason").and_then(|r| r.as_str()) != Some("compiler-artifact") {
+            continue;
+        }
+        let name = msg.pointer("/target/name").and_then(|n| n.as_str()).unwrap_or("");
+        if name == "attention_zoo" {
+            let files = msg.get("filenames").and_then(|f| f.as_array()).cloned().unwrap_or_default();
+            rlib = files.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(".rlib")).map(PathBuf::from);
+        } else if name == "notebooks" {
+            let built = msg.get("executable").and_then(|e| e.as_str()).map(PathBuf::from);
+            let same = |p: &Path| std::fs::canonicalize(p).ok();
+            linked = built.as_deref().and_then(same).is_some_and(|b| Some(b) == same(&exe));
+        }
+    }
+    match (rlib, linked) {
+        (Some(r), true) => Ok(r),
+        (None, _) => Err("notebook runner: cargo reported no libattention_zoo rlib".into()),
+        (Some(_), false) => Err(format!(
+            "notebook runner: cargo's notebooks test is not this binary ({}); run it through `cargo test`",
+            exe.display()
+        )),
+    }
+}
+
+struct CompileError {
+    cell: Option<usize>,
+    rendered: String,
+    missing_evcxr_display: bool,
+}
+
+fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
+    let deps = deps_dir()?;
+    let rlib = library_rlib(&deps)?;
+    let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .arg("--edition=2024")
+        .arg("--crate-type=bin")
+        .arg("--error-format=json")
+        .arg("-Copt-level=0")
+        .arg("-Cdebuginfo=0")
+        .arg(format!("--extern=attention_zoo={}", rlib.display()))
+        .arg(format!("-Ldependency={}", deps.display()))
+        .arg("-o")
+        .arg(exe)
+        .arg(src_path)
+        .output()
+        .map_err(|e| format!("notebook runner: cannot start rustc: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut errors = vec![];
+    for line in stderr.lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if msg.get("level").and_then(|l| l.as_str()) != Some("error") {
+            continue;
+        }
+        let rendered = msg.get("rendered").and_then(|r| r.as_str()).unwrap_or("").to_string();
+        let message = msg.get("message").and_then(|r| r.as_str()).unwrap_or("");
+        let line_no = msg
+            .get("spans")
+            .and_then(|s| s.as_array())
+            .and_then(|s| s.iter().find(|sp| sp.get("is_primary").and_then(|p| p.as_bool()) == Some(true)))
+            .and_then(|sp| sp.get("line_start").and_then(|l| l.as_u64()))
+            .map(|l| l as usize);
+        errors.push(CompileError {
+            cell: line_no,
+            rendered,
+            missing_evcxr_display: message.contains("no method named `evcxr_display`"),
+        });
+    }
+    if !out.status.success() && errors.is_empty() {
+        return Err(format!("notebook runner: rustc failed without a diagnostic:\n{stderr}"));
+    }
+    Ok(errors)
+}
+
+/// Compiles and runs the code cells of the notebook at `path`. `work` is a scratch folder.
+pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
+    let nb = path.display().to_string();
+    let cells = load_cells(path)?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("notebook").replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    std::fs::create_dir_all(work).map_err(|e| format!("notebook runner: cannot create {}: {e}", work.display()))?;
+    let src_path = work.join(format!("{stem}.rs"));
+    let exe = work.join(format!("{stem}.bin"));
+    let mut shows: Vec<Show> = cells
+        .iter()
+        .map(|c| prepare(&nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing }))
+        .collect::<Result<_, _>>()?;
+    loop {
+        let (src, starts) = generate(&nb, &cells, &shows)?;
+        std::fs::write(&src_path, &src).map_err(|e| format!("notebook runner: cannot write {}: {e}", src_path.display()))?;
+        let errors = compile(&src_path, &exe)?;
+        if errors.is_empty() {
+            break;
+        }
+        // Values without an `evcxr_display` method are shown with Debug instead, as evcxr does.
+        let mut switched = false;
+        for e in &errors {
+            if let (true, Some(k)) = (e.missing_evcxr_display, e.cell.and_then(|l| cell_at_line(&starts, l))) {
+                if shows[k] == Show::Evcxr {
+                    shows[k] = Show::Debug;
+                    switched = true;
+                }
+            }
+        }
+        if switched {
+            continue;
+        }
+        let first = &errors[0];
+        let place = match first.cell.and_then(|l| cell_at_line(&starts, l)) {
+            Some(k) => where_(&nb, &cells[k]),
+            None => format!("{nb}: (outside any cell)"),
+        };
+        let all: Vec<&str> = errors.iter().map(|e| e.rendered.as_str()).collect();
+        return Err(format!("{place} does not compile:\n{}", all.join("\n")));
+    }
+    let out = Command::new(&exe)
+        .env("RAYON_NUM_THREADS", "1")
+        .current_dir(path.parent().unwrap_or(Path::new(".")))
+        .output()
+        .map_err(|e| format!("notebook runner: cannot run {}: {e}", exe.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    if !out.status.success() || stderr.contains("panicked at") {
+        let last = stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("@@NB_CELL "))
+            .last()
+            .and_then(|n| n.trim().parse::<usize>().ok());
+        let place = match last.and_then(|n| cells.iter().find(|c| c.number == n)) {
+            Some(c) => where_(&nb, c),
+            None => format!("{nb}: before the first cell"),
+        };
+        let detail: String = stderr.lines().filter(|l| !l.starts_with("@@NB_CELL")).collect::<Vec<_>>().join("\n");
+        return Err(format!("{place} failed at run time:\n{detail}"));
+    }
+    Ok(RunOutput { stdout, stderr })
+}
