@@ -1,6 +1,8 @@
 # attention-zoo: everything a run needs is installed inside the repo by these targets.
 #   make notebooks   install what is missing, then execute every notebook under the real kernel
-#   make test        cargo test (code cells of every notebook included), then `make notebooks`
+#   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
+#                    then `make notebooks`
+#   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our training against PyTorch's, on one thread each
@@ -24,12 +26,17 @@ export XDG_CACHE_HOME := $(ROOT)/.cache
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lab fixtures bench setup cargo-test
+.PHONY: notebooks test lint lab fixtures bench setup cargo-test
 
 notebooks: setup
 	$(VENV)/bin/python tools/run_notebooks.py $(NOTEBOOK_OUT) $(NOTEBOOKS)
 
-test: cargo-test notebooks
+test: lint cargo-test notebooks
+
+lint:
+	cargo fmt --check
+	cargo clippy --all-targets --color never -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --color never
 
 cargo-test:
 	cargo test --color never

@@ -39,13 +39,17 @@ fn main() -> Result<()> {
     if run("selfattn") {
         report(
             "selfattn",
-            train_lecture(23, || EncoderDecoderSelfAttn::new(EncoderSelfAttn::new(3, 2, 10, Some(2))?, DecoderSelfAttn::new(3, 2, 10, Some(2))?, 2, 2))?,
+            train_lecture(23, || {
+                EncoderDecoderSelfAttn::new(EncoderSelfAttn::new(3, 2, 10, Some(2))?, DecoderSelfAttn::new(3, 2, 10, Some(2))?, 2, 2)
+            })?,
         );
     }
     if run("selfattn_pe") {
         report(
             "selfattn_pe",
-            train_lecture(43, || EncoderDecoderSelfAttn::new(EncoderPe::new(3, 2, 10, Some(2), 100)?, DecoderPe::new(3, 2, 10, Some(2), 100)?, 2, 2))?,
+            train_lecture(43, || {
+                EncoderDecoderSelfAttn::new(EncoderPe::new(3, 2, 10, Some(2), 100)?, DecoderPe::new(3, 2, 10, Some(2), 100)?, 2, 2)
+            })?,
         );
     }
     Ok(())

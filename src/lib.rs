@@ -42,8 +42,8 @@ pub mod prelude {
     pub use crate::nn::{Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Module, Param, masked_fill, reverse_time, softmax};
     pub use crate::notebook::{
         Figure, ShowAlphas, ShowTensor, batch_of_one, counter_vs_clock, encoding_curves, encoding_degrees, encoding_distances,
-        exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh, plot_sequences, query_and_keys, sequence_pred,
-        show, show_alphas,
+        exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh, plot_sequences, query_and_keys, sequence_pred, show,
+        show_alphas,
     };
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};

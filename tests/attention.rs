@@ -224,8 +224,17 @@ fn bad_shapes_and_missing_keys_give_clear_errors() {
     let bad_mask = Tensor::ones((1, 1, 4), DType::U8, &Device::Cpu).unwrap();
     let e = attn.forward(&q, Some(&bad_mask)).unwrap_err().to_string();
     assert!(e.contains("mask") && e.contains("[1, 1, 4]"), "{e}");
-    let e = Attention::new(2, None, false).unwrap().init_keys(&Tensor::zeros((1, 3, 4), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    let e = Attention::new(2, None, false)
+        .unwrap()
+        .init_keys(&Tensor::zeros((1, 3, 4), DType::F32, &Device::Cpu).unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("init_keys") && e.contains("[1, 3, 4]"), "{e}");
-    let e = dot_products(&Tensor::zeros((1, 1, 2), DType::F32, &Device::Cpu).unwrap(), &Tensor::zeros((1, 3, 3), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    let e = dot_products(
+        &Tensor::zeros((1, 1, 2), DType::F32, &Device::Cpu).unwrap(),
+        &Tensor::zeros((1, 3, 3), DType::F32, &Device::Cpu).unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("dot_products") && e.contains("[1, 1, 2]") && e.contains("[1, 3, 3]"), "{e}");
 }

@@ -16,7 +16,10 @@ fn attention_figures() {
     let q = Tensor::new(&[0.55f32, 0.95], &Device::Cpu).unwrap();
     let k = Tensor::new(&[[0.65f32, 0.2], [0.85, -0.4], [-0.95, -0.75]], &Device::Cpu).unwrap();
     let fig = query_and_keys(&q, &k, Some(&Tensor::new(&[0.5706f32, -0.0993], &Device::Cpu).unwrap())).unwrap();
-    assert!(fig.svg.contains("cos=0.73") && fig.svg.contains("cos=-0.93") && fig.svg.contains("context"), "norms and cosines in the legend");
+    assert!(
+        fig.svg.contains("cos=0.73") && fig.svg.contains("cos=-0.93") && fig.svg.contains("context"),
+        "norms and cosines in the legend"
+    );
     let e = query_and_keys(&Tensor::zeros(3, DType::F32, &Device::Cpu).unwrap(), &k, None).unwrap_err().to_string();
     assert!(e.contains("two dimensions"), "{e}");
 

@@ -21,7 +21,8 @@ fn fused_linear_has_candles_values_and_gradients() {
         let b = Var::from_tensor(&g.randn(n_out).unwrap()).unwrap();
         let up = g.randn((16, 2, n_out)).unwrap();
         let fused = linear(&x, &w, Some(&b)).unwrap();
-        let plain = x.reshape((32, n_in)).unwrap().matmul(&w.t().unwrap()).unwrap().broadcast_add(&b).unwrap().reshape((16, 2, n_out)).unwrap();
+        let plain =
+            x.reshape((32, n_in)).unwrap().matmul(&w.t().unwrap()).unwrap().broadcast_add(&b).unwrap().reshape((16, 2, n_out)).unwrap();
         close("linear forward", &fused, &plain);
         let gf = (&fused * &up).unwrap().sum_all().unwrap().backward().unwrap();
         let gp = (&plain * &up).unwrap().sum_all().unwrap().backward().unwrap();

@@ -93,10 +93,10 @@ fn layers_point_down_and_files_form_no_cycle() {
         let refs = references(module, &code(path), &known);
         if let Some(mine) = layer_of(module) {
             for r in &refs {
-                if let Some(theirs) = layer_of(r) {
-                    if theirs > mine {
-                        violations.push(format!("{module} ({}) uses {r} ({}), a layer above it", LAYERS[mine], LAYERS[theirs]));
-                    }
+                if let Some(theirs) = layer_of(r)
+                    && theirs > mine
+                {
+                    violations.push(format!("{module} ({}) uses {r} ({}), a layer above it", LAYERS[mine], LAYERS[theirs]));
                 }
             }
         }
@@ -109,7 +109,12 @@ fn layers_point_down_and_files_form_no_cycle() {
     }
     assert!(violations.is_empty(), "layer violations:\n{}", violations.join("\n"));
     // Depth-first search for a cycle among files.
-    fn visit(n: &str, g: &BTreeMap<String, BTreeSet<String>>, state: &mut BTreeMap<String, u8>, stack: &mut Vec<String>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        g: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
         match state.get(n) {
             Some(1) => {
                 let i = stack.iter().position(|s| s == n).unwrap_or(0);

@@ -22,7 +22,12 @@ fn generator_functions_match_pytorch() {
         manual_seed(seed).unwrap();
         let s = format!("seed {seed}");
         assert_close(&format!("{s} rand(7)"), &values(&repro::rand(7).unwrap()), &f64s(&case["rand_7"]), 0.0);
-        assert_close(&format!("{s} uniform_(-2.5, 3)"), &values(&repro::uniform(5, -2.5, 3.0).unwrap()), &f64s(&case["uniform_5_m2.5_3"]), 0.0);
+        assert_close(
+            &format!("{s} uniform_(-2.5, 3)"),
+            &values(&repro::uniform(5, -2.5, 3.0).unwrap()),
+            &f64s(&case["uniform_5_m2.5_3"]),
+            0.0,
+        );
         assert_close(&format!("{s} randn(5)"), &values(&repro::randn(5).unwrap()), &f64s(&case["randn_5"]), TOL);
         assert_close(&format!("{s} randn(3) after"), &values(&repro::randn(3).unwrap()), &f64s(&case["randn_3_after"]), TOL);
         assert_close(&format!("{s} randn(16)"), &values(&repro::randn(16).unwrap()), &f64s(&case["randn_16"]), TOL);
@@ -34,7 +39,12 @@ fn generator_functions_match_pytorch() {
         assert_eq!(repro::randperm(10), usizes(&case["randperm_10"]), "{s} randperm(10)");
         assert_eq!(repro::randperm(1000), usizes(&case["randperm_1000"]), "{s} randperm(1000)");
         assert_close(&format!("{s} bernoulli_(0.3)"), &values(&repro::bernoulli(40, 0.3).unwrap()), &f64s(&case["bernoulli_40_p0.3"]), 0.0);
-        assert_close(&format!("{s} dropout mask"), &values(&repro::bernoulli(1000, 0.5).unwrap()), &f64s(&case["dropout_mask_1000_p0.5"]), 0.0);
+        assert_close(
+            &format!("{s} dropout mask"),
+            &values(&repro::bernoulli(1000, 0.5).unwrap()),
+            &f64s(&case["dropout_mask_1000_p0.5"]),
+            0.0,
+        );
         assert_close(&format!("{s} rand(3) at the end"), &values(&repro::rand(3).unwrap()), &f64s(&case["rand_3_end"]), TOL);
 
         let mut g = Generator::new(seed as u64);
@@ -117,7 +127,8 @@ fn squares_equal_numpy_exactly() {
     let _serial = common::serial();
     let fx = load("numpy_data");
     for case in fx["cases"].as_array().unwrap() {
-        let (n, var, seed) = (case["n"].as_u64().unwrap() as usize, case["variable_len"].as_bool().unwrap(), case["seed"].as_i64().unwrap());
+        let (n, var, seed) =
+            (case["n"].as_u64().unwrap() as usize, case["variable_len"].as_bool().unwrap(), case["seed"].as_i64().unwrap());
         let got = generate_sequences(n, var, seed).unwrap();
         let want_dirs: Vec<i64> = case["directions"].as_array().unwrap().iter().map(|d| d.as_i64().unwrap()).collect();
         assert_eq!(got.directions, want_dirs, "directions n={n} seed={seed}");
@@ -141,9 +152,9 @@ fn lecture_check_values_for_the_squares() {
     let _serial = common::serial();
     let s = generate_sequences(256, false, 13).unwrap();
     let want = [[-1.0442, -0.9045], [-0.9980, 1.0863]];
-    for k in 0..2 {
-        for d in 0..2 {
-            assert!((s.points[1][k][d] - want[k][d]).abs() < 5e-5, "sequence 1 point {k}: {:?}", s.points[1][k]);
+    for (k, (got, want)) in s.points[1].iter().zip(want).enumerate() {
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 5e-5, "sequence 1 point {k}: {got:?}");
         }
     }
 }

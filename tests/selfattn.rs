@@ -37,10 +37,7 @@ fn encoder_and_decoder_give_the_printed_numbers() {
     assert_tensor_close("decoder output", &out, &tensor(&fx["decoder_shifted_out"]), 1e-6);
     let alphas = decself.self_attn_heads.alphas().unwrap();
     assert_tensor_close("decoder self-attention alphas", &alphas, &tensor(&fx["decoder_self_alphas"]), 1e-6);
-    assert_eq!(
-        round4(&values(&alphas)),
-        vec![1.0, 0.0, 0.4011, 0.5989, 1.0, 0.0, 0.4264, 0.5736, 1.0, 0.0, 0.6304, 0.3696]
-    );
+    assert_eq!(round4(&values(&alphas)), vec![1.0, 0.0, 0.4011, 0.5989, 1.0, 0.0, 0.4264, 0.5736, 1.0, 0.0, 0.6304, 0.3696]);
     // Evaluation: one step, then two under a grown mask.
     let inputs = source.narrow(1, 1, 1).unwrap();
     let out = decself.forward(&inputs, None, Some(&subsequent_mask(1).unwrap())).unwrap();
@@ -63,7 +60,10 @@ fn masks_and_positional_encoding_match() {
     assert_eq!(round4(&values(&posenc.pe)), vec![0.0, 1.0, 0.8415, 0.5403]);
     let out = posenc.forward(&source).unwrap();
     assert_tensor_close("posenc(source)", &out, &tensor(&fx["pe_2_2"]["out"]), 1e-6);
-    assert_eq!(round4(&values(&out)), vec![-1.4142, -0.4142, -0.5727, 1.9545]);
+    // The lecture's printed values (-1.4142 happens to be -sqrt(2) to 4 decimals).
+    #[allow(clippy::approx_constant)]
+    let printed = vec![-1.4142, -0.4142, -0.5727, 1.9545];
+    assert_eq!(round4(&values(&out)), printed);
     let table = positional_encoding_table(10, 8).unwrap();
     assert_tensor_close("encoding (10, 8)", &table, &tensor(&fx["pe_10_8"]), 1e-6);
     // The lecture's second row, printed to 4 decimals.
@@ -90,12 +90,23 @@ fn train(seed: i128, with_pe: bool, want: &serde_json::Value) -> (Vec<f64>, Vec<
         .unwrap();
         run(model, loaders, want, &full_test)
     } else {
-        let model = EncoderDecoderSelfAttn::new(EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(), DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(), 2, 2).unwrap();
+        let model = EncoderDecoderSelfAttn::new(
+            EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(),
+            DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(),
+            2,
+            2,
+        )
+        .unwrap();
         run(model, loaders, want, &full_test)
     }
 }
 
-fn run<M: Model>(model: M, loaders: (DataLoader, Option<DataLoader>), want: &serde_json::Value, full_test: &Tensor) -> (Vec<f64>, Vec<f64>, Tensor) {
+fn run<M: Model>(
+    model: M,
+    loaders: (DataLoader, Option<DataLoader>),
+    want: &serde_json::Value,
+    full_test: &Tensor,
+) -> (Vec<f64>, Vec<f64>, Tensor) {
     // The same seed draws the same weights, bit for bit.
     assert_params("model", &model, &want["initial_state"], 0.0);
     let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
@@ -182,7 +193,13 @@ fn bad_input_gives_clear_errors() {
     let pe = PositionalEncoding::new(3, 2).unwrap();
     let e = pe.forward(&Tensor::zeros((1, 5, 2), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
     assert!(e.contains("max_len = 3") && e.contains("5 steps"), "{e}");
-    let mut model = EncoderDecoderSelfAttn::new(EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(), DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(), 2, 2).unwrap();
+    let mut model = EncoderDecoderSelfAttn::new(
+        EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(),
+        DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap(),
+        2,
+        2,
+    )
+    .unwrap();
     let e = model.predict(&source, None).unwrap_err().to_string();
     assert!(e.contains("predict") && e.contains("encode"), "{e}");
     model.train();

@@ -71,12 +71,7 @@ fn lecture_trainer() -> StepByStep<EncoderDecoder> {
 }
 
 fn batches_of(loader: &mut DataLoader) -> Vec<Vec<usize>> {
-    loader
-        .batches()
-        .unwrap()
-        .iter()
-        .map(|(x, _)| values(x).into_iter().map(|v| v as usize).collect())
-        .collect()
+    loader.batches().unwrap().iter().map(|(x, _)| values(x).into_iter().map(|v| v as usize).collect()).collect()
 }
 
 fn nested(v: &serde_json::Value) -> Vec<Vec<usize>> {
@@ -102,7 +97,12 @@ fn loaders_draw_what_pytorch_draws() {
     }
     let mut plain = DataLoader::new(data, 4).unwrap();
     assert_eq!(batches_of(&mut plain), nested(&want["sequential"]));
-    assert_close("default generator afterwards", &values(&attention_zoo::repro::rand(2).unwrap()), &f64s(&want["default_rand_after"]), 1e-7);
+    assert_close(
+        "default generator afterwards",
+        &values(&attention_zoo::repro::rand(2).unwrap()),
+        &f64s(&want["default_rand_after"]),
+        1e-7,
+    );
 }
 
 #[test]
@@ -171,7 +171,10 @@ fn wrong_shapes_name_the_module_and_both_shapes() {
     let mut dec = Decoder::new(2, 2).unwrap();
     let e = dec.forward(&Tensor::zeros((1, 1, 2), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
     assert!(e.contains("init_hidden"), "{e}");
-    let e = MSELoss.loss(&Tensor::zeros((2, 2), DType::F32, &Device::Cpu).unwrap(), &Tensor::zeros((2, 3), DType::F32, &Device::Cpu).unwrap()).unwrap_err().to_string();
+    let e = MSELoss
+        .loss(&Tensor::zeros((2, 2), DType::F32, &Device::Cpu).unwrap(), &Tensor::zeros((2, 3), DType::F32, &Device::Cpu).unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("MSELoss") && e.contains("[2, 2]") && e.contains("[2, 3]"), "{e}");
 }
 

@@ -45,10 +45,9 @@ impl Attention {
         let linear_value = Linear::new(input_dim, hidden_dim)?;
         let (linear_score, linear_v) = match score {
             Score::General => (Some(Linear::with_bias(hidden_dim, hidden_dim, false)?), None),
-            Score::Additive => (
-                Some(Linear::with_bias(2 * hidden_dim, hidden_dim, false)?),
-                Some(Linear::with_bias(hidden_dim, 1, false)?),
-            ),
+            Score::Additive => {
+                (Some(Linear::with_bias(2 * hidden_dim, hidden_dim, false)?), Some(Linear::with_bias(hidden_dim, 1, false)?))
+            }
             Score::Location { source_len } => (Some(Linear::new(hidden_dim, source_len)?), None),
             _ => (None, None),
         };
@@ -99,7 +98,9 @@ impl Attention {
         let (n, l, _) = proj_keys.dims3()?;
         match query.dims() {
             &[qn, _, d] if qn == n && d == self.input_dim => {}
-            d => bail!("Attention: expected a query of shape ({n}, Lq, {}) to match keys {:?}, got {d:?}", self.input_dim, proj_keys.dims()),
+            d => {
+                bail!("Attention: expected a query of shape ({n}, Lq, {}) to match keys {:?}, got {d:?}", self.input_dim, proj_keys.dims())
+            }
         }
         let q = self.linear_query.forward(query)?;
         let missing = || candle_core::Error::Msg("Attention: score parameters are missing".into());
@@ -140,7 +141,13 @@ impl Attention {
         if let Some(m) = mask {
             let fits = |d: usize, want: usize| d == 1 || d == want;
             if m.rank() != 3 || !fits(m.dim(0)?, scores.dim(0)?) || !fits(m.dim(1)?, scores.dim(1)?) || m.dim(2)? != scores.dim(2)? {
-                bail!("Attention: expected a mask of shape (1 or {}, 1 or {}, {}), got {:?}", scores.dim(0)?, scores.dim(1)?, scores.dim(2)?, m.dims())
+                bail!(
+                    "Attention: expected a mask of shape (1 or {}, 1 or {}, {}), got {:?}",
+                    scores.dim(0)?,
+                    scores.dim(1)?,
+                    scores.dim(2)?,
+                    m.dims()
+                )
             }
             scores = masked_fill(&scores, m, MASK_FILL)?;
         }

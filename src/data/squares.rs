@@ -6,7 +6,8 @@ use candle_core::{Device, Result, Tensor, bail};
 /// The four corners of the square, counter-clockwise from the bottom left.
 pub const CORNERS: [[f64; 2]; 4] = [[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]];
 
-/// The corners of the square walked from corner `start`, clockwise (direction 1) or not.
+/// The corners of the square walked from corner `start`: clockwise (direction 1) forwards through
+/// [`CORNERS`], counter-clockwise (direction 0) the same walk reversed.
 pub fn walk(start: usize, direction: i64) -> Vec<[f64; 2]> {
     let mut w: Vec<[f64; 2]> = (0..4).map(|k| CORNERS[(start + k) % 4]).collect();
     if direction == 0 {
@@ -31,24 +32,14 @@ pub struct Sequences {
 pub fn generate_sequences(n: usize, variable_len: bool, seed: i64) -> Result<Sequences> {
     let mut rs = RandomState::new(seed)?;
     let starts = rs.randint(4, n)?;
-    let lengths: Vec<usize> = if variable_len {
-        rs.randint(3, n)?.into_iter().map(|l| l as usize + 2).collect()
-    } else {
-        vec![4; n]
-    };
+    let lengths: Vec<usize> = if variable_len { rs.randint(3, n)?.into_iter().map(|l| l as usize + 2).collect() } else { vec![4; n] };
     let directions = rs.randint(2, n)?;
     let mut points = Vec::with_capacity(n);
     for i in 0..n {
-        // Clockwise walks forwards through CORNERS; counter-clockwise is the same walk reversed.
-        let mut walk: Vec<[f64; 2]> = (0..4).map(|k| CORNERS[(starts[i] as usize + k) % 4]).collect();
-        if directions[i] == 0 {
-            walk.reverse();
-        }
+        let path = walk(starts[i] as usize, directions[i]);
         let len = lengths[i];
         let noise = rs.randn(len * 2);
-        let seq = (0..len)
-            .map(|k| [walk[k][0] + noise[2 * k] * 0.1, walk[k][1] + noise[2 * k + 1] * 0.1])
-            .collect();
+        let seq = (0..len).map(|k| [path[k][0] + noise[2 * k] * 0.1, path[k][1] + noise[2 * k + 1] * 0.1]).collect();
         points.push(seq);
     }
     Ok(Sequences { points, directions })
@@ -65,9 +56,7 @@ impl Sequences {
 
     /// All sequences as one float32 tensor `(N, L, 2)`; they must share one length.
     pub fn to_tensor(&self) -> Result<Tensor> {
-        let Some(first) = self.points.first() else {
-            bail!("Sequences::to_tensor: there are no sequences")
-        };
+        let Some(first) = self.points.first() else { bail!("Sequences::to_tensor: there are no sequences") };
         let l = first.len();
         if let Some((i, p)) = self.points.iter().enumerate().find(|(_, p)| p.len() != l) {
             bail!("Sequences::to_tensor: sequences have different lengths ({l} and {} at index {i}); pad them first", p.len())

@@ -7,7 +7,7 @@ pub mod seq2seq;
 
 pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
 pub use self_attention::{
-    DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, SelfAttnDecoder, SelfAttnEncoder, WithPe,
-    shifted_target,
+    DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, SelfAttnDecoder, SelfAttnEncoder,
+    WithPe, shifted_target,
 };
 pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};

@@ -20,9 +20,7 @@ pub(crate) fn final_state_seq_first(module: &str, hidden_seq: &Tensor, hidden_di
 /// `(1, N, H)` and returns the step's output `(N, 1, H)` and the new hidden state.
 pub(crate) fn gru_step(module: &str, rnn: &Gru, hidden: Option<&Tensor>, x: &Tensor) -> Result<(Tensor, Tensor)> {
     let (n, _) = check_batch(module, x, rnn.input_size)?;
-    let Some(hidden) = hidden else {
-        bail!("{module}: no hidden state; call init_hidden with the encoder's states first")
-    };
+    let Some(hidden) = hidden else { bail!("{module}: no hidden state; call init_hidden with the encoder's states first") };
     let h = rnn.hidden_size;
     if hidden.dims() != [1, n, h] {
         bail!("{module}: the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {h})", hidden.dims())
@@ -159,7 +157,7 @@ pub fn teacher_forcing(prob: f64) -> bool {
 
 /// `EncoderDecoder(encoder, decoder, input_len, target_len, teacher_forcing_prob)`. The decoder
 /// is the plain [`Decoder`] or any other [`StepDecoder`] (the attention decoder: see
-/// [`crate::attention::EncoderDecoderAttn`]).
+/// [`crate::models::EncoderDecoderAttn`]).
 #[derive(Clone, Debug)]
 pub struct EncoderDecoder<D: StepDecoder = Decoder> {
     pub encoder: Encoder,
@@ -220,7 +218,11 @@ impl<D: StepDecoder> EncoderDecoder<D> {
             let prob = if self.training { self.teacher_forcing_prob } else { 0.0 };
             dec_inputs = if teacher_forcing(prob) {
                 if i >= target.dim(1)? {
-                    bail!("EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}", self.input_len + self.target_len, x.dims())
+                    bail!(
+                        "EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}",
+                        self.input_len + self.target_len,
+                        x.dims()
+                    )
                 }
                 target.narrow(1, i, 1)?
             } else {

@@ -122,7 +122,15 @@ impl CustomOp3 for LinearOp {
         "linear"
     }
 
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout, s3: &CpuStorage, l3: &Layout) -> Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
         let (x, w, b) = (cpu_f32("linear", s1, l1)?, cpu_f32("linear", s2, l2)?, cpu_f32("linear", s3, l3)?);
         let y = linear_forward(x, w, b, self.n_in, self.n_out);
         let mut dims = l1.dims().to_vec();
@@ -132,7 +140,14 @@ impl CustomOp3 for LinearOp {
         Ok((CpuStorage::F32(y), Shape::from(dims)))
     }
 
-    fn bwd(&self, x: &Tensor, w: &Tensor, b: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        b: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
         let (dx, dw, db) = linear_backward(&values(x)?, &values(w)?, &values(grad)?, self.n_in, self.n_out);
         Ok((
             Some(Tensor::from_vec(dx, x.shape(), x.device())?),

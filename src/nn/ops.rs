@@ -13,7 +13,7 @@ pub fn softmax(x: &Tensor) -> Result<Tensor> {
     kernels::softmax_last_dim(x)
 }
 
-/// Sets the scores to [`MASK_FILL`] where `mask` is 0. The mask (u8, or anything non-zero for
+/// Sets the scores to `value` where `mask` is 0 (the lecture fills with -1e9). The mask (u8, or anything non-zero for
 /// "keep") must broadcast to the scores, e.g. `(N, 1, L)` against `(N, Lq, L)`.
 pub fn masked_fill(scores: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
     let mask = mask.ne(0u8).or_else(|_| mask.ne(0f32))?;

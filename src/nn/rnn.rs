@@ -44,10 +44,7 @@ impl RnnWeights {
     fn input_gates(&self, x: &Tensor) -> Result<Tensor> {
         let (n, l, f) = x.dims3()?;
         let g = self.weight_ih.dims()[0];
-        x.reshape((n * l, f))?
-            .matmul(&self.weight_ih.t()?)?
-            .broadcast_add(&self.bias_ih.tensor())?
-            .reshape((n, l, g))
+        x.reshape((n * l, f))?.matmul(&self.weight_ih.t()?)?.broadcast_add(&self.bias_ih.tensor())?.reshape((n, l, g))
     }
 
     pub(crate) fn hidden_gates(&self, h: &Tensor) -> Result<Tensor> {
@@ -192,10 +189,6 @@ impl<C: CellKind> Recurrent<C> {
 
 impl<C: CellKind> Module for Recurrent<C> {
     fn named_parameters(&self) -> NamedParams {
-        layer_suffixes(self.num_layers, self.bidirectional)
-            .iter()
-            .zip(&self.weights)
-            .flat_map(|(s, w)| w.named(s))
-            .collect()
+        layer_suffixes(self.num_layers, self.bidirectional).iter().zip(&self.weights).flat_map(|(s, w)| w.named(s)).collect()
     }
 }

@@ -4,6 +4,7 @@ use super::output::emit;
 use candle_core::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// An SVG picture.
 #[derive(Clone)]
@@ -45,4 +46,18 @@ pub fn figure(title: &str, size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGB
         root.present().map_err(plot_err)?;
     }
     Ok(Figure { title: title.to_string(), svg })
+}
+
+/// Text of `size` pixels in `color`, anchored at its point by `h` and `v` (plotters' text
+/// anchors): the one place figures place centred or right-aligned labels.
+pub fn anchored_text(
+    text: impl Into<String>,
+    at: (i32, i32),
+    size: u32,
+    color: &RGBColor,
+    h: HPos,
+    v: VPos,
+) -> Text<'static, (i32, i32), String> {
+    let style = ("sans-serif", size).into_font().color(color).pos(Pos::new(h, v));
+    Text::new(text.into(), at, style)
 }

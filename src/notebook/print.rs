@@ -120,21 +120,13 @@ pub fn tensor_to_text(t: &Tensor) -> Result<String> {
     let summarise = flat.len() > THRESHOLD;
     let shown = shown_values(&dims, &flat, summarise);
     let style = number_style(&shown, float);
-    let width = shown
-        .iter()
-        .filter(|v| !float || (v.is_finite() && **v != 0.0))
-        .map(|v| format_number(*v, style, float).len())
-        .max()
-        .unwrap_or(1);
+    let width =
+        shown.iter().filter(|v| !float || (v.is_finite() && **v != 0.0)).map(|v| format_number(*v, style, float).len()).max().unwrap_or(1);
     let fmt = |v: f64| {
         let s = format_number(v, style, float);
         format!("{s:>width$}")
     };
-    let body = if dims.is_empty() {
-        fmt(flat[0])
-    } else {
-        text_block(&dims, &flat, 0, 0, 7, summarise, width, &fmt)
-    };
+    let body = if dims.is_empty() { fmt(flat[0]) } else { text_block(&dims, &flat, 0, 0, 7, summarise, width, &fmt) };
     let suffix = match t.dtype() {
         DType::F32 | DType::I64 => String::new(),
         DType::U8 => ", dtype=torch.uint8".into(),

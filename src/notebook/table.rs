@@ -2,7 +2,7 @@
 
 use super::output::emit;
 use super::palette::{HeatColor, heat_rgb};
-use super::print::{format_number, kept, number_style, shown_values, tensor_to_text, values, is_float, THRESHOLD};
+use super::print::{THRESHOLD, format_number, is_float, kept, number_style, shown_values, tensor_to_text, values};
 use candle_core::{Result, Tensor};
 use std::fmt::Write as _;
 
@@ -109,11 +109,7 @@ pub fn tensor_to_html(t: &Tensor) -> Result<String> {
                 match l {
                     None => s.push_str("<div style=\"font-family:monospace;align-self:center;padding:0 8px\">…</div>"),
                     Some(prefix) => {
-                        let base: usize = prefix
-                            .iter()
-                            .enumerate()
-                            .map(|(d, i)| i * dims[d + 1..].iter().product::<usize>())
-                            .sum();
+                        let base: usize = prefix.iter().enumerate().map(|(d, i)| i * dims[d + 1..].iter().product::<usize>()).sum();
                         let caption = if prefix.is_empty() {
                             None
                         } else {
@@ -160,7 +156,8 @@ impl ShowTensor {
     }
 
     pub fn html(&self) -> String {
-        let body = tensor_to_html(&self.tensor).unwrap_or_else(|e| format!("<pre>tensor could not be read: {}</pre>", escape(&e.to_string())));
+        let body =
+            tensor_to_html(&self.tensor).unwrap_or_else(|e| format!("<pre>tensor could not be read: {}</pre>", escape(&e.to_string())));
         match &self.title {
             Some(t) => format!("<div style=\"font-weight:bold;font-family:sans-serif;font-size:13px\">{}</div>{body}", escape(t)),
             None => body,
@@ -214,7 +211,11 @@ impl ShowAlphas {
                 4 => format!("head {}, sequence {}", b / dims[1], b % dims[1]),
                 _ => String::new(),
             };
-            let _ = write!(s, "<table style=\"{TABLE_CSS}\"><caption style=\"font-family:monospace;font-size:12px;color:#444\">{}</caption><tr><th style=\"{HEAD_CSS}\"></th>", escape(&caption));
+            let _ = write!(
+                s,
+                "<table style=\"{TABLE_CSS}\"><caption style=\"font-family:monospace;font-size:12px;color:#444\">{}</caption><tr><th style=\"{HEAD_CSS}\"></th>",
+                escape(&caption)
+            );
             for j in 0..ls {
                 let _ = write!(s, "<th style=\"{HEAD_CSS}\">{}</th>", escape(&label(&self.source_labels, j)));
             }

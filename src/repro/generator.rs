@@ -132,7 +132,7 @@ impl Generator {
                 normal_fill_16(&mut data[i..i + 16], mean, std);
                 i += 16;
             }
-            if size % 16 != 0 {
+            if !size.is_multiple_of(16) {
                 let tail = &mut data[size - 16..];
                 for v in tail.iter_mut() {
                     *v = self.uniform_f32(0.0, 1.0);
@@ -155,11 +155,8 @@ impl Generator {
         }
         let small = (n as u64) < (u32::MAX as u64) / 20;
         for i in 0..n - 1 {
-            let z = if small {
-                (self.random_u32() as u64 % (n - i) as u64) as usize
-            } else {
-                (self.random_u64() % (n - i) as u64) as usize
-            };
+            let z =
+                if small { (self.random_u32() as u64 % (n - i) as u64) as usize } else { (self.random_u64() % (n - i) as u64) as usize };
             r.swap(i, z + i);
         }
         r

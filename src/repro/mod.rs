@@ -4,7 +4,7 @@
 //! candle's own CPU generator cannot be seeded, so the crate carries its own: a Mersenne Twister
 //! (MT19937) seeded exactly like PyTorch's CPU generator, and the float32 algorithms PyTorch uses on
 //! top of it. With the same seed the same numbers come out, so a notebook prints what the lecture
-//! printed. There is one default generator per process ([`manual_seed`], [`rand`], [`randn`], ...)
+//! printed. There is one default generator per process ([`manual_seed`], [`rand()`], [`randn`], ...)
 //! and separate [`Generator`] values, like `torch.Generator().manual_seed(s)`.
 
 pub mod default;
@@ -18,5 +18,3 @@ pub use generator::{Generator, MAX_SEED};
 pub use init::{kaiming_uniform_bound, uniform_init};
 pub use mt19937::Mt19937;
 pub use numpy::RandomState;
-
-

@@ -25,9 +25,7 @@ impl Mt19937 {
         state[0] = (seed & 0xffff_ffff) as u32;
         for j in 1..N {
             let prev = state[j - 1];
-            state[j] = 1_812_433_253u32
-                .wrapping_mul(prev ^ (prev >> 30))
-                .wrapping_add(j as u32);
+            state[j] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(j as u32);
         }
         Mt19937 { state, next: N }
     }

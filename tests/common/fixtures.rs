@@ -33,11 +33,7 @@ pub fn tensor(v: &Value) -> Tensor {
 
 /// `[[name, tensor], ...]` as pairs.
 pub fn state(v: &Value) -> Vec<(String, Tensor)> {
-    v.as_array()
-        .expect("a state list")
-        .iter()
-        .map(|p| (p[0].as_str().expect("a name").to_string(), tensor(&p[1])))
-        .collect()
+    v.as_array().expect("a state list").iter().map(|p| (p[0].as_str().expect("a name").to_string(), tensor(&p[1]))).collect()
 }
 
 pub fn values(t: &Tensor) -> Vec<f64> {

@@ -45,16 +45,11 @@ pub fn load_cells(path: &Path) -> Result<Vec<CodeCell>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot be read: {e}"))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{name}: not a readable notebook (invalid JSON): {e}"))?;
-    let cells = json
-        .get("cells")
-        .and_then(|c| c.as_array())
-        .ok_or_else(|| format!("{name}: not a notebook: the top level has no 'cells' list"))?;
+    let cells =
+        json.get("cells").and_then(|c| c.as_array()).ok_or_else(|| format!("{name}: not a notebook: the top level has no 'cells' list"))?;
     let mut out = vec![];
     for (i, cell) in cells.iter().enumerate() {
-        let kind = cell
-            .get("cell_type")
-            .and_then(|k| k.as_str())
-            .ok_or_else(|| format!("{name}: cell {} has no 'cell_type'", i + 1))?;
+        let kind = cell.get("cell_type").and_then(|k| k.as_str()).ok_or_else(|| format!("{name}: cell {} has no 'cell_type'", i + 1))?;
         let source = match cell.get("source") {
             Some(serde_json::Value::String(s)) => s.clone(),
             Some(serde_json::Value::Array(lines)) => lines.iter().map(|l| l.as_str().unwrap_or("")).collect(),
@@ -84,12 +79,7 @@ struct Prepared {
 
 fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
     // evcxr commands (`:dep`, `:cache`, ...) become blank lines so line numbers are kept.
-    let code: String = cell
-        .source
-        .lines()
-        .map(|l| if l.trim_start().starts_with(':') { "" } else { l })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code: String = cell.source.lines().map(|l| if l.trim_start().starts_with(':') { "" } else { l }).collect::<Vec<_>>().join("\n");
     let wrapped = format!("{{\n{code}\n}}");
     let block: syn::Block = syn::parse_str(&wrapped).map_err(|e| {
         let line = e.span().start().line.saturating_sub(1);
@@ -206,10 +196,9 @@ fn ask_cargo_for_rlib(deps: &Path) -> Result<PathBuf, String> {
     match (rlib, linked) {
         (Some(r), true) => Ok(r),
         (None, _) => Err("notebook runner: cargo reported no libattention_zoo rlib".into()),
-        (Some(_), false) => Err(format!(
-            "notebook runner: cargo's notebooks test is not this binary ({}); run it through `cargo test`",
-            exe.display()
-        )),
+        (Some(_), false) => {
+            Err(format!("notebook runner: cargo's notebooks test is not this binary ({}); run it through `cargo test`", exe.display()))
+        }
     }
 }
 
@@ -250,11 +239,7 @@ fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
             .and_then(|s| s.iter().find(|sp| sp.get("is_primary").and_then(|p| p.as_bool()) == Some(true)))
             .and_then(|sp| sp.get("line_start").and_then(|l| l.as_u64()))
             .map(|l| l as usize);
-        errors.push(CompileError {
-            cell: line_no,
-            rendered,
-            missing_evcxr_display: message.contains("no method named `evcxr_display`"),
-        });
+        errors.push(CompileError { cell: line_no, rendered, missing_evcxr_display: message.contains("no method named `evcxr_display`") });
     }
     if !out.status.success() && errors.is_empty() {
         return Err(format!("notebook runner: rustc failed without a diagnostic:\n{stderr}"));
@@ -284,11 +269,11 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         // Values without an `evcxr_display` method are shown with Debug instead, as evcxr does.
         let mut switched = false;
         for e in &errors {
-            if let (true, Some(k)) = (e.missing_evcxr_display, e.cell.and_then(|l| cell_at_line(&starts, l))) {
-                if shows[k] == Show::Evcxr {
-                    shows[k] = Show::Debug;
-                    switched = true;
-                }
+            if let (true, Some(k)) = (e.missing_evcxr_display, e.cell.and_then(|l| cell_at_line(&starts, l)))
+                && shows[k] == Show::Evcxr
+            {
+                shows[k] = Show::Debug;
+                switched = true;
             }
         }
         if switched {
@@ -310,11 +295,7 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     if !out.status.success() || stderr.contains("panicked at") {
-        let last = stderr
-            .lines()
-            .filter_map(|l| l.strip_prefix("@@NB_CELL "))
-            .last()
-            .and_then(|n| n.trim().parse::<usize>().ok());
+        let last = stderr.lines().filter_map(|l| l.strip_prefix("@@NB_CELL ")).next_back().and_then(|n| n.trim().parse::<usize>().ok());
         let place = match last.and_then(|n| cells.iter().find(|c| c.number == n)) {
             Some(c) => where_(&nb, c),
             None => format!("{nb}: before the first cell"),

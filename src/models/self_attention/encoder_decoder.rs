@@ -26,7 +26,15 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
         if input_len == 0 || target_len == 0 {
             bail!("EncoderDecoderSelfAttn: input_len and target_len must be positive, got {input_len} and {target_len}")
         }
-        Ok(EncoderDecoderSelfAttn { encoder, decoder, input_len, target_len, trg_masks: subsequent_mask(target_len)?, training: true, encoded: false })
+        Ok(EncoderDecoderSelfAttn {
+            encoder,
+            decoder,
+            input_len,
+            target_len,
+            trg_masks: subsequent_mask(target_len)?,
+            training: true,
+            encoded: false,
+        })
     }
 
     /// Encodes the source and hands the states to the decoder.
@@ -93,7 +101,11 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
         self.encode(&source, source_mask)?;
         if self.training {
             if l < self.input_len + self.target_len {
-                bail!("EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}", self.input_len + self.target_len, x.dims())
+                bail!(
+                    "EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}",
+                    self.input_len + self.target_len,
+                    x.dims()
+                )
             }
             let shifted = x.narrow(1, self.input_len - 1, self.target_len)?;
             let mask = self.trg_masks.clone();

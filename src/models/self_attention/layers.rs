@@ -104,10 +104,10 @@ impl DecoderSelfAttn {
     /// - returns `(N, Lt, F)`
     pub fn forward(&mut self, query: &Tensor, source_mask: Option<&Tensor>, target_mask: Option<&Tensor>) -> Result<Tensor> {
         let (_, lt) = check_batch("DecoderSelfAttn", query, self.n_features)?;
-        if let Some(m) = target_mask {
-            if m.rank() != 3 || m.dim(1)? != lt || m.dim(2)? != lt {
-                bail!("DecoderSelfAttn: expected a target mask of shape (1, {lt}, {lt}) for a target of {lt} steps, got {:?}", m.dims())
-            }
+        if let Some(m) = target_mask
+            && (m.rank() != 3 || m.dim(1)? != lt || m.dim(2)? != lt)
+        {
+            bail!("DecoderSelfAttn: expected a target mask of shape (1, {lt}, {lt}) for a target of {lt} steps, got {:?}", m.dims())
         }
         if self.cross_attn_heads.attn_heads.first().is_none_or(|h| h.proj_keys.is_none()) {
             bail!("DecoderSelfAttn: no encoder states; call init_keys (or encode) first")

@@ -58,9 +58,10 @@ pub fn plot_attention(alphas: &Tensor, titles: &[String], source_labels: &[Strin
 /// (`query_and_keys`). `q` is `(D,)` with `D = 2`, `keys` is `(L, 2)`, `context` is `(2,)`.
 pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Result<Figure> {
     let q = q.flatten_all()?.to_dtype(candle_core::DType::F64)?.to_vec1::<f64>()?;
-    let ks = keys.to_dtype(candle_core::DType::F64)?.to_vec2::<f64>().map_err(|_| {
-        candle_core::Error::Msg(format!("query_and_keys: expected keys (L, 2), got {:?}", keys.dims()))
-    })?;
+    let ks = keys
+        .to_dtype(candle_core::DType::F64)?
+        .to_vec2::<f64>()
+        .map_err(|_| candle_core::Error::Msg(format!("query_and_keys: expected keys (L, 2), got {:?}", keys.dims())))?;
     if q.len() != 2 || ks.iter().any(|k| k.len() != 2) {
         bail!("query_and_keys: only two dimensions can be drawn, got a query of {} and keys {:?}", q.len(), keys.dims())
     }
@@ -79,10 +80,12 @@ pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Re
             .build_cartesian_2d(-1.5f64..1.5f64, -1.5f64..1.5f64)
             .map_err(plot_err)?;
         chart.configure_mesh().light_line_style(TRANSPARENT).label_style(("sans-serif", 10)).draw().map_err(plot_err)?;
-        let circle: Vec<(f64, f64)> = (0..=120).map(|i| {
-            let t = i as f64 / 120.0 * std::f64::consts::TAU;
-            (t.cos(), t.sin())
-        }).collect();
+        let circle: Vec<(f64, f64)> = (0..=120)
+            .map(|i| {
+                let t = i as f64 / 120.0 * std::f64::consts::TAU;
+                (t.cos(), t.sin())
+            })
+            .collect();
         chart.draw_series(LineSeries::new(circle, RGBColor(190, 190, 190))).map_err(plot_err)?;
         let mut arrows: Vec<(Vec<f64>, String, RGBColor)> = vec![(q.clone(), format!("query ‖q‖={qn:.2}"), BLACK)];
         for (i, k) in ks.iter().enumerate() {

@@ -1,8 +1,8 @@
 //! Training and validation losses, and `StepByStep::plot_losses`.
 
+use crate::nn::Model;
 use crate::notebook::figure::{Figure, figure, plot_err};
 use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
-use crate::nn::Model;
 use crate::train::{Loss, Optimizer, StepByStep};
 use candle_core::{Result, bail};
 use plotters::prelude::*;

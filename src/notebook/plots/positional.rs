@@ -1,12 +1,13 @@
 //! Lecture part 3: positional encoding as dials, curves and distance meshes.
 
 use crate::attention::positional_encoding_table;
-use crate::notebook::figure::{Figure, figure, plot_err};
+use crate::notebook::figure::{Figure, anchored_text, figure, plot_err};
 use crate::notebook::heatmap::heatmap_panel_with;
 use crate::notebook::palette::TARGET_COLOR;
 use candle_core::{DType, Result, Tensor, bail};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
 /// One dial: a circle with a needle at `angle` radians (counter-clockwise from east) and a
 /// label under it.
@@ -19,15 +20,16 @@ fn dial(area: &DrawingArea<SVGBackend, Shift>, angle: f64, label: &str) -> Resul
     let tip = ((cx + r * angle.cos()) as i32, (cy - r * angle.sin()) as i32);
     area.draw(&PathElement::new(vec![c, tip], TARGET_COLOR.stroke_width(2))).map_err(plot_err)?;
     area.draw(&Circle::new(c, 2, BLACK.filled())).map_err(plot_err)?;
-    let style = ("sans-serif", 10).into_font().color(&BLACK).pos(plotters::style::text_anchor::Pos::new(
-        plotters::style::text_anchor::HPos::Center,
-        plotters::style::text_anchor::VPos::Top,
-    ));
-    area.draw(&Text::new(label.to_string(), (cx as i32, (cy + r) as i32 + 3), style)).map_err(plot_err)?;
+    let label = anchored_text(label, (cx as i32, (cy + r) as i32 + 3), 10, &BLACK, HPos::Center, VPos::Top);
+    area.draw(&label).map_err(plot_err)?;
     Ok(())
 }
 
-fn labelled_rows<'a>(root: &DrawingArea<SVGBackend<'a>, Shift>, row_labels: &[String], cols: usize) -> Result<Vec<Vec<DrawingArea<SVGBackend<'a>, Shift>>>> {
+fn labelled_rows<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    row_labels: &[String],
+    cols: usize,
+) -> Result<Vec<Vec<DrawingArea<SVGBackend<'a>, Shift>>>> {
     let (left, right) = root.split_horizontally(90);
     let rows = row_labels.len();
     let label_areas = left.split_evenly((rows, 1));
@@ -92,9 +94,10 @@ pub fn exponential_dials(d_model: usize, max_len: usize) -> Result<Figure> {
 /// A matrix as a heatmap with its values printed, shaded from its minimum to its maximum
 /// (`plot_mesh`). Rows and columns are labelled with their indices.
 pub fn plot_mesh(matrix: &Tensor, title: &str, axis_label: &str) -> Result<Figure> {
-    let m = matrix.to_dtype(DType::F64)?.to_vec2::<f64>().map_err(|_| {
-        candle_core::Error::Msg(format!("plot_mesh: expected a 2-D matrix, got {:?}", matrix.dims()))
-    })?;
+    let m = matrix
+        .to_dtype(DType::F64)?
+        .to_vec2::<f64>()
+        .map_err(|_| candle_core::Error::Msg(format!("plot_mesh: expected a 2-D matrix, got {:?}", matrix.dims())))?;
     let (rows, cols) = (m.len(), m.first().map_or(0, |r| r.len()));
     let (lo, hi) = m.iter().flatten().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
     let span = if hi > lo { hi - lo } else { 1.0 };
@@ -122,7 +125,7 @@ pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
         chart.configure_mesh().light_line_style(TRANSPARENT).x_desc("position").label_style(("sans-serif", 10)).draw().map_err(plot_err)?;
         for d in 0..d_model {
             let color = Palette99::pick(d).to_rgba();
-            let pts: Vec<(f64, f64)> = (0..max_len).map(|p| (p as f64, table[p][d])).collect();
+            let pts: Vec<(f64, f64)> = table.iter().enumerate().map(|(p, row)| (p as f64, row[d])).collect();
             let label = format!("dim {d} ({})", if d % 2 == 0 { "sin" } else { "cos" });
             if d % 2 == 0 {
                 chart.draw_series(LineSeries::new(pts, color.stroke_width(2))).map_err(plot_err)?
@@ -132,7 +135,13 @@ pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).label_font(("sans-serif", 10)).position(SeriesLabelPosition::LowerRight).draw().map_err(plot_err)?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .label_font(("sans-serif", 10))
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()
+            .map_err(plot_err)?;
         let shade: Vec<Vec<f64>> = table.iter().map(|r| r.iter().map(|v| (v + 1.0) / 2.0).collect()).collect();
         let rows: Vec<String> = (0..max_len).map(|p| format!("pos {p}")).collect();
         let cols: Vec<String> = (0..d_model).map(|d| d.to_string()).collect();

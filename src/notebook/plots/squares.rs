@@ -28,14 +28,7 @@ fn square_panel(area: &DrawingArea<SVGBackend, Shift>, title: &str, walks: &[Wal
         .y_label_area_size(24)
         .build_cartesian_2d(-1.6f64..1.6f64, -1.6f64..1.6f64)
         .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .x_labels(3)
-        .y_labels(3)
-        .light_line_style(WHITE)
-        .label_style(("sans-serif", 10))
-        .draw()
-        .map_err(plot_err)?;
+    chart.configure_mesh().x_labels(3).y_labels(3).light_line_style(WHITE).label_style(("sans-serif", 10)).draw().map_err(plot_err)?;
     // The square itself, faint.
     let outline: Vec<(f64, f64)> = CORNERS.iter().chain(CORNERS.iter().take(1)).map(|c| (c[0], c[1])).collect();
     chart.draw_series(LineSeries::new(outline, RGBColor(220, 220, 220).stroke_width(1))).map_err(plot_err)?;
@@ -132,7 +125,11 @@ pub fn plot_data(points: &[Vec<[f64; 2]>], directions: &[i64], n_rows: usize) ->
     figure("plot_data", (1000, 210 * n_rows as u32), |root| {
         let panels = root.split_evenly((n_rows, 5));
         for (i, area) in panels.iter().enumerate().take(n) {
-            square_panel(area, direction_title(directions[i]), &[Walk { points: &points[i], color: SOURCE_COLOR, dashed: false, numbered: true }])?;
+            square_panel(
+                area,
+                direction_title(directions[i]),
+                &[Walk { points: &points[i], color: SOURCE_COLOR, dashed: false, numbered: true }],
+            )?;
         }
         Ok(())
     })
