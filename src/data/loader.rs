@@ -6,21 +6,31 @@ use candle_core::{Result, Tensor, bail};
 /// `TensorDataset(x, y)`: pairs of rows of two tensors with the same first dimension.
 #[derive(Clone, Debug)]
 pub struct TensorDataset {
-    pub x: Tensor,
-    pub y: Tensor,
+    x: Tensor,
+    y: Tensor,
 }
 
 impl TensorDataset {
     pub fn new(x: &Tensor, y: &Tensor) -> Result<Self> {
         let (nx, ny) = (x.dims().first().copied(), y.dims().first().copied());
-        if nx.is_none() || nx != ny {
+        if nx.is_none() || nx != ny || x.rank() == 0 {
             bail!("TensorDataset: expected tensors with the same first dimension, got {:?} and {:?}", x.dims(), y.dims())
         }
         Ok(TensorDataset { x: x.contiguous()?, y: y.contiguous()? })
     }
 
+    /// The inputs, `(N, ...)`.
+    pub fn x(&self) -> &Tensor {
+        &self.x
+    }
+
+    /// The targets, `(N, ...)`.
+    pub fn y(&self) -> &Tensor {
+        &self.y
+    }
+
     pub fn len(&self) -> usize {
-        self.x.dims()[0]
+        self.x.dims().first().copied().unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -33,20 +43,23 @@ impl TensorDataset {
 ///
 /// Each pass draws what PyTorch's loader draws: one int64 seed (from the loader's generator, or
 /// from the default generator when it has none), then the permutation when shuffling.
+///
+/// The fields are private so that a batch size of 0 cannot sneak in; read them with the methods
+/// of the same names.
 #[derive(Clone, Debug)]
 pub struct DataLoader {
-    pub dataset: TensorDataset,
-    pub batch_size: usize,
-    pub shuffle: bool,
+    dataset: TensorDataset,
+    batch_size: usize,
+    shuffle: bool,
     /// The generator that shuffles (`generator=` in PyTorch); `None` uses the default one.
-    pub generator: Option<Generator>,
+    generator: Option<Generator>,
 }
 
 impl DataLoader {
     /// A loader without shuffling, like `DataLoader(data, batch_size=16)`.
     pub fn new(dataset: TensorDataset, batch_size: usize) -> Result<Self> {
         if batch_size == 0 {
-            bail!("DataLoader: batch_size must be positive")
+            bail!("DataLoader: batch_size must be positive, got 0")
         }
         Ok(DataLoader { dataset, batch_size, shuffle: false, generator: None })
     }
@@ -58,6 +71,28 @@ impl DataLoader {
         l.shuffle = true;
         l.generator = Some(generator);
         Ok(l)
+    }
+
+    pub fn dataset(&self) -> &TensorDataset {
+        &self.dataset
+    }
+
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    pub fn shuffle(&self) -> bool {
+        self.shuffle
+    }
+
+    /// Shuffles (or not) from the next pass on, with the loader's generator or, without one,
+    /// the default generator (`DataLoader(data, shuffle=True)`).
+    pub fn set_shuffle(&mut self, shuffle: bool) {
+        self.shuffle = shuffle;
+    }
+
+    pub fn generator(&self) -> Option<&Generator> {
+        self.generator.as_ref()
     }
 
     /// Number of mini-batches per pass.

@@ -247,6 +247,10 @@ impl<D: StepDecoder> Module for EncoderDecoder<D> {
     fn set_training(&mut self, training: bool) {
         self.training = training;
     }
+
+    fn is_training(&self) -> bool {
+        self.training
+    }
 }
 
 impl<D: StepDecoder> Model for EncoderDecoder<D> {

@@ -18,6 +18,11 @@ pub trait Module {
     /// behaviour ignore it.
     fn set_training(&mut self, _training: bool) {}
 
+    /// Whether the module is in training mode (layers without such behaviour: `false`).
+    fn is_training(&self) -> bool {
+        false
+    }
+
     /// Training mode, like `model.train()`.
     fn train(&mut self) {
         self.set_training(true)

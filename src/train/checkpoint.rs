@@ -1,39 +1,135 @@
-//! Checkpoints: the model's weights, the optimiser's state and the training record in one file.
+//! Checkpoints that cannot be lost or confused: one safetensors file holds the model's weights,
+//! the optimiser's buffers and, in its metadata map, the training record and a checksum over the
+//! tensors. A record can never be paired with another file's weights, a flipped byte is an
+//! error, and loading checks everything before it changes anything.
 
 use super::loss::Loss;
-use super::optim::Optimizer;
+use super::optim::{Optimizer, OptimizerState};
 use super::step_by_step::StepByStep;
 use crate::nn::Model;
-use candle_core::{Device, Result, Tensor};
+use crate::nn::shape::error;
+use candle_core::{DType, Device, Result, Tensor};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// What a checkpoint's JSON record holds beside the weights.
+/// The metadata keys a checkpoint writes.
+const RECORD_KEY: &str = "attention_zoo.record";
+const CHECKSUM_KEY: &str = "attention_zoo.checksum";
+
+/// What a checkpoint records beside the tensors. Losses are kept as text so that NaN and the
+/// infinities round-trip (JSON has no such numbers).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CheckpointRecord {
     pub total_epochs: usize,
+    #[serde(with = "float_text")]
     pub losses: Vec<f64>,
+    #[serde(with = "float_text")]
     pub val_losses: Vec<f64>,
     pub seed: u64,
+    /// The model's parameter names, in order.
     pub parameters: Vec<String>,
+    /// The optimiser's kind (`"Adam"`).
+    pub optimizer: String,
+    /// The optimiser's steps so far.
+    pub optimizer_step: u64,
+    /// The optimiser's hyperparameters, by name.
+    #[serde(with = "float_text_pairs")]
+    pub hyperparameters: Vec<(String, f64)>,
+}
+
+mod float_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|x| format!("{x:?}")))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        let text = Vec::<String>::deserialize(d)?;
+        text.iter().map(|t| t.parse::<f64>().map_err(|_| serde::de::Error::custom(format!("not a number: {t:?}")))).collect()
+    }
+}
+
+mod float_text_pairs {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[(String, f64)], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|(n, x)| (n, format!("{x:?}"))))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, f64)>, D::Error> {
+        let text = Vec::<(String, String)>::deserialize(d)?;
+        let parse = |(n, t): &(String, String)| {
+            t.parse::<f64>().map(|x| (n.clone(), x)).map_err(|_| serde::de::Error::custom(format!("`{n}` is not a number: {t:?}")))
+        };
+        text.iter().map(parse).collect()
+    }
+}
+
+/// FNV-1a (64 bits) over each tensor's name, dtype, shape and float32 bytes, in name order: any
+/// changed byte of the data changes it.
+pub fn tensors_checksum(tensors: &BTreeMap<String, Tensor>) -> Result<String> {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for (name, t) in tensors {
+        eat(name.as_bytes());
+        eat(format!("{:?}{:?}", t.dtype(), t.dims()).as_bytes());
+        let values = t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?;
+        for v in values {
+            eat(&v.to_le_bytes());
+        }
+    }
+    Ok(format!("{h:016x}"))
+}
+
+/// A fresh name beside `path` for writing before the rename, never an existing file.
+fn temporary_beside(path: &Path) -> PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let name = path.file_name().map_or_else(|| "checkpoint".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.{}.{nanos}.partial", std::process::id()))
+}
+
+/// Writes `bytes` to a new temporary file beside `path`, syncs it, then renames it over `path`.
+fn write_whole(module: &str, path: &Path, bytes: &[u8]) -> Result<()> {
+    let fail = |e: std::io::Error| error(module, format!("{}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(error(module, format!("{} is a folder, not a file", path.display())));
+    }
+    let tmp = temporary_beside(path);
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(fail)
 }
 
 impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
-    fn record_path(path: &Path) -> PathBuf {
-        path.with_extension("json")
-    }
-
-    /// Saves the weights and the optimiser's state as safetensors at `path`, and a JSON record of
-    /// epochs and losses beside it (same name, `.json`). Files are written whole, then renamed.
+    /// Saves the weights, the optimiser's state and the training record (epochs, losses, seed,
+    /// parameter names, the optimiser's hyperparameters) into one safetensors file at `path`,
+    /// with a checksum over the tensors. The file is written whole beside `path`, then renamed:
+    /// nothing but `path` is ever replaced.
     pub fn save_checkpoint(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let mut tensors: HashMap<String, Tensor> = HashMap::new();
+        let module = "save_checkpoint";
+        let optimizer = self.optimizer.state()?;
+        let mut tensors: BTreeMap<String, Tensor> = BTreeMap::new();
         for (n, t) in self.model.state_dict()? {
             tensors.insert(format!("model.{n}"), t);
         }
-        for (n, t) in self.optimizer.state()? {
-            tensors.insert(format!("optimizer.{n}"), t);
+        for (n, t) in &optimizer.tensors {
+            tensors.insert(format!("optimizer.{n}"), t.clone());
         }
         let record = CheckpointRecord {
             total_epochs: self.total_epochs,
@@ -41,47 +137,63 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
             val_losses: self.val_losses.clone(),
             seed: self.seed,
             parameters: self.model.named_parameters().into_iter().map(|(n, _)| n).collect(),
+            optimizer: optimizer.kind.clone(),
+            optimizer_step: optimizer.step,
+            hyperparameters: optimizer.hyperparameters.clone(),
         };
-        let json = serde_json::to_string_pretty(&record)
-            .map_err(|e| candle_core::Error::Msg(format!("save_checkpoint: cannot write the record: {e}")))?;
-        let tmp = path.with_extension("safetensors.partial");
-        candle_core::safetensors::save(&tensors, &tmp)?;
-        let tmp_json = path.with_extension("json.partial");
-        std::fs::write(&tmp_json, json).map_err(|e| candle_core::Error::Msg(format!("save_checkpoint: {}: {e}", tmp_json.display())))?;
-        std::fs::rename(&tmp, path).map_err(|e| candle_core::Error::Msg(format!("save_checkpoint: {}: {e}", path.display())))?;
-        let rec = Self::record_path(path);
-        std::fs::rename(&tmp_json, &rec).map_err(|e| candle_core::Error::Msg(format!("save_checkpoint: {}: {e}", rec.display())))?;
-        Ok(())
+        let json = serde_json::to_string(&record).map_err(|e| error(module, format!("cannot write the record: {e}")))?;
+        let metadata = HashMap::from([(RECORD_KEY.to_string(), json), (CHECKSUM_KEY.to_string(), tensors_checksum(&tensors)?)]);
+        let bytes = safetensors::serialize(tensors.iter(), Some(metadata))
+            .map_err(|e| error(module, format!("{}: cannot encode the tensors: {e}", path.display())))?;
+        write_whole(module, path, &bytes)
     }
 
-    /// Loads a checkpoint written by [`StepByStep::save_checkpoint`]. Both files are read and
-    /// checked first: a missing or corrupt file leaves the trainer exactly as it was.
+    /// Loads a checkpoint written by [`StepByStep::save_checkpoint`]. The record, the checksum,
+    /// the parameter names and shapes, and the optimiser's kind, step and hyperparameters are all
+    /// checked first: a missing, corrupt or mismatched file leaves the trainer exactly as it was.
     pub fn load_checkpoint(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let rec_path = Self::record_path(path);
-        let text = std::fs::read_to_string(&rec_path)
-            .map_err(|e| candle_core::Error::Msg(format!("load_checkpoint: cannot read the record {}: {e}", rec_path.display())))?;
-        let record: CheckpointRecord = serde_json::from_str(&text)
-            .map_err(|e| candle_core::Error::Msg(format!("load_checkpoint: the record {} is not valid: {e}", rec_path.display())))?;
-        let tensors = candle_core::safetensors::load(path, &Device::Cpu)
-            .map_err(|e| candle_core::Error::Msg(format!("load_checkpoint: cannot read the weights {}: {e}", path.display())))?;
+        let module = "load_checkpoint";
+        let at = |what: String| error(module, format!("{}: {what}", path.display()));
+        let bytes = std::fs::read(path).map_err(|e| at(format!("cannot read it: {e}")))?;
+        let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).map_err(|e| at(format!("not a safetensors file: {e}")))?;
+        let meta = header.metadata().clone().unwrap_or_default();
+        let (Some(json), Some(checksum)) = (meta.get(RECORD_KEY), meta.get(CHECKSUM_KEY)) else {
+            return Err(at("not a checkpoint written by save_checkpoint (no record or checksum in its metadata)".into()));
+        };
+        let record: CheckpointRecord = serde_json::from_str(json).map_err(|e| at(format!("its record is not valid: {e}")))?;
+        let loaded =
+            candle_core::safetensors::load_buffer(&bytes, &Device::Cpu).map_err(|e| at(format!("cannot read the tensors: {e}")))?;
+        let tensors: BTreeMap<String, Tensor> = loaded.into_iter().collect();
+        if &tensors_checksum(&tensors)? != checksum {
+            return Err(at("the tensors do not match their checksum: the file is corrupt".into()));
+        }
+        let names: Vec<String> = self.model.named_parameters().into_iter().map(|(n, _)| n).collect();
+        if names != record.parameters {
+            return Err(at(format!("it holds the parameters {:?}, the model has {:?}", record.parameters, names)));
+        }
         let mut model_state = HashMap::new();
-        let mut opt_state = HashMap::new();
+        let mut buffers = vec![];
         for (k, t) in tensors {
             if let Some(n) = k.strip_prefix("model.") {
                 model_state.insert(n.to_string(), t);
             } else if let Some(n) = k.strip_prefix("optimizer.") {
-                opt_state.insert(n.to_string(), t);
+                buffers.push((n.to_string(), t));
+            } else {
+                return Err(at(format!("unexpected tensor `{k}`")));
             }
         }
-        // Check the model's part before changing anything; the optimiser checks its own.
-        self.model.check_state_dict("load_checkpoint", &model_state)?;
-        let saved_optimizer = self.optimizer.state()?.into_iter().collect::<HashMap<_, _>>();
-        self.optimizer.load_state(&opt_state)?;
-        if let Err(e) = self.model.load_state_dict(&model_state) {
-            self.optimizer.load_state(&saved_optimizer)?;
-            return Err(e);
-        }
+        self.model.check_state_dict(module, &model_state).map_err(|e| at(e.to_string()))?;
+        let optimizer = OptimizerState {
+            kind: record.optimizer.clone(),
+            step: record.optimizer_step,
+            hyperparameters: record.hyperparameters.clone(),
+            tensors: buffers,
+        };
+        // The optimiser checks its whole state before changing anything; the model's state was
+        // checked above, so after this nothing can fail half-way.
+        self.optimizer.load_state(&optimizer).map_err(|e| at(e.to_string()))?;
+        self.model.load_state_dict(&model_state)?;
         self.total_epochs = record.total_epochs;
         self.losses = record.losses;
         self.val_losses = record.val_losses;

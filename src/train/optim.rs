@@ -1,41 +1,100 @@
 //! Optimisers: PyTorch's Adam, step for step in float32.
 
 use crate::nn::Param;
+use crate::nn::shape::error;
 use candle_core::backprop::GradStore;
-use candle_core::{DType, Device, Result, Tensor, bail};
+use candle_core::{DType, Device, Result, Tensor};
 use std::collections::HashMap;
+
+/// Everything an optimiser needs to go on where it stopped: what a checkpoint saves and what a
+/// failed epoch rolls back to.
+#[derive(Clone, Debug)]
+pub struct OptimizerState {
+    /// The optimiser's kind (`"Adam"`): a state only loads into the same kind.
+    pub kind: String,
+    /// Steps taken so far.
+    pub step: u64,
+    /// Named hyperparameters (`lr`, `beta1`, ...), in a fixed order.
+    pub hyperparameters: Vec<(String, f64)>,
+    /// Per-parameter buffers by name (`exp_avg.0`, ...), shaped like their parameters.
+    pub tensors: Vec<(String, Tensor)>,
+}
 
 /// An optimiser: one update from the gradients, and its state for checkpoints.
 pub trait Optimizer {
+    /// One update of every parameter that has a gradient in `grads`.
     fn step(&mut self, grads: &GradStore) -> Result<()>;
     /// The learning rate.
     fn lr(&self) -> f64;
-    /// Its state as named tensors (saved with a checkpoint).
-    fn state(&self) -> Result<Vec<(String, Tensor)>>;
-    /// Restores a state written by [`Optimizer::state`]; checks everything before changing anything.
-    fn load_state(&mut self, state: &HashMap<String, Tensor>) -> Result<()>;
+    /// The parameters it updates, in order.
+    fn params(&self) -> &[Param];
+    /// Its whole state (saved with a checkpoint).
+    fn state(&self) -> Result<OptimizerState>;
+    /// Restores a state written by [`Optimizer::state`]: checks the kind, the step, the
+    /// hyperparameters and every buffer first, and changes nothing unless all checks pass.
+    fn load_state(&mut self, state: &OptimizerState) -> Result<()>;
 }
 
 /// `optim.Adam(params, lr)` with PyTorch's defaults (betas 0.9/0.999, eps 1e-8, no weight decay)
-/// and PyTorch's float32 arithmetic, step for step.
+/// and PyTorch's float32 arithmetic, step for step. The hyperparameters are checked when set, so
+/// the fields are private: read them with [`Adam::betas`], [`Adam::eps`], [`Adam::step_count`].
 #[derive(Clone, Debug)]
 pub struct Adam {
-    pub params: Vec<Param>,
-    pub lr: f64,
-    pub betas: (f64, f64),
-    pub eps: f64,
-    pub step_count: usize,
+    params: Vec<Param>,
+    lr: f64,
+    betas: (f64, f64),
+    eps: f64,
+    step_count: u64,
     exp_avg: Vec<Vec<f32>>,
     exp_avg_sq: Vec<Vec<f32>>,
 }
 
+/// Checks Adam's hyperparameters as PyTorch does: `0 <= lr`, `0 <= beta < 1`, `0 <= eps`, all finite.
+fn check_hyperparameters(lr: f64, betas: (f64, f64), eps: f64) -> Result<()> {
+    let beta_ok = |b: f64| (0.0..1.0).contains(&b);
+    if !(lr.is_finite() && lr >= 0.0) {
+        return Err(error("Adam", format!("invalid learning rate {lr}: expected a finite lr >= 0")));
+    }
+    if !(beta_ok(betas.0) && beta_ok(betas.1)) {
+        return Err(error("Adam", format!("invalid betas {betas:?}: expected each in [0, 1)")));
+    }
+    if !(eps.is_finite() && eps >= 0.0) {
+        return Err(error("Adam", format!("invalid eps {eps}: expected a finite eps >= 0")));
+    }
+    Ok(())
+}
+
 impl Adam {
+    /// Adam over `params` with learning rate `lr` and PyTorch's other defaults.
     pub fn new(params: Vec<Param>, lr: f64) -> Result<Self> {
-        if !(lr.is_finite() && lr >= 0.0) {
-            bail!("Adam: invalid learning rate {lr}")
-        }
+        Self::with_betas(params, lr, (0.9, 0.999), 1e-8)
+    }
+
+    /// Adam with every hyperparameter given (`optim.Adam(params, lr, betas, eps)`).
+    pub fn with_betas(params: Vec<Param>, lr: f64, betas: (f64, f64), eps: f64) -> Result<Self> {
+        check_hyperparameters(lr, betas, eps)?;
         let exp_avg: Vec<Vec<f32>> = params.iter().map(|p| vec![0f32; p.elem_count()]).collect();
-        Ok(Adam { exp_avg_sq: exp_avg.clone(), exp_avg, params, lr, betas: (0.9, 0.999), eps: 1e-8, step_count: 0 })
+        Ok(Adam { exp_avg_sq: exp_avg.clone(), exp_avg, params, lr, betas, eps, step_count: 0 })
+    }
+
+    /// Changes the learning rate (checked like the constructor's).
+    pub fn set_lr(&mut self, lr: f64) -> Result<()> {
+        check_hyperparameters(lr, self.betas, self.eps)?;
+        self.lr = lr;
+        Ok(())
+    }
+
+    pub fn betas(&self) -> (f64, f64) {
+        self.betas
+    }
+
+    pub fn eps(&self) -> f64 {
+        self.eps
+    }
+
+    /// Steps taken so far.
+    pub fn step_count(&self) -> u64 {
+        self.step_count
     }
 }
 
@@ -43,29 +102,47 @@ fn to_vec(t: &Tensor) -> Result<Vec<f32>> {
     t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()
 }
 
+/// `base^step` as Python computes `beta ** step` for the step counts training reaches.
+fn power(base: f64, step: u64) -> f64 {
+    match i32::try_from(step) {
+        Ok(s) => base.powi(s),
+        Err(_) => base.powf(step as f64),
+    }
+}
+
 impl Optimizer for Adam {
     fn step(&mut self, grads: &GradStore) -> Result<()> {
-        self.step_count += 1;
+        let step = self.step_count + 1;
         let (beta1, beta2) = self.betas;
-        let step = self.step_count as i32;
-        let bias_correction1 = 1.0 - beta1.powi(step);
-        let bias_correction2 = 1.0 - beta2.powi(step);
+        let bias_correction1 = 1.0 - power(beta1, step);
+        let bias_correction2 = 1.0 - power(beta2, step);
         let step_size = (self.lr / bias_correction1) as f32;
         let bc2_sqrt = bias_correction2.sqrt() as f32;
         let (w1, b2, w2, eps) = ((1.0 - beta1) as f32, beta2 as f32, (1.0 - beta2) as f32, self.eps as f32);
+        // Compute every update first, so a failure leaves the parameters and buffers untouched.
+        let mut updates = Vec::with_capacity(self.params.len());
         for (k, p) in self.params.iter().enumerate() {
             let Some(g) = grads.get(&p.tensor()) else { continue };
+            if g.elem_count() != p.elem_count() {
+                return Err(error("Adam::step", format!("gradient {:?} does not fit parameter {k} of shape {:?}", g.dims(), p.dims())));
+            }
             let g = to_vec(g)?;
             let mut values = to_vec(&p.tensor())?;
-            let (m, v) = (&mut self.exp_avg[k], &mut self.exp_avg_sq[k]);
+            let (mut m, mut v) = (self.exp_avg[k].clone(), self.exp_avg_sq[k].clone());
             for i in 0..values.len() {
                 m[i] += w1 * (g[i] - m[i]);
                 v[i] = v[i] * b2 + w2 * g[i] * g[i];
                 let denom = v[i].sqrt() / bc2_sqrt + eps;
                 values[i] += -step_size * m[i] / denom;
             }
-            p.set(&Tensor::from_vec(values, p.shape(), &Device::Cpu)?)?;
+            updates.push((k, Tensor::from_vec(values, p.shape(), &Device::Cpu)?, m, v));
         }
+        for (k, value, m, v) in updates {
+            self.params[k].set(&value)?;
+            self.exp_avg[k] = m;
+            self.exp_avg_sq[k] = v;
+        }
+        self.step_count = step;
         Ok(())
     }
 
@@ -73,33 +150,47 @@ impl Optimizer for Adam {
         self.lr
     }
 
-    fn state(&self) -> Result<Vec<(String, Tensor)>> {
-        let mut s = vec![("step".to_string(), Tensor::new(&[self.step_count as f32], &Device::Cpu)?)];
-        for (k, p) in self.params.iter().enumerate() {
-            s.push((format!("exp_avg.{k}"), Tensor::from_vec(self.exp_avg[k].clone(), p.shape(), &Device::Cpu)?));
-            s.push((format!("exp_avg_sq.{k}"), Tensor::from_vec(self.exp_avg_sq[k].clone(), p.shape(), &Device::Cpu)?));
-        }
-        Ok(s)
+    fn params(&self) -> &[Param] {
+        &self.params
     }
 
-    fn load_state(&mut self, state: &HashMap<String, Tensor>) -> Result<()> {
-        let step = match state.get("step") {
-            Some(t) => to_vec(t)?.first().copied().unwrap_or(0.0) as usize,
-            None => bail!("Adam::load_state: the state has no `step`"),
-        };
+    fn state(&self) -> Result<OptimizerState> {
+        let mut tensors = vec![];
+        for (k, p) in self.params.iter().enumerate() {
+            tensors.push((format!("exp_avg.{k}"), Tensor::from_vec(self.exp_avg[k].clone(), p.shape(), &Device::Cpu)?));
+            tensors.push((format!("exp_avg_sq.{k}"), Tensor::from_vec(self.exp_avg_sq[k].clone(), p.shape(), &Device::Cpu)?));
+        }
+        let hyperparameters =
+            vec![("lr".into(), self.lr), ("beta1".into(), self.betas.0), ("beta2".into(), self.betas.1), ("eps".into(), self.eps)];
+        Ok(OptimizerState { kind: "Adam".into(), step: self.step_count, hyperparameters, tensors })
+    }
+
+    fn load_state(&mut self, state: &OptimizerState) -> Result<()> {
+        let module = "Adam::load_state";
+        if state.kind != "Adam" {
+            return Err(error(module, format!("the state is an optimiser of kind `{}`, not Adam", state.kind)));
+        }
+        let hyper: HashMap<&str, f64> = state.hyperparameters.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let get = |name: &str| hyper.get(name).copied().ok_or_else(|| error(module, format!("the state has no hyperparameter `{name}`")));
+        let (lr, betas, eps) = (get("lr")?, (get("beta1")?, get("beta2")?), get("eps")?);
+        check_hyperparameters(lr, betas, eps).map_err(|e| error(module, e))?;
+        let buffers: HashMap<&str, &Tensor> = state.tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let mut m = vec![];
         let mut v = vec![];
         for (k, p) in self.params.iter().enumerate() {
             for (name, dest) in [("exp_avg", &mut m), ("exp_avg_sq", &mut v)] {
                 let key = format!("{name}.{k}");
-                match state.get(&key) {
-                    Some(t) if t.elem_count() == p.elem_count() => dest.push(to_vec(t)?),
-                    Some(t) => bail!("Adam::load_state: `{key}` expected shape {:?}, got {:?}", p.dims(), t.dims()),
-                    None => bail!("Adam::load_state: the state has no `{key}`"),
+                match buffers.get(key.as_str()) {
+                    Some(t) if t.dims() == p.dims().as_slice() => dest.push(to_vec(t)?),
+                    Some(t) => return Err(error(module, format!("`{key}` expected shape {:?}, got {:?}", p.dims(), t.dims()))),
+                    None => return Err(error(module, format!("the state has no `{key}`"))),
                 }
             }
         }
-        self.step_count = step;
+        if buffers.len() != 2 * self.params.len() {
+            return Err(error(module, format!("the state holds {} buffers for {} parameters", buffers.len(), self.params.len())));
+        }
+        (self.lr, self.betas, self.eps, self.step_count) = (lr, betas, eps, state.step);
         self.exp_avg = m;
         self.exp_avg_sq = v;
         Ok(())

@@ -135,6 +135,10 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Module for EncoderDecoderSelfAttn<E
     fn set_training(&mut self, training: bool) {
         self.training = training;
     }
+
+    fn is_training(&self) -> bool {
+        self.training
+    }
 }
 
 impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Model for EncoderDecoderSelfAttn<E, D> {
