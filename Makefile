@@ -6,6 +6,7 @@
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our training against PyTorch's, on one thread each
+#   make fuzz        the property tests with fresh random seeds, round after round, for FUZZ_SECONDS
 
 SHELL := /bin/bash
 ROOT := $(CURDIR)
@@ -26,7 +27,7 @@ export XDG_CACHE_HOME := $(ROOT)/.cache
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab fixtures bench setup cargo-test
+.PHONY: notebooks test lint lab fixtures bench fuzz setup cargo-test
 
 notebooks: setup
 	$(VENV)/bin/python tools/run_notebooks.py $(NOTEBOOK_OUT) $(NOTEBOOKS)
@@ -68,3 +69,15 @@ fixtures: $(REF_VENV)/.installed
 bench: $(REF_VENV)/.installed
 	cargo build --release --example bench
 	$(REF_VENV)/bin/python tools/bench.py $(ROOT)/target/release/examples/bench
+
+FUZZ_SECONDS ?= 600
+FUZZ_CASES ?= 2000
+
+fuzz:
+	cargo test --color never --no-run --test properties --test notebooks
+	end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); round=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  round=$$((round + 1)); echo "fuzz round $$round ($(FUZZ_CASES) cases a property)"; \
+	  PROPTEST_CASES=$(FUZZ_CASES) cargo test --color never -q --test properties || exit 1; \
+	  PROPTEST_CASES=$(FUZZ_CASES) cargo test --color never -q --test notebooks corruption || exit 1; \
+	done; echo "fuzz: $$round rounds, no panic"

@@ -141,8 +141,8 @@ fn squares_equal_numpy_exactly() {
     let mut rs = RandomState::new(raw["seed"].as_i64().unwrap()).unwrap();
     let ints: Vec<f64> = rs.randint(10, 20).unwrap().into_iter().map(|x| x as f64).collect();
     assert_eq!(ints, f64s(&raw["randint_10_20"]));
-    assert_eq!(rs.rand(5), f64s(&raw["rand_5"]));
-    assert_eq!(rs.randn(7), f64s(&raw["randn_7"]));
+    assert_eq!(rs.rand(5).unwrap(), f64s(&raw["rand_5"]));
+    assert_eq!(rs.randn(7).unwrap(), f64s(&raw["randn_7"]));
     let ints: Vec<f64> = rs.randint(1000, 5).unwrap().into_iter().map(|x| x as f64).collect();
     assert_eq!(ints, f64s(&raw["randint_1000_5"]));
 }

@@ -1,6 +1,7 @@
 //! The lecture's wide multi-head attention: every head sees all `d_model` dimensions.
 
 use super::head::Attention;
+use crate::nn::shape::in_module;
 use crate::nn::{Linear, Module, NamedParams, prefixed};
 use candle_core::{D, Result, Tensor, bail};
 
@@ -21,7 +22,8 @@ impl MultiHeadAttention {
         if n_heads == 0 {
             bail!("MultiHeadAttention: n_heads must be positive")
         }
-        let linear_out = Linear::new(n_heads * d_model, d_model)?;
+        let Some(width) = n_heads.checked_mul(d_model) else { bail!("MultiHeadAttention: {n_heads} heads of d_model {d_model} overflow") };
+        let linear_out = Linear::new(width, d_model)?;
         let attn_heads = (0..n_heads).map(|_| Attention::new(d_model, input_dim, proj_values)).collect::<Result<_>>()?;
         Ok(MultiHeadAttention { n_heads, d_model, linear_out, attn_heads })
     }
@@ -51,8 +53,11 @@ impl MultiHeadAttention {
     /// - `mask`: optional, broadcasting to `(N, Lq, L)` (the source mask `(N, 1, L)`, a target mask `(1, Lq, Lq)`)
     /// - returns `(N, Lq, D)` with `D = d_model`
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let contexts: Vec<Tensor> = self.attn_heads.iter_mut().map(|h| h.forward(query, mask)).collect::<Result<_>>()?;
-        self.linear_out.forward(&Tensor::cat(&contexts, D::Minus1)?)
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let contexts: Vec<Tensor> = me.attn_heads.iter_mut().map(|h| h.forward(query, mask)).collect::<Result<_>>()?;
+            me.linear_out.forward(&Tensor::cat(&contexts, D::Minus1)?)
+        };
+        in_module("MultiHeadAttention", run(self))
     }
 }
 

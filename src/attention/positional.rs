@@ -11,6 +11,7 @@ pub fn positional_encoding_table(max_len: usize, d_model: usize) -> Result<Tenso
     if max_len == 0 || d_model == 0 {
         bail!("PositionalEncoding: max_len and d_model must be positive, got {max_len} and {d_model}")
     }
+    crate::nn::shape::check_size("PositionalEncoding", &[max_len, d_model])?;
     let factor = (-(10000.0f64).ln() / d_model as f64) as f32;
     let speeds: Vec<f32> = (0..d_model).step_by(2).map(|i| (i as f32 * factor).exp()).collect();
     let mut pe = vec![0f32; max_len * d_model];

@@ -5,16 +5,19 @@
 
 use super::mask::MASK_FILL;
 use crate::nn::ops::{masked_fill, softmax};
+use crate::nn::shape::{check_float, error, shape_error};
 use candle_core::{D, DType, Result, Tensor, bail};
 
 /// Equal weights for every key: `(N, L, H) -> (N, 1, L)`, each `1/L` (the lecture's first,
 /// naive `calc_alphas`).
 pub fn uniform_alphas(keys: &Tensor) -> Result<Tensor> {
-    let (n, l, _) = keys.dims3()?;
+    let (n, l, _) = keys.dims3().map_err(|_| shape_error("uniform_alphas", "keys (N, L, H)", keys.dims()))?;
     Tensor::ones((n, 1, l), DType::F32, keys.device())? / l as f64
 }
 
 fn check_qk(module: &str, query: &Tensor, keys: &Tensor) -> Result<()> {
+    check_float(module, query)?;
+    check_float(module, keys)?;
     let (q, k) = (query.dims(), keys.dims());
     if q.len() < 2 || q.len() != k.len() || q[..q.len() - 2] != k[..k.len() - 2] || q[q.len() - 1] != k[k.len() - 1] {
         bail!("{module}: expected query (..., Lq, D) and keys (..., L, D) with the same batch dims and D, got {q:?} and {k:?}")
@@ -31,7 +34,8 @@ pub fn dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
 
 /// Scaled dot products, divided by `sqrt(D)`.
 pub fn scaled_dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
-    let d = query.dims()[query.rank().saturating_sub(1)];
+    check_qk("scaled_dot_products", query, keys)?;
+    let d = query.dim(D::Minus1)?;
     dot_products(query, keys)? / (d as f64).sqrt()
 }
 
@@ -53,6 +57,16 @@ pub fn calc_alphas(keys: &Tensor, query: &Tensor) -> Result<Tensor> {
 
 /// The context vectors: `alphas (..., Lq, L)` times `values (..., L, H)` -> `(..., Lq, H)`.
 pub fn context_vector(alphas: &Tensor, values: &Tensor) -> Result<Tensor> {
+    // candle's matmul compares only the product of the batch dims: compare them one by one.
+    let (a, v) = (alphas.dims(), values.dims());
+    if a.len() < 2 || a.len() != v.len() || a[..a.len() - 2] != v[..v.len() - 2] || a[a.len() - 1] != v[v.len() - 2] {
+        return Err(error(
+            "context_vector",
+            format!("expected alphas (..., Lq, L) and values (..., L, Dv) with the same batch dims and L, got {a:?} and {v:?}"),
+        ));
+    }
+    check_float("context_vector", alphas)?;
+    check_float("context_vector", values)?;
     alphas.contiguous()?.matmul(&values.contiguous()?)
 }
 

@@ -16,6 +16,9 @@ pub fn walk(start: usize, direction: i64) -> Vec<[f64; 2]> {
     w
 }
 
+/// The most sequences [`generate_sequences`] makes in one call.
+pub const MAX_SEQUENCES: usize = 1 << 24;
+
 /// Noisy squares: each sequence starts at a random corner and walks the square clockwise
 /// (direction 1) or counter-clockwise (direction 0), with Gaussian noise of std 0.1 on every point.
 #[derive(Clone, Debug)]
@@ -30,6 +33,9 @@ pub struct Sequences {
 /// then lengths (2 to 4, only with `variable_len`), then directions, then the noise of each
 /// sequence in turn.
 pub fn generate_sequences(n: usize, variable_len: bool, seed: i64) -> Result<Sequences> {
+    if n > MAX_SEQUENCES {
+        bail!("generate_sequences: {n} sequences are too many (at most {MAX_SEQUENCES})")
+    }
     let mut rs = RandomState::new(seed)?;
     let starts = rs.randint(4, n)?;
     let lengths: Vec<usize> = if variable_len { rs.randint(3, n)?.into_iter().map(|l| l as usize + 2).collect() } else { vec![4; n] };
@@ -38,7 +44,7 @@ pub fn generate_sequences(n: usize, variable_len: bool, seed: i64) -> Result<Seq
     for i in 0..n {
         let path = walk(starts[i] as usize, directions[i]);
         let len = lengths[i];
-        let noise = rs.randn(len * 2);
+        let noise = rs.randn(len * 2)?;
         let seq = (0..len).map(|k| [path[k][0] + noise[2 * k] * 0.1, path[k][1] + noise[2 * k + 1] * 0.1]).collect();
         points.push(seq);
     }

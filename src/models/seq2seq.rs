@@ -3,7 +3,7 @@
 //!
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
-use crate::nn::shape::check_batch;
+use crate::nn::shape::{check_batch, error, in_module, shape_error};
 use crate::nn::{Gru, Linear, Model, Module, NamedParams, prefixed};
 use crate::repro;
 use candle_core::{Result, Tensor, bail};
@@ -19,7 +19,10 @@ pub(crate) fn final_state_seq_first(module: &str, hidden_seq: &Tensor, hidden_di
 /// One step of a decoder's GRU: checks the input `(N, 1, F)` against the kept hidden state
 /// `(1, N, H)` and returns the step's output `(N, 1, H)` and the new hidden state.
 pub(crate) fn gru_step(module: &str, rnn: &Gru, hidden: Option<&Tensor>, x: &Tensor) -> Result<(Tensor, Tensor)> {
-    let (n, _) = check_batch(module, x, rnn.input_size)?;
+    let (n, l) = check_batch(module, x, rnn.input_size)?;
+    if l != 1 {
+        return Err(shape_error(module, format!("one step (N, 1, {}) at a time", rnn.input_size), x.dims()));
+    }
     let Some(hidden) = hidden else { bail!("{module}: no hidden state; call init_hidden with the encoder's states first") };
     let h = rnn.hidden_size;
     if hidden.dims() != [1, n, h] {
@@ -149,6 +152,11 @@ impl StepDecoder for Decoder {
     }
 }
 
+/// A teacher-forcing probability must lie in `[0, 1]` (NaN is refused).
+fn check_probability(p: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&p) { Ok(p) } else { Err(error("EncoderDecoder", format!("teacher_forcing_prob must be in [0, 1], got {p}"))) }
+}
+
 /// Draws one uniform from the default generator and compares it with `prob`, exactly where
 /// PyTorch's `torch.rand(1) <= prob` does (also in evaluation, where `prob` is 0).
 pub fn teacher_forcing(prob: f64) -> bool {
@@ -187,6 +195,7 @@ impl<D: StepDecoder> EncoderDecoder<D> {
         if input_len == 0 || target_len == 0 {
             bail!("EncoderDecoder: input_len and target_len must be positive, got {input_len} and {target_len}")
         }
+        check_probability(teacher_forcing_prob)?;
         Ok(EncoderDecoder { encoder, decoder, input_len, target_len, teacher_forcing_prob, outputs: None, alphas: None, training: true })
     }
 
@@ -199,41 +208,44 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     /// - returns `(N, target_len, F)`; with an attention decoder `self.alphas` becomes
     ///   `(N, target_len, input_len)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        let (_, l) = check_batch("EncoderDecoder", x, self.encoder.n_features)?;
-        if l < self.input_len {
-            bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
-        }
-        let source = x.narrow(1, 0, self.input_len)?;
-        let target = x.narrow(1, self.input_len, l - self.input_len)?;
-        let hidden_seq = self.encoder.forward(&source)?;
-        StepDecoder::init_hidden(&mut self.decoder, &hidden_seq)?;
-        let mut dec_inputs = source.narrow(1, self.input_len - 1, 1)?;
-        let mut outs = Vec::with_capacity(self.target_len);
-        let mut alphas = Vec::with_capacity(self.target_len);
-        for i in 0..self.target_len {
-            let out = self.decoder.step(&dec_inputs, None)?;
-            if let Some(a) = self.decoder.step_alphas() {
-                alphas.push(a);
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let (_, l) = check_batch("EncoderDecoder", x, me.encoder.n_features)?;
+            if l < me.input_len {
+                bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", me.input_len, x.dims())
             }
-            let prob = if self.training { self.teacher_forcing_prob } else { 0.0 };
-            dec_inputs = if teacher_forcing(prob) {
-                if i >= target.dim(1)? {
-                    bail!(
-                        "EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}",
-                        self.input_len + self.target_len,
-                        x.dims()
-                    )
+            let source = x.narrow(1, 0, me.input_len)?;
+            let target = x.narrow(1, me.input_len, l - me.input_len)?;
+            let hidden_seq = me.encoder.forward(&source)?;
+            StepDecoder::init_hidden(&mut me.decoder, &hidden_seq)?;
+            let mut dec_inputs = source.narrow(1, me.input_len - 1, 1)?;
+            let mut outs = Vec::with_capacity(me.target_len);
+            let mut alphas = Vec::with_capacity(me.target_len);
+            for i in 0..me.target_len {
+                let out = me.decoder.step(&dec_inputs, None)?;
+                if let Some(a) = me.decoder.step_alphas() {
+                    alphas.push(a);
                 }
-                target.narrow(1, i, 1)?
-            } else {
-                out.clone()
-            };
-            outs.push(out);
-        }
-        let outputs = Tensor::cat(&outs, 1)?;
-        self.outputs = Some(outputs.clone());
-        self.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1)?) };
-        Ok(outputs)
+                let prob = if me.training { check_probability(me.teacher_forcing_prob)? } else { 0.0 };
+                dec_inputs = if teacher_forcing(prob) {
+                    if i >= target.dim(1)? {
+                        bail!(
+                            "EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}",
+                            me.input_len + me.target_len,
+                            x.dims()
+                        )
+                    }
+                    target.narrow(1, i, 1)?
+                } else {
+                    out.clone()
+                };
+                outs.push(out);
+            }
+            let outputs = Tensor::cat(&outs, 1)?;
+            me.outputs = Some(outputs.clone());
+            me.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1)?) };
+            Ok(outputs)
+        };
+        in_module("EncoderDecoder", run(self))
     }
 }
 

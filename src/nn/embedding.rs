@@ -2,6 +2,7 @@
 
 use super::module::{Module, NamedParams};
 use super::param::Param;
+use super::shape::{check_size, error};
 use crate::repro;
 use candle_core::{DType, Result, Tensor, bail};
 
@@ -18,6 +19,7 @@ impl Embedding {
         if num_embeddings == 0 || embedding_dim == 0 {
             bail!("Embedding: sizes must be positive, got ({num_embeddings}, {embedding_dim})")
         }
+        check_size("Embedding", &[num_embeddings, embedding_dim])?;
         let weight = Param::new(&repro::randn((num_embeddings, embedding_dim))?)?;
         Ok(Embedding { weight, num_embeddings, embedding_dim })
     }
@@ -28,14 +30,29 @@ impl Embedding {
     /// - `ids`: integer ids of any shape `S`
     /// - returns `(S..., embedding_dim)`
     pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
-        let ids = ids.to_dtype(DType::U32)?;
-        let max = ids.flatten_all()?.max(0)?.to_scalar::<u32>()? as usize;
-        if max >= self.num_embeddings {
-            bail!("Embedding: index {max} out of range for {} embeddings", self.num_embeddings)
+        let module = "Embedding";
+        let readable = matches!(ids.dtype(), DType::U8 | DType::U32 | DType::I64 | DType::F16 | DType::BF16 | DType::F32 | DType::F64);
+        if !readable {
+            return Err(error(module, format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {:?}", ids.dtype())));
+        }
+        let values = ids.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+        let mut idx = Vec::with_capacity(values.len());
+        for (k, v) in values.iter().enumerate() {
+            if !(v.is_finite() && v.fract() == 0.0 && *v >= 0.0 && *v < self.num_embeddings as f64) {
+                return Err(error(
+                    module,
+                    format!(
+                        "id {v} (position {k}) is not a whole number in [0, {}) for {} embeddings",
+                        self.num_embeddings, self.num_embeddings
+                    ),
+                ));
+            }
+            idx.push(*v as u32);
         }
         let mut dims = ids.dims().to_vec();
         dims.push(self.embedding_dim);
-        self.weight.tensor().index_select(&ids.flatten_all()?, 0)?.reshape(dims)
+        let idx = Tensor::from_vec(idx, values.len(), ids.device())?;
+        self.weight.tensor().index_select(&idx, 0)?.reshape(dims)
     }
 }
 

@@ -15,9 +15,25 @@
 
 use candle_core::{CpuStorage, CustomOp1, CustomOp3, DType, Device, Layout, Result, Shape, Tensor, bail};
 
+/// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
+/// slice exactly its length. Returns the number of rows.
+fn check_lengths(op: &str, x: usize, row: usize, others: &[(&str, usize, usize)]) -> Result<usize> {
+    if row == 0 || !x.is_multiple_of(row) {
+        bail!("{op}: expected whole rows of {row} values, got a slice of {x}")
+    }
+    for (name, got, want) in others {
+        if got != want {
+            bail!("{op}: expected `{name}` of {want} values, got {got}")
+        }
+    }
+    Ok(x / row)
+}
+
 /// `y[r, o] = sum_k x[r, k] w[o, k] + b[o]`: `x (rows, n_in)`, `w (n_out, n_in)`, `b (n_out)`.
-pub fn linear_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Vec<f32> {
-    let rows = x.len() / n_in.max(1);
+/// Slices of the wrong lengths are an error.
+pub fn linear_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Result<Vec<f32>> {
+    let weights = n_in.saturating_mul(n_out);
+    let rows = check_lengths("linear_forward", x.len(), n_in, &[("w", w.len(), weights), ("b", b.len(), n_out)])?;
     let mut y = Vec::with_capacity(rows * n_out);
     for r in 0..rows {
         let xr = &x[r * n_in..(r + 1) * n_in];
@@ -30,13 +46,15 @@ pub fn linear_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize
             y.push(acc + b[o]);
         }
     }
-    y
+    Ok(y)
 }
 
 /// The gradients of [`linear_forward`] from the gradient `g (rows, n_out)` of its output:
 /// `(dx (rows, n_in), dw (n_out, n_in), db (n_out))`.
-pub fn linear_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
-    let rows = x.len() / n_in.max(1);
+pub fn linear_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out: usize) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+    let weights = n_in.saturating_mul(n_out);
+    let rows = check_lengths("linear_backward", x.len(), n_in, &[("w", w.len(), weights)])?;
+    check_lengths("linear_backward", g.len(), n_out, &[("g rows", g.len() / n_out.max(1), rows)])?;
     let mut dx = vec![0f32; rows * n_in];
     let mut dw = vec![0f32; n_out * n_in];
     let mut db = vec![0f32; n_out];
@@ -55,16 +73,17 @@ pub fn linear_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out: usiz
             db[o] += go;
         }
     }
-    (dx, dw, db)
+    Ok((dx, dw, db))
 }
 
 /// Softmax of each row of `x` (rows of length `n`): subtract the row's maximum, exponentiate,
-/// multiply by the reciprocal of the sum.
-pub fn softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
-    let mut y = vec![0f32; x.len()];
-    if n == 0 {
-        return y;
+/// multiply by the reciprocal of the sum. `x` must hold whole rows.
+pub fn softmax_rows(x: &[f32], n: usize) -> Result<Vec<f32>> {
+    if x.is_empty() {
+        return Ok(vec![]);
     }
+    check_lengths("softmax_rows", x.len(), n, &[])?;
+    let mut y = vec![0f32; x.len()];
     for (xr, yr) in x.chunks(n).zip(y.chunks_mut(n)) {
         let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut sum = 0f32;
@@ -77,29 +96,33 @@ pub fn softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
             *yv *= inv;
         }
     }
-    y
+    Ok(y)
 }
 
 /// The gradient of [`softmax_rows`] from its output `y` and the output's gradient `g`:
 /// `y * (g - sum(g * y))` row by row.
-pub fn softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Vec<f32> {
-    let mut dx = vec![0f32; y.len()];
-    if n == 0 {
-        return dx;
+pub fn softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Result<Vec<f32>> {
+    if y.is_empty() && g.is_empty() {
+        return Ok(vec![]);
     }
+    check_lengths("softmax_rows_backward", y.len(), n, &[("g", g.len(), y.len())])?;
+    let mut dx = vec![0f32; y.len()];
     for ((yr, gr), dr) in y.chunks(n).zip(g.chunks(n)).zip(dx.chunks_mut(n)) {
         let dot: f32 = yr.iter().zip(gr).map(|(a, b)| a * b).sum();
         for ((d, yv), gv) in dr.iter_mut().zip(yr).zip(gr) {
             *d = yv * (gv - dot);
         }
     }
-    dx
+    Ok(dx)
 }
 
 fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
     let CpuStorage::F32(data) = s else { bail!("{op}: expected f32 storage") };
+    if l.shape().elem_count() == 0 {
+        return Ok(&[]);
+    }
     match l.contiguous_offsets() {
-        Some((start, end)) => Ok(&data[start..end]),
+        Some((start, end)) => data.get(start..end).ok_or_else(|| candle_core::Error::Msg(format!("{op}: storage shorter than its layout"))),
         None => bail!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()),
     }
 }
@@ -132,7 +155,7 @@ impl CustomOp3 for LinearOp {
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
         let (x, w, b) = (cpu_f32("linear", s1, l1)?, cpu_f32("linear", s2, l2)?, cpu_f32("linear", s3, l3)?);
-        let y = linear_forward(x, w, b, self.n_in, self.n_out);
+        let y = linear_forward(x, w, b, self.n_in, self.n_out)?;
         let mut dims = l1.dims().to_vec();
         if let Some(last) = dims.last_mut() {
             *last = self.n_out;
@@ -148,7 +171,7 @@ impl CustomOp3 for LinearOp {
         _res: &Tensor,
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (dx, dw, db) = linear_backward(&values(x)?, &values(w)?, &values(grad)?, self.n_in, self.n_out);
+        let (dx, dw, db) = linear_backward(&values(x)?, &values(w)?, &values(grad)?, self.n_in, self.n_out)?;
         Ok((
             Some(Tensor::from_vec(dx, x.shape(), x.device())?),
             Some(Tensor::from_vec(dw, w.shape(), w.device())?),
@@ -160,8 +183,8 @@ impl CustomOp3 for LinearOp {
 /// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
 /// bias, on the CPU in f32, one graph node with its own backward; otherwise candle's matmul.
 pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-    let (n_out, n_in) = weight.dims2()?;
-    if x.dims().last() != Some(&n_in) || bias.is_some_and(|b| b.dims() != [n_out]) {
+    let (n_out, n_in) = weight.dims2().map_err(|_| crate::nn::shape::shape_error("linear", "a weight (n_out, n_in)", weight.dims()))?;
+    if n_in == 0 || x.dims().last() != Some(&n_in) || bias.is_some_and(|b| b.dims() != [n_out]) {
         bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.map(|b| b.dims()))
     }
     if let Some(b) = bias.filter(|b| fused(&[x, weight, b])) {
@@ -190,18 +213,19 @@ impl CustomOp1 for SoftmaxOp {
 
     fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
         let x = cpu_f32("softmax", s, l)?;
-        Ok((CpuStorage::F32(softmax_rows(x, self.n)), l.shape().clone()))
+        Ok((CpuStorage::F32(softmax_rows(x, self.n)?), l.shape().clone()))
     }
 
     fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let dx = softmax_rows_backward(&values(res)?, &values(grad)?, self.n);
+        let dx = softmax_rows_backward(&values(res)?, &values(grad)?, self.n)?;
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
 }
 
 /// Softmax over the last dimension, differentiable (one graph node on the CPU in f32).
 pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
-    let n = x.dims().last().copied().unwrap_or(1);
+    crate::nn::shape::check_float("softmax", x)?;
+    let Some(&n) = x.dims().last() else { bail!("softmax: expected a tensor with at least one dimension, got a scalar") };
     if fused(&[x]) {
         return x.contiguous()?.apply_op1(SoftmaxOp { n });
     }

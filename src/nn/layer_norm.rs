@@ -2,7 +2,7 @@
 
 use super::module::{Module, NamedParams};
 use super::param::Param;
-use super::shape::check_last_dim;
+use super::shape::{check_last_dim, check_size};
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
@@ -20,6 +20,7 @@ impl LayerNorm {
         if d_model == 0 {
             bail!("LayerNorm: d_model must be positive")
         }
+        check_size("LayerNorm", &[d_model])?;
         Ok(LayerNorm {
             weight: Param::new(&Tensor::ones(d_model, DType::F32, &Device::Cpu)?)?,
             bias: Param::new(&Tensor::zeros(d_model, DType::F32, &Device::Cpu)?)?,

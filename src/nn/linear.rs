@@ -3,7 +3,7 @@
 use super::kernels;
 use super::module::{Module, NamedParams};
 use super::param::Param;
-use super::shape::check_last_dim;
+use super::shape::{check_last_dim, check_size};
 use crate::repro::{kaiming_uniform_bound, uniform_init};
 use candle_core::{Result, Tensor, bail};
 
@@ -27,6 +27,7 @@ impl Linear {
         if in_features == 0 || out_features == 0 {
             bail!("Linear: sizes must be positive, got in_features = {in_features}, out_features = {out_features}")
         }
+        check_size("Linear", &[out_features, in_features])?;
         let weight = Param::new(&uniform_init((out_features, in_features), kaiming_uniform_bound(in_features))?)?;
         let bias = if bias { Some(Param::new(&uniform_init(out_features, 1.0 / (in_features as f64).sqrt())?)?) } else { None };
         Ok(Linear { weight, bias, in_features, out_features })

@@ -6,7 +6,7 @@
 use super::module::{Module, NamedParams};
 use super::ops::reverse_time;
 use super::param::Param;
-use super::shape::{error, shape_error};
+use super::shape::{check_float, check_size, error, shape_error};
 use crate::repro::uniform_init;
 use candle_core::{Result, Tensor, bail};
 use std::marker::PhantomData;
@@ -141,6 +141,9 @@ impl<C: CellKind> Recurrent<C> {
             )
         }
         let dirs = if bidirectional { 2 } else { 1 };
+        let rows = C::GATES.saturating_mul(hidden_size);
+        check_size(C::NAME, &[rows, input_size.max(hidden_size.saturating_mul(dirs))])?;
+        check_size(C::NAME, &[num_layers, dirs, rows])?;
         let mut weights = vec![];
         for l in 0..num_layers {
             let inp = if l == 0 { input_size } else { hidden_size * dirs };
@@ -158,9 +161,10 @@ impl<C: CellKind> Recurrent<C> {
 
     /// Checks a batch-first input `(N, L, input_size)` with `L > 0`; returns `N`.
     pub(crate) fn check_input(&self, x: &Tensor) -> Result<usize> {
+        check_float(C::NAME, x)?;
         match x.dims() {
-            &[n, l, f] if f == self.input_size && l > 0 => Ok(n),
-            d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with L > 0", self.input_size), d)),
+            &[n, l, f] if f == self.input_size && l > 0 && n > 0 => Ok(n),
+            d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with N, L > 0", self.input_size), d)),
         }
     }
 

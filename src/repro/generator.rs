@@ -45,8 +45,16 @@ fn numel(module: &str, shape: &Shape) -> Result<usize> {
     if shape.rank() == 0 {
         bail!("{module}: expected a shape with at least one dimension, got an empty shape ()")
     }
-    Ok(shape.elem_count())
+    let n = shape.dims().iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    match n {
+        Some(n) if n <= MAX_DRAW => Ok(n),
+        _ => bail!("{module}: a shape of {:?} is too large (at most {MAX_DRAW} values)", shape.dims()),
+    }
 }
+
+/// The most values one call draws (2^31): larger shapes are an error, not an allocation that
+/// overflows or aborts.
+pub const MAX_DRAW: usize = 1 << 31;
 
 impl Generator {
     /// A generator seeded like `torch.Generator().manual_seed(seed)`.

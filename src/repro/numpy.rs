@@ -33,8 +33,9 @@ impl RandomState {
     }
 
     /// `np.random.rand(n)`: `n` uniforms in `[0, 1)`.
-    pub fn rand(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.random_sample()).collect()
+    pub fn rand(&mut self, n: usize) -> Result<Vec<f64>> {
+        check_count("numpy::rand", n)?;
+        Ok((0..n).map(|_| self.random_sample()).collect())
     }
 
     /// One integer in `[low, high)` (`np.random.randint(low, high)`), by masked rejection.
@@ -42,24 +43,36 @@ impl RandomState {
         if high <= low {
             bail!("numpy::randint: expected low < high, got low = {low}, high = {high}")
         }
-        let rng = (high - low - 1) as u64;
+        // high - low - 1 fits u64 for any i64 pair (the full range gives 2^64 - 2).
+        let rng = (high as i128 - low as i128 - 1) as u64;
         if rng == 0 {
             return Ok(low);
         }
-        if rng > u32::MAX as u64 {
-            bail!("numpy::randint: ranges wider than 2^32 are not supported, got [{low}, {high})")
-        }
-        let mask = mask_for(rng) as u32;
-        loop {
-            let v = self.mt.next_u32() & mask;
-            if v as u64 <= rng {
-                return Ok(low + v as i64);
+        let offset = if rng <= u32::MAX as u64 {
+            let mask = mask_for(rng) as u32;
+            loop {
+                let v = self.mt.next_u32() & mask;
+                if v as u64 <= rng {
+                    break v as u64;
+                }
             }
-        }
+        } else {
+            // NumPy's 64-bit path: the high word is drawn first, then the low word.
+            let mask = mask_for(rng);
+            loop {
+                let hi = self.mt.next_u32() as u64;
+                let v = ((hi << 32) | self.mt.next_u32() as u64) & mask;
+                if v <= rng {
+                    break v;
+                }
+            }
+        };
+        Ok((low as i128 + offset as i128) as i64)
     }
 
     /// `np.random.randint(high, size=n)`: `n` integers in `[0, high)`.
     pub fn randint(&mut self, high: i64, n: usize) -> Result<Vec<i64>> {
+        check_count("numpy::randint", n)?;
         (0..n).map(|_| self.randint_one(0, high)).collect()
     }
 
@@ -81,12 +94,21 @@ impl RandomState {
     }
 
     /// `np.random.randn(n)`: `n` standard normals.
-    pub fn randn(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.gauss()).collect()
+    pub fn randn(&mut self, n: usize) -> Result<Vec<f64>> {
+        check_count("numpy::randn", n)?;
+        Ok((0..n).map(|_| self.gauss()).collect())
     }
 }
 
 /// The smallest all-ones bit mask covering `v`.
+/// At most [`MAX_DRAW`](super::generator::MAX_DRAW) values per call.
+fn check_count(module: &str, n: usize) -> Result<()> {
+    if n > super::generator::MAX_DRAW {
+        bail!("{module}: {n} values are too many (at most {})", super::generator::MAX_DRAW)
+    }
+    Ok(())
+}
+
 fn mask_for(v: u64) -> u64 {
     let mut m = v;
     m |= m >> 1;

@@ -1,9 +1,11 @@
 //! Loss functions.
 
+use crate::nn::shape::check_float;
 use candle_core::{Result, Tensor, bail};
 
 /// A loss function: predictions and targets in, a scalar tensor out.
 pub trait Loss {
+    /// The loss of `prediction` against `target` (the same shape), a scalar.
     fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor>;
 }
 
@@ -21,6 +23,11 @@ impl Loss for MSELoss {
     fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor> {
         if prediction.dims() != target.dims() {
             bail!("MSELoss: prediction {:?} and target {:?} must have the same shape", prediction.dims(), target.dims())
+        }
+        check_float("MSELoss", prediction)?;
+        check_float("MSELoss", target)?;
+        if prediction.elem_count() == 0 {
+            bail!("MSELoss: the prediction and target {:?} are empty: their mean is undefined", prediction.dims())
         }
         (prediction - target)?.sqr()?.mean_all()
     }

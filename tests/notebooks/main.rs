@@ -119,3 +119,80 @@ fn broken_notebooks_give_clear_errors() {
     let err = run_raw("nosource.ipynb", "{\"cells\": [{\"cell_type\": \"code\"}]}").unwrap_err();
     assert!(err.contains("nosource.ipynb: cell 1 has no 'source'"), "{err}");
 }
+
+mod corruption {
+    //! Random corruptions of a real notebook and random cell sources: the runner returns a
+    //! program or an error naming the notebook, never a panic.
+    use super::nbrun::program;
+    use proptest::prelude::*;
+    use proptest::test_runner::Config;
+
+    fn scratch(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let dir = super::work().join("corrupt");
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("written");
+        path
+    }
+
+    /// Pieces of Rust and of notebook JSON that random cells are made of.
+    fn token() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "let x = 1;",
+            "x",
+            "(",
+            ")",
+            "{",
+            "}",
+            "?",
+            ";",
+            "\n",
+            ":dep",
+            "\"",
+            "'",
+            "fn f() {}",
+            "//",
+            "/*",
+            "*/",
+            "r#\"",
+            "\\",
+            "é",
+            "show(&t)",
+            "use attention_zoo::prelude::*;",
+            "#",
+            "!",
+            "[",
+            "]",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(Config { failure_persistence: None, ..Config::default() })]
+
+        #[test]
+        fn corrupt_notebooks_never_panic(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6), cut in any::<prop::sample::Index>(), truncate: bool) {
+            let good = std::fs::read(super::root().join("notebooks/00_tour.ipynb")).expect("the tour notebook");
+            let mut bytes = good;
+            for (at, x) in &flips {
+                let i = at.index(bytes.len());
+                bytes[i] ^= x | 1;
+            }
+            if truncate {
+                bytes.truncate(cut.index(bytes.len()));
+            }
+            if let Err(e) = program(&scratch("flipped.ipynb", &bytes)) {
+                prop_assert!(e.contains("flipped.ipynb"), "{}", e);
+            }
+        }
+
+        #[test]
+        fn random_cells_never_panic(cells in prop::collection::vec(prop::collection::vec(token(), 0..8), 0..5)) {
+            let cells: Vec<serde_json::Value> = cells
+                .iter()
+                .map(|c| serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": c.concat()}))
+                .collect();
+            let nb = serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+            let _ = program(&scratch("random.ipynb", nb.to_string().as_bytes()));
+        }
+    }
+}

@@ -248,6 +248,18 @@ fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
 }
 
 /// Compiles and runs the code cells of the notebook at `path`. `work` is a scratch folder.
+/// The Rust program a notebook becomes, without compiling it: reading, parsing and generating
+/// (what the property tests feed corrupt notebooks to).
+pub fn program(path: &Path) -> Result<String, String> {
+    let nb = path.display().to_string();
+    let cells = load_cells(path)?;
+    let shows: Vec<Show> = cells
+        .iter()
+        .map(|c| prepare(&nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing }))
+        .collect::<Result<_, _>>()?;
+    generate(&nb, &cells, &shows).map(|(src, _)| src)
+}
+
 pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
     let nb = path.display().to_string();
     let cells = load_cells(path)?;

@@ -3,6 +3,7 @@
 
 use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnEncoder};
 use crate::attention::subsequent_mask;
+use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Model, Module, NamedParams, prefixed};
 use candle_core::{Result, Tensor, bail};
 
@@ -25,6 +26,15 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     pub fn new(encoder: E, decoder: D, input_len: usize, target_len: usize) -> Result<Self> {
         if input_len == 0 || target_len == 0 {
             bail!("EncoderDecoderSelfAttn: input_len and target_len must be positive, got {input_len} and {target_len}")
+        }
+        if encoder.d_model() != decoder.d_model() || encoder.n_features() != decoder.n_features() {
+            bail!(
+                "EncoderDecoderSelfAttn: encoder (d_model {}, n_features {}) and decoder (d_model {}, n_features {}) do not fit together",
+                encoder.d_model(),
+                encoder.n_features(),
+                decoder.d_model(),
+                decoder.n_features()
+            )
         }
         Ok(EncoderDecoderSelfAttn {
             encoder,
@@ -71,7 +81,10 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
         if !self.encoded {
             bail!("EncoderDecoderSelfAttn::predict: nothing encoded yet; call encode first")
         }
-        let l = source_seq.dim(1)?;
+        let l = match source_seq.dims() {
+            &[_, l, _] if l > 0 => l,
+            d => return Err(shape_error("EncoderDecoderSelfAttn::predict", "a source (N, L, F) with L > 0", d)),
+        };
         let mut inputs = source_seq.narrow(1, l - 1, 1)?;
         for i in 0..self.target_len {
             let mask = self.trg_masks.narrow(1, 0, i + 1)?.narrow(2, 0, i + 1)?;
@@ -90,29 +103,32 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// - `source_mask`: optional `(N, 1, input_len)`
     /// - returns `(N, target_len, F)`
     pub fn forward_masked(&mut self, x: &Tensor, source_mask: Option<&Tensor>) -> Result<Tensor> {
-        let l = match x.dims() {
-            &[_, l, _] => l,
-            d => bail!("EncoderDecoderSelfAttn: expected a batch (N, L, F), got {d:?}"),
-        };
-        if l < self.input_len {
-            bail!("EncoderDecoderSelfAttn: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
-        }
-        let source = x.narrow(1, 0, self.input_len)?;
-        self.encode(&source, source_mask)?;
-        if self.training {
-            if l < self.input_len + self.target_len {
-                bail!(
-                    "EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}",
-                    self.input_len + self.target_len,
-                    x.dims()
-                )
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let l = match x.dims() {
+                &[_, l, _] => l,
+                d => bail!("EncoderDecoderSelfAttn: expected a batch (N, L, F), got {d:?}"),
+            };
+            if l < me.input_len {
+                bail!("EncoderDecoderSelfAttn: expected at least input_len = {} steps, got {:?}", me.input_len, x.dims())
             }
-            let shifted = x.narrow(1, self.input_len - 1, self.target_len)?;
-            let mask = self.trg_masks.clone();
-            self.decode(&shifted, source_mask, Some(&mask))
-        } else {
-            self.predict(&source, source_mask)
-        }
+            let source = x.narrow(1, 0, me.input_len)?;
+            me.encode(&source, source_mask)?;
+            if me.training {
+                if l < me.input_len + me.target_len {
+                    bail!(
+                        "EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}",
+                        me.input_len + me.target_len,
+                        x.dims()
+                    )
+                }
+                let shifted = x.narrow(1, me.input_len - 1, me.target_len)?;
+                let mask = me.trg_masks.clone();
+                me.decode(&shifted, source_mask, Some(&mask))
+            } else {
+                me.predict(&source, source_mask)
+            }
+        };
+        in_module("EncoderDecoderSelfAttn", run(self))
     }
 
     /// [`forward_masked`](Self::forward_masked) without a source mask.

@@ -2,7 +2,7 @@
 
 use super::config::SelfAttnConfig;
 use crate::attention::MultiHeadAttention;
-use crate::nn::shape::check_batch;
+use crate::nn::shape::{check_batch, in_module};
 use crate::nn::{FeedForward, Module, NamedParams, prefixed};
 use candle_core::{Result, Tensor, bail};
 
@@ -41,10 +41,13 @@ impl EncoderSelfAttn {
     /// - `mask`: optional source mask `(N, 1, L)`
     /// - returns `(N, L, D)`
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        check_batch("EncoderSelfAttn", query, self.n_features)?;
-        self.self_attn_heads.init_keys(query)?;
-        let att = self.self_attn_heads.forward(query, mask)?;
-        self.ffn.forward(&att)
+        let run = |me: &mut Self| -> Result<Tensor> {
+            check_batch("EncoderSelfAttn", query, me.n_features)?;
+            me.self_attn_heads.init_keys(query)?;
+            let att = me.self_attn_heads.forward(query, mask)?;
+            me.ffn.forward(&att)
+        };
+        in_module("EncoderSelfAttn", run(self))
     }
 }
 
@@ -103,19 +106,22 @@ impl DecoderSelfAttn {
     /// - `source_mask`: optional `(N, 1, L)`; `target_mask`: optional `(1, Lt, Lt)`
     /// - returns `(N, Lt, F)`
     pub fn forward(&mut self, query: &Tensor, source_mask: Option<&Tensor>, target_mask: Option<&Tensor>) -> Result<Tensor> {
-        let (_, lt) = check_batch("DecoderSelfAttn", query, self.n_features)?;
-        if let Some(m) = target_mask
-            && (m.rank() != 3 || m.dim(1)? != lt || m.dim(2)? != lt)
-        {
-            bail!("DecoderSelfAttn: expected a target mask of shape (1, {lt}, {lt}) for a target of {lt} steps, got {:?}", m.dims())
-        }
-        if self.cross_attn_heads.attn_heads.first().is_none_or(|h| h.proj_keys.is_none()) {
-            bail!("DecoderSelfAttn: no encoder states; call init_keys (or encode) first")
-        }
-        self.self_attn_heads.init_keys(query)?;
-        let att1 = self.self_attn_heads.forward(query, target_mask)?;
-        let att2 = self.cross_attn_heads.forward(&att1, source_mask)?;
-        self.ffn.forward(&att2)
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let (_, lt) = check_batch("DecoderSelfAttn", query, me.n_features)?;
+            if let Some(m) = target_mask
+                && (m.rank() != 3 || m.dim(1)? != lt || m.dim(2)? != lt)
+            {
+                bail!("DecoderSelfAttn: expected a target mask of shape (1, {lt}, {lt}) for a target of {lt} steps, got {:?}", m.dims())
+            }
+            if me.cross_attn_heads.attn_heads.first().is_none_or(|h| h.proj_keys.is_none()) {
+                bail!("DecoderSelfAttn: no encoder states; call init_keys (or encode) first")
+            }
+            me.self_attn_heads.init_keys(query)?;
+            let att1 = me.self_attn_heads.forward(query, target_mask)?;
+            let att2 = me.cross_attn_heads.forward(&att1, source_mask)?;
+            me.ffn.forward(&att2)
+        };
+        in_module("DecoderSelfAttn", run(self))
     }
 }
 
@@ -130,6 +136,10 @@ impl Module for DecoderSelfAttn {
 
 /// An encoder the self-attention encoder-decoder can drive.
 pub trait SelfAttnEncoder: Module {
+    /// The width of the states it returns.
+    fn d_model(&self) -> usize;
+    /// The features of the source it takes.
+    fn n_features(&self) -> usize;
     /// Encodes a source.
     ///
     /// # Shapes
@@ -140,6 +150,10 @@ pub trait SelfAttnEncoder: Module {
 
 /// A decoder the self-attention encoder-decoder can drive.
 pub trait SelfAttnDecoder: Module {
+    /// The width of the encoder states it attends over.
+    fn d_model(&self) -> usize;
+    /// The features of the target it takes and predicts.
+    fn n_features(&self) -> usize;
     /// Takes the encoder's states as the cross-attention's keys and values.
     ///
     /// # Shapes
@@ -155,12 +169,24 @@ pub trait SelfAttnDecoder: Module {
 }
 
 impl SelfAttnEncoder for EncoderSelfAttn {
+    fn d_model(&self) -> usize {
+        self.d_model
+    }
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
     fn encode(&mut self, source: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         self.forward(source, mask)
     }
 }
 
 impl SelfAttnDecoder for DecoderSelfAttn {
+    fn d_model(&self) -> usize {
+        self.d_model
+    }
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
     fn init_keys(&mut self, states: &Tensor) -> Result<()> {
         DecoderSelfAttn::init_keys(self, states)
     }

@@ -78,6 +78,12 @@ impl<L: Module> Module for WithPe<L> {
 }
 
 impl<E: SelfAttnEncoder> SelfAttnEncoder for WithPe<E> {
+    fn d_model(&self) -> usize {
+        self.layer.d_model()
+    }
+    fn n_features(&self) -> usize {
+        self.layer.n_features()
+    }
     fn encode(&mut self, source: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         let q = self.pe.forward(source)?;
         self.layer.encode(&q, mask)
@@ -85,6 +91,12 @@ impl<E: SelfAttnEncoder> SelfAttnEncoder for WithPe<E> {
 }
 
 impl<D: SelfAttnDecoder> SelfAttnDecoder for WithPe<D> {
+    fn d_model(&self) -> usize {
+        self.layer.d_model()
+    }
+    fn n_features(&self) -> usize {
+        self.layer.n_features()
+    }
     fn init_keys(&mut self, states: &Tensor) -> Result<()> {
         self.layer.init_keys(states)
     }

@@ -1,0 +1,169 @@
+//! The crate under bad input: no panic reachable from the public API, wrong input refused rather
+//! than guessed, and errors that name the public module with what it expected and what it got.
+//! Each case here panicked, was silently accepted, or gave an anonymous error before.
+
+mod common;
+
+use attention_zoo::attention::{cosine_products, scaled_dot_products};
+use attention_zoo::nn::kernels::{linear, linear_backward, linear_forward, softmax_rows, softmax_rows_backward};
+use attention_zoo::prelude::*;
+use attention_zoo::repro;
+
+fn zeros<S: Into<candle_core::Shape>>(shape: S) -> Tensor {
+    Tensor::zeros(shape, DType::F32, &Device::Cpu).unwrap()
+}
+
+fn ints<S: Into<candle_core::Shape>>(shape: S) -> Tensor {
+    Tensor::zeros(shape, DType::I64, &Device::Cpu).unwrap()
+}
+
+/// Runs `f`, which must return an error (not panic) whose text holds every needle.
+fn refused<T: std::fmt::Debug>(what: &str, f: impl FnOnce() -> Result<T>, needles: &[&str]) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let Ok(result) = outcome else { panic!("{what}: panicked instead of returning an error") };
+    let e = result.expect_err(what).to_string();
+    for n in needles {
+        assert!(e.contains(n), "{what}: expected `{n}` in the error: {e}");
+    }
+}
+
+#[test]
+fn ranks_and_empty_sequences_give_errors_not_panics() {
+    let _serial = common::serial();
+    let scalar = Tensor::new(1f32, &Device::Cpu).unwrap();
+    refused("scaled dot products of a scalar query", || scaled_dot_products(&scalar, &zeros((1, 2, 2))), &["scaled_dot_products"]);
+    refused("calc_alphas of a scalar query", || calc_alphas(&zeros((1, 2, 2)), &scalar), &["scaled_dot_products"]);
+    refused("cosine of a scalar", || cosine_products(&scalar, &scalar), &["cosine_products"]);
+    refused("softmax of a scalar", || softmax(&scalar), &["softmax", "scalar"]);
+    manual_seed(1).unwrap();
+    let mut attn = Attention::new(2, None, false).unwrap();
+    attn.init_keys(&zeros((1, 3, 2))).unwrap();
+    refused("Attention of a scalar query", || attn.forward(&scalar, None), &["Attention", "[]"]);
+    let enc = EncoderSelfAttn::new(1, 2, 4, None).unwrap();
+    let dec = DecoderSelfAttn::new(1, 2, 4, None).unwrap();
+    let mut model = EncoderDecoderSelfAttn::new(enc, dec, 2, 2).unwrap();
+    model.encode(&zeros((1, 2, 2)), None).unwrap();
+    refused("predict from an empty source", || model.predict(&zeros((1, 0, 2)), None), &["predict", "L > 0", "[1, 0, 2]"]);
+    refused("uniform_alphas of a matrix", || uniform_alphas(&zeros((2, 2))), &["uniform_alphas", "[2, 2]"]);
+}
+
+#[test]
+fn integer_dtypes_are_refused_before_candle_sees_them() {
+    let _serial = common::serial();
+    manual_seed(1).unwrap();
+    let x = ints((2, 3, 2));
+    refused("Linear", || Linear::new(2, 2).unwrap().forward(&x), &["Linear", "I64"]);
+    refused("LayerNorm", || LayerNorm::new(2).unwrap().forward(&x), &["LayerNorm", "I64"]);
+    refused("GRU", || Gru::new(2, 2).unwrap().forward(&x, None), &["GRU", "I64"]);
+    refused("Encoder", || Encoder::new(2, 2).unwrap().forward(&x), &["Encoder", "I64"]);
+    refused("softmax", || softmax(&x), &["softmax", "I64"]);
+    refused("dot products", || dot_products(&x, &x), &["dot_products", "I64"]);
+    refused("MSELoss", || MSELoss.loss(&x, &x), &["MSELoss", "I64"]);
+    refused("source_mask", || source_mask(&x), &["source_mask", "I64"]);
+    refused("linear with an empty weight", || linear(&zeros((2, 0)), &zeros((3, 0)), None), &["linear"]);
+}
+
+#[test]
+fn overflowing_sizes_are_errors_not_aborts() {
+    let _serial = common::serial();
+    manual_seed(1).unwrap();
+    refused("MultiHeadAttention n_heads * d_model", || MultiHeadAttention::new(usize::MAX, 2, None, false), &["MultiHeadAttention"]);
+    refused("Linear(usize::MAX, 2)", || Linear::new(usize::MAX, 2), &["Linear", "too large"]);
+    refused("Embedding 2^40 x 2^40", || Embedding::new(1 << 40, 1 << 40), &["Embedding", "too large"]);
+    refused("LayerNorm(usize::MAX)", || LayerNorm::new(usize::MAX), &["LayerNorm", "too large"]);
+    refused("Gru(usize::MAX, 3)", || Gru::new(usize::MAX, 3), &["GRU", "too large"]);
+    refused("Lstm(3, usize::MAX / 2)", || Lstm::new(3, usize::MAX / 2), &["LSTM", "too large"]);
+    refused("subsequent_mask(2^20)", || subsequent_mask(1 << 20), &["subsequent_mask", "too large"]);
+    refused("positional table", || positional_encoding_table(usize::MAX, 2), &["PositionalEncoding", "too large"]);
+    refused("rand of 2^40 x 2^40", || repro::rand((1usize << 40, 1usize << 40)), &["repro::rand", "too large"]);
+    refused("generate_sequences(usize::MAX)", || generate_sequences(usize::MAX, false, 1), &["generate_sequences", "too many"]);
+    refused("numpy randn(usize::MAX)", || RandomState::new(1).unwrap().randn(usize::MAX), &["numpy::randn", "too many"]);
+}
+
+#[test]
+fn randint_covers_the_full_i64_range() {
+    let mut rs = RandomState::new(5).unwrap();
+    for _ in 0..100 {
+        rs.randint_one(i64::MIN, i64::MAX).unwrap();
+    }
+    let v = rs.randint_one(-5, -4).unwrap();
+    assert_eq!(v, -5);
+    let wide: Vec<i64> = (0..200).map(|_| rs.randint_one(0, 1 << 40).unwrap()).collect();
+    assert!(wide.iter().all(|v| (0..1 << 40).contains(v)) && wide.iter().any(|v| *v > 1 << 33), "64-bit draws cover the range");
+    refused("randint with low >= high", || rs.randint_one(3, 3), &["randint", "low < high"]);
+}
+
+#[test]
+fn raw_slice_kernels_check_their_slices() {
+    refused("linear_forward with a short weight", || linear_forward(&[1., 2.], &[1.], &[0., 0.], 2, 2), &["linear_forward", "`w`"]);
+    refused("linear_forward with a short bias", || linear_forward(&[1., 2.], &[1.; 4], &[0.], 2, 2), &["`b`"]);
+    refused("linear_forward with a ragged x", || linear_forward(&[1., 2., 3.], &[1.; 4], &[0.; 2], 2, 2), &["whole rows"]);
+    refused("linear_forward with n_in 0", || linear_forward(&[], &[], &[0.; 2], 0, 2), &["linear_forward"]);
+    refused("linear_backward with a short gradient", || linear_backward(&[1., 2.], &[1.; 4], &[1.], 2, 2), &["linear_backward"]);
+    refused("softmax_rows with a ragged row", || softmax_rows(&[1., 2., 3.], 2), &["softmax_rows"]);
+    refused("softmax_rows_backward with a short g", || softmax_rows_backward(&[0.5, 0.5], &[1.], 2), &["`g`"]);
+    assert_eq!(linear_forward(&[1., 2.], &[1., 1., 0., 1.], &[0., 1.], 2, 2).unwrap(), vec![3., 3.]);
+}
+
+#[test]
+fn loaders_keep_a_positive_batch_size() {
+    let data = TensorDataset::new(&zeros((4, 2)), &zeros((4, 1))).unwrap();
+    refused("DataLoader with batch size 0", || DataLoader::new(data.clone(), 0), &["DataLoader", "batch_size"]);
+    let loader = DataLoader::new(data, 3).unwrap();
+    assert_eq!((loader.batch_size(), loader.len()), (3, 2));
+    refused("a dataset of scalars", || TensorDataset::new(&Tensor::new(1f32, &Device::Cpu).unwrap(), &zeros(1)), &["TensorDataset"]);
+}
+
+#[test]
+fn wrong_input_is_refused_not_guessed() {
+    let _serial = common::serial();
+    // Batch dims that differ although their products agree (candle compares only the product).
+    let alphas = zeros((2, 3, 1, 4));
+    let values = zeros((3, 2, 4, 5));
+    refused(
+        "context vector over other batch dims",
+        || context_vector(&alphas, &values),
+        &["context_vector", "[2, 3, 1, 4]", "[3, 2, 4, 5]"],
+    );
+    // Embedding ids: negative, fractional, NaN, out of range.
+    manual_seed(1).unwrap();
+    let emb = Embedding::new(5, 2).unwrap();
+    refused("a negative id", || emb.forward(&Tensor::new(&[1i64, -1], &Device::Cpu).unwrap()), &["Embedding", "-1"]);
+    refused("a fractional id", || emb.forward(&Tensor::new(&[1.5f32], &Device::Cpu).unwrap()), &["Embedding", "1.5"]);
+    refused("a NaN id", || emb.forward(&Tensor::new(&[f32::NAN], &Device::Cpu).unwrap()), &["Embedding", "NaN"]);
+    refused("an id out of range", || emb.forward(&Tensor::new(&[5u32], &Device::Cpu).unwrap()), &["Embedding", "[0, 5)"]);
+    assert_eq!(emb.forward(&Tensor::new(&[[4u8, 0]], &Device::Cpu).unwrap()).unwrap().dims(), &[1, 2, 2]);
+    // A decoder step of more than one position.
+    let mut dec = Decoder::new(2, 2).unwrap();
+    dec.init_hidden(&zeros((1, 3, 2))).unwrap();
+    refused("a two-step decoder input", || dec.forward(&zeros((1, 2, 2))), &["Decoder", "one step", "[1, 2, 2]"]);
+    // Teacher forcing probabilities outside [0, 1].
+    let make = |p: f64| EncoderDecoder::new(Encoder::new(2, 2).unwrap(), Decoder::new(2, 2).unwrap(), 2, 2, p);
+    refused("teacher forcing 1.5", || make(1.5), &["teacher_forcing_prob", "1.5"]);
+    refused("teacher forcing NaN", || make(f64::NAN), &["teacher_forcing_prob", "NaN"]);
+    let mut model = make(0.5).unwrap();
+    model.teacher_forcing_prob = -0.1;
+    refused("teacher forcing set to -0.1", || model.forward(&zeros((1, 4, 2))), &["EncoderDecoder", "-0.1"]);
+    // An encoder and a decoder of different d_model.
+    let enc = EncoderSelfAttn::new(1, 4, 4, Some(2)).unwrap();
+    let dec = DecoderSelfAttn::new(1, 2, 4, Some(2)).unwrap();
+    refused("d_model 4 against 2", || EncoderDecoderSelfAttn::new(enc, dec, 2, 2), &["EncoderDecoderSelfAttn", "d_model 4", "d_model 2"]);
+    // A loss over empty tensors.
+    refused("MSE of nothing", || MSELoss.loss(&zeros((0, 2)), &zeros((0, 2))), &["MSELoss", "empty"]);
+}
+
+#[test]
+fn errors_from_inner_layers_name_the_module_called() {
+    let _serial = common::serial();
+    manual_seed(1).unwrap();
+    let enc = EncoderSelfAttn::new(1, 2, 4, None).unwrap();
+    let dec = DecoderSelfAttn::new(1, 2, 4, None).unwrap();
+    let mut model = EncoderDecoderSelfAttn::new(enc, dec, 2, 2).unwrap();
+    refused("a batch of 3 features", || model.forward(&zeros((1, 4, 3))), &["EncoderDecoderSelfAttn", "EncoderSelfAttn", "[1, 2, 3]"]);
+    let mut mha = MultiHeadAttention::new(2, 2, None, true).unwrap();
+    mha.init_keys(&zeros((1, 3, 2))).unwrap();
+    refused("a query of another batch", || mha.forward(&zeros((2, 1, 2)), None), &["MultiHeadAttention", "Attention"]);
+    let mut seq = EncoderDecoder::new(Encoder::new(2, 2).unwrap(), Decoder::new(2, 2).unwrap(), 2, 2, 0.0).unwrap();
+    seq.set_training(false);
+    refused("an integer batch", || seq.forward(&ints((1, 4, 2))), &["EncoderDecoder", "I64"]);
+}
