@@ -145,6 +145,13 @@ fn squares_equal_numpy_exactly() {
     assert_eq!(rs.randn(7).unwrap(), f64s(&raw["randn_7"]));
     let ints: Vec<f64> = rs.randint(1000, 5).unwrap().into_iter().map(|x| x as f64).collect();
     assert_eq!(ints, f64s(&raw["randint_1000_5"]));
+    // Ranges wider than 2^32 take NumPy's 64-bit path; the whole i64 range included.
+    let mut wide = RandomState::new(raw["wide_seed"].as_i64().unwrap()).unwrap();
+    let text = |key: &str| raw[key].as_array().unwrap().iter().map(|v| v.as_str().unwrap().parse::<i64>().unwrap()).collect::<Vec<_>>();
+    let full: Vec<i64> = (0..6).map(|_| wide.randint_one(i64::MIN, i64::MAX).unwrap()).collect();
+    assert_eq!(full, text("randint_full_i64"));
+    let forty: Vec<i64> = (0..6).map(|_| wide.randint_one(0, 1 << 40).unwrap()).collect();
+    assert_eq!(forty, text("randint_2_40"));
 }
 
 #[test]
