@@ -225,3 +225,21 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn displays_and_plots_never_panic(t in input(), losses in prop::collection::vec(prop_oneof![3 => 1e-3f64..10.0, 1 => prop_oneof![Just(f64::NAN), Just(f64::MAX), Just(5e-324), Just(-1.0), Just(1e300)]], 0..6), rows in 0usize..4) {
+        let _serial = common::serial();
+        let _ = show(&t).text();
+        let _ = show(&t).html();
+        let _ = show_alphas(&t, &[], &[]).html();
+        let _ = plot_mesh(&t, "t", "row");
+        let _ = plot_attention(&t, &[], &[], &[]);
+        let _ = plot_losses(&losses, &losses[..losses.len() / 2]);
+        let _ = sequence_pred(&t, &t, &[1, 0]);
+        let points: Vec<Vec<[f64; 2]>> = losses.iter().map(|v| vec![[*v, -v]; rows]).collect();
+        let _ = plot_data(&points, &vec![1; points.len()], rows);
+    }
+}

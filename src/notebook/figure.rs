@@ -1,6 +1,7 @@
 //! Figures as SVG (plotters, no system fonts): shown inline in a notebook, savable to a file.
 
 use super::output::emit;
+use crate::nn::shape::error;
 use candle_core::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -9,7 +10,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// An SVG picture.
 #[derive(Clone)]
 pub struct Figure {
+    /// What drew it (`plot_attention`, `losses`, ...).
     pub title: String,
+    /// The picture as SVG text.
     pub svg: String,
 }
 
@@ -36,8 +39,41 @@ pub(crate) fn plot_err<E: std::fmt::Debug>(e: E) -> candle_core::Error {
     candle_core::Error::Msg(format!("plots: drawing failed: {e:?}"))
 }
 
-/// Draws into a fresh SVG of `size` pixels and wraps it as a figure.
+/// The widest or tallest figure drawn, in pixels: larger sizes are an error, never a giant SVG.
+pub const MAX_PIXELS: u32 = 40_000;
+
+/// The size in pixels of a figure of `base + per * count` pixels along each axis (`(base, per,
+/// count)` for width, then height), computed without overflow; an error naming `module` if it is
+/// zero or over [`MAX_PIXELS`].
+pub fn figure_size(module: &str, width: (u32, u32, usize), height: (u32, u32, usize)) -> Result<(u32, u32)> {
+    let side = |(base, per, count): (u32, u32, usize), what: &str| -> Result<u32> {
+        let px = u32::try_from(count).ok().and_then(|c| per.checked_mul(c)).and_then(|p| p.checked_add(base));
+        match px {
+            Some(px) if px > 0 && px <= MAX_PIXELS => Ok(px),
+            _ => Err(error(module, format!("a figure {base} + {per} x {count} pixels {what} is too large (at most {MAX_PIXELS} pixels)"))),
+        }
+    };
+    Ok((side(width, "wide")?, side(height, "tall")?))
+}
+
+/// The height of the strip [`with_note`] takes for its note.
+pub const NOTE_HEIGHT: u32 = 22;
+
+/// Splits a strip off the top of `root` holding `note` (what a big display leaves out) and
+/// returns the rest; `root` itself when there is no note.
+pub fn with_note<'a>(root: &DrawingArea<SVGBackend<'a>, Shift>, note: Option<&str>) -> Result<DrawingArea<SVGBackend<'a>, Shift>> {
+    let Some(note) = note else { return Ok(root.clone()) };
+    let (strip, rest) = root.split_vertically(NOTE_HEIGHT);
+    strip.draw(&Text::new(note.to_string(), (8, 5), ("sans-serif", 12).into_font().color(&RGBColor(90, 90, 90)))).map_err(plot_err)?;
+    Ok(rest)
+}
+
+/// Draws into a fresh SVG of `size` pixels and wraps it as a figure. Sizes of zero or over
+/// [`MAX_PIXELS`] are an error naming `title`.
 pub fn figure(title: &str, size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<()>) -> Result<Figure> {
+    if size.0 == 0 || size.1 == 0 || size.0 > MAX_PIXELS || size.1 > MAX_PIXELS {
+        return Err(error(title, format!("expected a figure size of 1 to {MAX_PIXELS} pixels each way, got {size:?}")));
+    }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();

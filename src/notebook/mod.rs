@@ -2,18 +2,23 @@
 //! shaded tables, and the lecture's figures as SVG, grouped by lecture part as the book keeps its
 //! plots apart from its models. Nothing below this layer imports it.
 
+pub mod alphas;
+pub mod elide;
 pub mod figure;
 pub mod heatmap;
 pub mod helpers;
+pub mod html;
 pub mod output;
 pub mod palette;
 pub mod plots;
 pub mod print;
+pub mod read;
 pub mod table;
 
+pub use alphas::{ShowAlphas, show_alphas};
 pub use figure::Figure;
 pub use helpers::batch_of_one;
 pub use output::emit;
 pub use plots::*;
 pub use print::tensor_to_text;
-pub use table::{ShowAlphas, ShowTensor, show, show_alphas, tensor_to_html};
+pub use table::{ShowTensor, show, tensor_to_html};

@@ -2,12 +2,16 @@
 
 use plotters::style::RGBColor;
 
+/// The source sequence (blue).
 pub const SOURCE_COLOR: RGBColor = RGBColor(31, 119, 180);
 
+/// The target sequence (red).
 pub const TARGET_COLOR: RGBColor = RGBColor(214, 39, 40);
 
+/// Predictions (green).
 pub const PRED_COLOR: RGBColor = RGBColor(44, 160, 44);
 
+/// One colour per corner of the square, in walking order.
 pub const CORNER_COLORS: [RGBColor; 4] = [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40)];
 
 /// An RGB triple (for HTML as well as SVG).
@@ -20,6 +24,7 @@ pub fn heat_rgb(v: f64) -> HeatColor {
     HeatColor(lerp(247.0, 8.0), lerp(251.0, 48.0), lerp(255.0, 107.0))
 }
 
+/// [`heat_rgb`] as a plotters colour.
 pub fn heat_color(v: f64) -> RGBColor {
     let HeatColor(r, g, b) = heat_rgb(v);
     RGBColor(r, g, b)

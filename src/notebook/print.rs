@@ -1,13 +1,16 @@
 //! Tensors as text, exactly as PyTorch prints them: one number style and width for the whole
 //! tensor, rows wrapped at 80 columns, large tensors summarised.
 
+use super::read::read_values;
 use candle_core::{DType, Result, Tensor};
 
 /// PyTorch's defaults: 4 decimals, summarise above 1000 elements keeping 3 at each edge.
 pub const PRECISION: usize = 4;
 
+/// PyTorch summarises tensors of more elements than this.
 pub const THRESHOLD: usize = 1000;
 
+/// How many items a summarised dimension keeps at each edge.
 pub const EDGE_ITEMS: usize = 3;
 
 /// How the numbers of one tensor are written: chosen once for the whole tensor, as PyTorch does.
@@ -66,13 +69,6 @@ pub fn format_number(v: f64, style: NumberStyle, is_float: bool) -> String {
     }
 }
 
-/// A tensor's values as f64, with its dims, read from any dtype.
-pub(crate) fn values(t: &Tensor) -> Result<(Vec<usize>, Vec<f64>)> {
-    let dims = t.dims().to_vec();
-    let flat = t.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
-    Ok((dims, flat))
-}
-
 pub(crate) fn is_float(t: &Tensor) -> bool {
     t.dtype().is_float()
 }
@@ -114,8 +110,9 @@ pub const LINE_WIDTH: usize = 80;
 
 /// The text PyTorch prints for a tensor, `tensor([[ 0.3105, -0.5263]])`: one number style and
 /// one width for the whole tensor, rows wrapped at 80 columns, large tensors summarised.
+/// Dtypes candle cannot convert (see [`super::read`]) are an error.
 pub fn tensor_to_text(t: &Tensor) -> Result<String> {
-    let (dims, flat) = values(t)?;
+    let (dims, flat) = read_values("tensor_to_text", t)?;
     let float = is_float(t);
     let summarise = flat.len() > THRESHOLD;
     let shown = shown_values(&dims, &flat, summarise);
@@ -126,7 +123,11 @@ pub fn tensor_to_text(t: &Tensor) -> Result<String> {
         let s = format_number(v, style, float);
         format!("{s:>width$}")
     };
-    let body = if dims.is_empty() { fmt(flat[0]) } else { text_block(&dims, &flat, 0, 0, 7, summarise, width, &fmt) };
+    let body = if dims.is_empty() {
+        fmt(flat.first().copied().unwrap_or(f64::NAN))
+    } else {
+        text_block(&dims, &flat, 0, 0, 7, summarise, width, &fmt)
+    };
     let suffix = match t.dtype() {
         DType::F32 | DType::I64 => String::new(),
         DType::U8 => ", dtype=torch.uint8".into(),
@@ -134,6 +135,9 @@ pub fn tensor_to_text(t: &Tensor) -> Result<String> {
         DType::F64 => ", dtype=torch.float64".into(),
         DType::F16 => ", dtype=torch.float16".into(),
         DType::BF16 => ", dtype=torch.bfloat16".into(),
+        DType::I16 => ", dtype=torch.int16".into(),
+        DType::I32 => ", dtype=torch.int32".into(),
+        DType::F8E4M3 => ", dtype=torch.float8_e4m3fn".into(),
         d => format!(", dtype={d:?}"),
     };
     Ok(format!("tensor({body}{suffix})"))

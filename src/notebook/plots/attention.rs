@@ -1,9 +1,12 @@
 //! Lecture part 2: attention heatmaps and the query with its keys.
 
-use crate::notebook::figure::{Figure, figure, plot_err};
-use crate::notebook::heatmap::heatmap_panel;
+use crate::nn::shape::{error, shape_error};
+use crate::notebook::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
+use crate::notebook::figure::{Figure, NOTE_HEIGHT, figure, figure_size, plot_err, with_note};
+use crate::notebook::heatmap::{heatmap_cells, heatmap_panel};
 use crate::notebook::palette::CORNER_COLORS;
-use candle_core::{Result, Tensor, bail};
+use crate::notebook::read::{check_readable, read_matrix, read_values, to_f64};
+use candle_core::{Result, Tensor};
 use plotters::prelude::*;
 
 /// The lecture's made-up attention of a translation (`figure9`): which English word each French
@@ -17,58 +20,110 @@ pub fn figure9() -> Result<Figure> {
 
 /// Heatmaps of attention weights: `alphas` is `(N, L_target, L_source)` (one panel per
 /// sequence) or `(heads, N, L_target, L_source)` (one row of panels per head). `titles` names
-/// the sequences (`point_labels` in the lecture).
+/// the sequences (`point_labels` in the lecture): empty, or one per sequence. Big weights show
+/// at most 10 panels (the first sequences and heads) of at most 40 x 40 cells (the first and last
+/// steps), and a note above them says what was left out.
 pub fn plot_attention(alphas: &Tensor, titles: &[String], source_labels: &[String], target_labels: &[String]) -> Result<Figure> {
-    let a = alphas.to_dtype(candle_core::DType::F64)?;
-    let (heads, a) = match a.rank() {
-        3 => (1, a.unsqueeze(0)?),
-        4 => (a.dim(0)?, a),
-        _ => bail!("plot_attention: expected alphas (N, Lt, Ls) or (heads, N, Lt, Ls), got {:?}", alphas.dims()),
+    const M: &str = "plot_attention";
+    check_readable(M, alphas)?;
+    let (heads, n, lt, ls) = match *alphas.dims() {
+        [n, lt, ls] => (1, n, lt, ls),
+        [h, n, lt, ls] => (h, n, lt, ls),
+        ref d => return Err(shape_error(M, "alphas (N, Lt, Ls) or (heads, N, Lt, Ls)", d)),
     };
-    let (_, n, lt, ls) = a.dims4()?;
     if source_labels.len() != ls || target_labels.len() != lt {
-        bail!(
-            "plot_attention: {} source and {} target labels for alphas {:?} (expected {ls} and {lt})",
-            source_labels.len(),
-            target_labels.len(),
-            alphas.dims()
-        )
+        return Err(error(
+            M,
+            format!(
+                "expected {ls} source and {lt} target labels for alphas {:?}, got {} source and {} target labels",
+                alphas.dims(),
+                source_labels.len(),
+                target_labels.len()
+            ),
+        ));
     }
-    let cols = n.min(5);
-    let rows_per_head = n.div_ceil(cols);
-    let panel_w = (90 + 62 * ls as u32).max(200);
-    let panel_h = 60 + 34 * lt as u32;
-    figure("plot_attention", (panel_w * cols as u32, panel_h * (rows_per_head * heads) as u32), |root| {
-        let panels = root.split_evenly((rows_per_head * heads, cols));
-        for h in 0..heads {
-            for i in 0..n {
-                let m = a.get(h)?.get(i)?.to_vec2::<f64>()?;
-                let base = titles.get(i).cloned().unwrap_or_else(|| format!("sequence {i}"));
-                let title = if heads > 1 { format!("{base} (head {h})") } else { base };
-                let k = h * rows_per_head * cols + i;
-                heatmap_panel(&panels[k], &title, &m, target_labels, source_labels)?;
+    if !titles.is_empty() && titles.len() != n {
+        return Err(error(
+            M,
+            format!("expected no titles or one per sequence ({n}) for alphas {:?}, got {} titles", alphas.dims(), titles.len()),
+        ));
+    }
+    if heads == 0 || n == 0 || lt == 0 || ls == 0 {
+        return Err(shape_error(M, "alphas with at least one head, sequence, target and source step", alphas.dims()));
+    }
+    let seqs = Axis::first(n, MAX_PANELS);
+    let hs = Axis::first(heads, MAX_PANELS / seqs.len());
+    let cap = cells_per_axis(hs.len() * seqs.len());
+    let (rows, cols) = (Axis::edges(lt, cap), Axis::edges(ls, cap));
+    let mut shown = alphas.reshape((heads, n, lt, ls)).map_err(|e| error(M, e))?;
+    for (dim, axis) in [&hs, &seqs, &rows, &cols].into_iter().enumerate() {
+        shown = axis.select(M, &shown, dim)?;
+    }
+    let flat = to_f64(M, &shown)?.flatten_all().and_then(|t| t.to_vec1::<f64>()).map_err(|e| error(M, e))?;
+    let rank4 = alphas.rank() == 4;
+    let note = joined_note(&[
+        if rank4 { hs.note("heads") } else { None },
+        seqs.note("sequences"),
+        rows.note("target steps (rows)"),
+        cols.note("source steps (columns)"),
+    ]);
+    let row_labels = rows.labels(|i| target_labels[i].clone());
+    let col_labels = cols.labels(|j| source_labels[j].clone());
+    let (hk, nk, rk, ck) = (hs.len(), seqs.len(), rows.len(), cols.len());
+    let grid_cols = nk.min(5);
+    let rows_per_head = nk.div_ceil(grid_cols);
+    let (panel_w, panel_h) = figure_size(M, (90, 62, cols.kept.len()), (60, 34, rows.kept.len()))?;
+    let extra = if note.is_some() { NOTE_HEIGHT } else { 0 };
+    let size = figure_size(M, (0, panel_w.max(200), grid_cols), (extra, panel_h, rows_per_head * hk))?;
+    figure(M, size, |root| {
+        let area = with_note(root, note.as_deref())?;
+        let panels = area.split_evenly((rows_per_head * hk, grid_cols));
+        for (hp, h) in hs.indices().into_iter().enumerate() {
+            for (sp, i) in seqs.indices().into_iter().enumerate() {
+                let base = (hp * nk + sp) * rk * ck;
+                let m = grid(&rows, &cols, |r, c| flat.get(base + r * ck + c).copied().unwrap_or(f64::NAN));
+                let name = titles.get(i).cloned().unwrap_or_else(|| format!("sequence {i}"));
+                let title = if heads > 1 { format!("{name} (head {h})") } else { name };
+                let k = hp * rows_per_head * grid_cols + sp;
+                heatmap_cells(&panels[k], &title, &m, None, &row_labels, &col_labels)?;
             }
         }
         Ok(())
     })
 }
 
+/// The most keys `query_and_keys` draws.
+pub const MAX_KEYS: usize = 26;
+
 /// A query, its keys and (optionally) the context vector as arrows from the origin, with the
 /// unit circle; the legend gives each key's norm and its cosine with the query
 /// (`query_and_keys`). `q` is `(D,)` with `D = 2`, `keys` is `(L, 2)`, `context` is `(2,)`.
 pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Result<Figure> {
-    let q = q.flatten_all()?.to_dtype(candle_core::DType::F64)?.to_vec1::<f64>()?;
-    let ks = keys
-        .to_dtype(candle_core::DType::F64)?
-        .to_vec2::<f64>()
-        .map_err(|_| candle_core::Error::Msg(format!("query_and_keys: expected keys (L, 2), got {:?}", keys.dims())))?;
-    if q.len() != 2 || ks.iter().any(|k| k.len() != 2) {
-        bail!("query_and_keys: only two dimensions can be drawn, got a query of {} and keys {:?}", q.len(), keys.dims())
+    const M: &str = "query_and_keys";
+    let (_, q) = read_values(M, q)?;
+    let ks = read_matrix(M, keys, "keys (L, 2)")?;
+    if q.len() != 2 || keys.dims().get(1) != Some(&2) {
+        return Err(error(
+            M,
+            format!(
+                "only two dimensions can be drawn: expected a query of 2 values and keys (L, 2), got a query of {} values and keys {:?}",
+                q.len(),
+                keys.dims()
+            ),
+        ));
+    }
+    if ks.len() > MAX_KEYS {
+        return Err(error(M, format!("expected at most {MAX_KEYS} keys (one legend entry each), got keys {:?}", keys.dims())));
     }
     let ctx = match context {
-        Some(c) => Some(c.flatten_all()?.to_dtype(candle_core::DType::F64)?.to_vec1::<f64>()?),
+        Some(c) => Some(read_values(M, c)?.1),
         None => None,
     };
+    if let Some(c) = &ctx
+        && c.len() != 2
+    {
+        return Err(error(M, format!("only two dimensions can be drawn: expected a context of 2 values, got {}", c.len())));
+    }
     let norm = |v: &[f64]| (v[0] * v[0] + v[1] * v[1]).sqrt();
     let qn = norm(&q);
     figure("query_and_keys", (520, 520), |root| {

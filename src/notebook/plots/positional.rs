@@ -1,13 +1,25 @@
 //! Lecture part 3: positional encoding as dials, curves and distance meshes.
 
 use crate::attention::positional_encoding_table;
-use crate::notebook::figure::{Figure, anchored_text, figure, plot_err};
-use crate::notebook::heatmap::heatmap_panel_with;
+use crate::nn::shape::{check_size, error, shape_error};
+use crate::notebook::elide::{Axis, MAX_CELLS, grid, joined_note};
+use crate::notebook::figure::{Figure, NOTE_HEIGHT, anchored_text, figure, figure_size, plot_err, with_note};
+use crate::notebook::heatmap::heatmap_cells;
 use crate::notebook::palette::TARGET_COLOR;
-use candle_core::{DType, Result, Tensor, bail};
+use crate::notebook::read::{check_readable, read_matrix, to_f64};
+use candle_core::{DType, Result, Tensor};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
+
+/// The most dials per row and per column of `encoding_degrees` and `exponential_dials`.
+pub const MAX_DIALS: usize = 32;
+
+/// The most positions `encoding_curves` draws.
+pub const MAX_CURVE_POSITIONS: usize = 1000;
+
+/// The most dimensions (curves) `encoding_curves` draws.
+pub const MAX_CURVES: usize = 32;
 
 /// One dial: a circle with a needle at `angle` radians (counter-clockwise from east) and a
 /// label under it.
@@ -44,11 +56,19 @@ fn labelled_rows<'a>(
 /// Positions as angles: for each base, position `p` turns `p / base` of a full circle
 /// (`encoding_degrees`).
 pub fn encoding_degrees(seqs: &[usize], tot: usize) -> Result<Figure> {
+    const M: &str = "encoding_degrees";
     if seqs.is_empty() || tot == 0 || seqs.contains(&0) {
-        bail!("encoding_degrees: expected positive bases and tot, got {seqs:?} and {tot}")
+        return Err(error(M, format!("expected positive bases and tot, got bases {seqs:?} and tot {tot}")));
+    }
+    if seqs.len() > MAX_DIALS || tot > MAX_DIALS {
+        return Err(error(
+            M,
+            format!("expected at most {MAX_DIALS} bases and positions (one dial each), got {} bases and tot {tot}", seqs.len()),
+        ));
     }
     let labels: Vec<String> = seqs.iter().map(|b| format!("base {b}")).collect();
-    figure("encoding_degrees", (90 + 80 * tot as u32, 30 + 85 * seqs.len() as u32), |root| {
+    let size = figure_size(M, (90, 80, tot), (30, 85, seqs.len()))?;
+    figure(M, size, |root| {
         let (top, body) = root.split_vertically(24);
         let (_, cols_area) = top.split_horizontally(90);
         for (p, a) in cols_area.split_evenly((1, tot)).iter().enumerate() {
@@ -68,13 +88,23 @@ pub fn encoding_degrees(seqs: &[usize], tot: usize) -> Result<Figure> {
 /// The angular speeds of the sinusoidal encoding as dials: dimension pair `i` turns
 /// `exp(-2i ln(10000) / d_model)` radians per position (`exponential_dials`).
 pub fn exponential_dials(d_model: usize, max_len: usize) -> Result<Figure> {
+    const M: &str = "exponential_dials";
     if d_model < 2 || max_len == 0 {
-        bail!("exponential_dials: expected d_model >= 2 and max_len > 0, got {d_model} and {max_len}")
+        return Err(error(M, format!("expected d_model >= 2 and max_len > 0, got {d_model} and {max_len}")));
     }
     let pairs = d_model / 2;
+    if pairs > MAX_DIALS || max_len > MAX_DIALS {
+        return Err(error(
+            M,
+            format!(
+                "expected at most {MAX_DIALS} dimension pairs and positions (one dial each), got d_model {d_model} and max_len {max_len}"
+            ),
+        ));
+    }
     let speeds: Vec<f64> = (0..pairs).map(|i| (-(2.0 * i as f64) * (10000f64).ln() / d_model as f64).exp()).collect();
     let labels: Vec<String> = speeds.iter().enumerate().map(|(i, w)| format!("dims {},{}: w={w:.3}", 2 * i, 2 * i + 1)).collect();
-    figure("exponential_dials", (130 + 75 * max_len as u32, 30 + 85 * pairs as u32), |root| {
+    let size = figure_size(M, (130, 75, max_len), (30, 85, pairs))?;
+    figure(M, size, |root| {
         let (top, body) = root.split_vertically(24);
         let (_, cols_area) = top.split_horizontally(90);
         for (p, a) in cols_area.split_evenly((1, max_len)).iter().enumerate() {
@@ -92,29 +122,57 @@ pub fn exponential_dials(d_model: usize, max_len: usize) -> Result<Figure> {
 }
 
 /// A matrix as a heatmap with its values printed, shaded from its minimum to its maximum
-/// (`plot_mesh`). Rows and columns are labelled with their indices.
+/// (`plot_mesh`). Rows and columns are labelled with their indices. A matrix of more than 40
+/// rows or columns shows its first and last 20, and a note above says so.
 pub fn plot_mesh(matrix: &Tensor, title: &str, axis_label: &str) -> Result<Figure> {
-    let m = matrix
-        .to_dtype(DType::F64)?
-        .to_vec2::<f64>()
-        .map_err(|_| candle_core::Error::Msg(format!("plot_mesh: expected a 2-D matrix, got {:?}", matrix.dims())))?;
-    let (rows, cols) = (m.len(), m.first().map_or(0, |r| r.len()));
-    let (lo, hi) = m.iter().flatten().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
-    let span = if hi > lo { hi - lo } else { 1.0 };
-    let shaded: Vec<Vec<f64>> = m.iter().map(|r| r.iter().map(|v| (v - lo) / span).collect()).collect();
-    let row_labels: Vec<String> = (0..rows).map(|i| format!("{axis_label} {i}")).collect();
-    let col_labels: Vec<String> = (0..cols).map(|j| j.to_string()).collect();
-    figure("plot_mesh", (110 + 62 * cols as u32, 60 + 40 * rows as u32), |root| {
-        heatmap_panel_with(root, title, &shaded, Some(&m), &row_labels, &col_labels)
+    const M: &str = "plot_mesh";
+    check_readable(M, matrix)?;
+    let (r, c) = match *matrix.dims() {
+        [r, c] if r > 0 && c > 0 => (r, c),
+        ref d => return Err(shape_error(M, "a 2-D matrix with at least one row and one column", d)),
+    };
+    let (rows, cols) = (Axis::edges(r, MAX_CELLS), Axis::edges(c, MAX_CELLS));
+    let shown = cols.select(M, &rows.select(M, matrix, 0)?, 1)?;
+    let m = read_matrix(M, &shown, "a matrix")?;
+    let finite = m.iter().flatten().copied().filter(|v| v.is_finite());
+    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    // Halves keep `hi - lo` finite for any finite pair (and positive unless it is subnormal).
+    let span = if hi / 2.0 > lo / 2.0 { hi / 2.0 - lo / 2.0 } else { 1.0 };
+    let lo = if lo.is_finite() { lo } else { 0.0 };
+    let value = |i: usize, j: usize| m.get(i).and_then(|row| row.get(j)).copied().unwrap_or(f64::NAN);
+    let values = grid(&rows, &cols, value);
+    let shaded = grid(&rows, &cols, |i, j| (value(i, j) / 2.0 - lo / 2.0) / span);
+    let row_labels = rows.labels(|i| format!("{axis_label} {i}"));
+    let col_labels = cols.labels(|j| j.to_string());
+    let note = joined_note(&[rows.note("rows"), cols.note("columns")]);
+    let extra = if note.is_some() { NOTE_HEIGHT } else { 0 };
+    let size = figure_size(M, (110, 62, cols.kept.len()), (60 + extra, 40, rows.kept.len()))?;
+    figure(M, size, |root| {
+        let area = with_note(root, note.as_deref())?;
+        heatmap_cells(&area, title, &shaded, Some(&values), &row_labels, &col_labels)
     })
 }
 
 /// The sinusoidal encoding of `max_len` positions in `d_model` dimensions: one curve per
 /// dimension over the positions (sines solid, cosines dashed) and the table as a heatmap.
 pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
-    let table = positional_encoding_table(max_len, d_model)?.to_dtype(DType::F64)?.to_vec2::<f64>()?;
-    figure("encoding_curves", (1000, 380), |root| {
-        let (left, right) = root.split_horizontally(560);
+    const M: &str = "encoding_curves";
+    if max_len == 0 || d_model == 0 || max_len > MAX_CURVE_POSITIONS || d_model > MAX_CURVES {
+        return Err(error(
+            M,
+            format!(
+                "expected 1 to {MAX_CURVE_POSITIONS} positions and 1 to {MAX_CURVES} dimensions (one curve each), got {max_len} and {d_model}"
+            ),
+        ));
+    }
+    let table = read_matrix(M, &positional_encoding_table(max_len, d_model)?, "an encoding table")?;
+    // The table panel is 380 pixels tall: at most 20 positions fit.
+    let (rows, cols) = (Axis::edges(max_len, MAX_CELLS / 2), Axis::edges(d_model, MAX_CELLS));
+    let note = joined_note(&[rows.note("table rows (positions)")]);
+    let size = (1000, 380 + if note.is_some() { NOTE_HEIGHT } else { 0 });
+    figure(M, size, |root| {
+        let area = with_note(root, note.as_deref())?;
+        let (left, right) = area.split_horizontally(560);
         let mut chart = ChartBuilder::on(&left)
             .caption("Positional encoding by dimension", ("sans-serif", 14))
             .margin(10)
@@ -142,17 +200,31 @@ pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
             .position(SeriesLabelPosition::LowerRight)
             .draw()
             .map_err(plot_err)?;
-        let shade: Vec<Vec<f64>> = table.iter().map(|r| r.iter().map(|v| (v + 1.0) / 2.0).collect()).collect();
-        let rows: Vec<String> = (0..max_len).map(|p| format!("pos {p}")).collect();
-        let cols: Vec<String> = (0..d_model).map(|d| d.to_string()).collect();
-        heatmap_panel_with(&right, "Encoding table", &shade, Some(&table), &rows, &cols)
+        let value = |p: usize, d: usize| table.get(rows.indices()[p]).and_then(|r| r.get(cols.indices()[d])).copied().unwrap_or(f64::NAN);
+        let shade = grid(&rows, &cols, |p, d| (value(p, d) + 1.0) / 2.0);
+        let values = grid(&rows, &cols, value);
+        let row_labels = rows.labels(|p| format!("pos {p}"));
+        let col_labels = cols.labels(|d| d.to_string());
+        heatmap_cells(&right, "Encoding table", &shade, Some(&values), &row_labels, &col_labels)
     })
 }
 
-/// Euclidean distances between the first `n` rows of an encoding table: `(n, n)`.
+/// Euclidean distances between the first `n` rows of an encoding table `(max_len, d_model)`:
+/// `(n, n)`, with `n <= max_len`.
 pub fn encoding_distances(table: &Tensor, n: usize) -> Result<Tensor> {
-    let rows = table.narrow(0, 0, n)?.to_dtype(DType::F32)?;
-    let a = rows.unsqueeze(1)?;
-    let b = rows.unsqueeze(0)?;
-    a.broadcast_sub(&b)?.sqr()?.sum(2)?.sqrt()
+    const M: &str = "encoding_distances";
+    check_readable(M, table)?;
+    let (len, d) = match *table.dims() {
+        [len, d] => (len, d),
+        ref dims => return Err(shape_error(M, "an encoding table (max_len, d_model)", dims)),
+    };
+    if n > len {
+        return Err(error(M, format!("expected n <= max_len = {len} rows of the table {:?}, got n = {n}", table.dims())));
+    }
+    check_size(M, &[n, n, d])?;
+    let distances = || -> Result<Tensor> {
+        let rows = to_f64(M, &table.narrow(0, 0, n)?)?.to_dtype(DType::F32)?;
+        rows.unsqueeze(1)?.broadcast_sub(&rows.unsqueeze(0)?)?.sqr()?.sum(2)?.sqrt()
+    };
+    distances().map_err(|e| error(M, e))
 }

@@ -1,9 +1,11 @@
 //! Lecture part 1: the squares, the sequences and the predictions.
 
 use crate::data::{CORNERS, walk};
-use crate::notebook::figure::{Figure, figure, plot_err};
+use crate::nn::shape::{error, shape_error};
+use crate::notebook::figure::{Figure, NOTE_HEIGHT, figure, figure_size, plot_err, with_note};
 use crate::notebook::palette::{CORNER_COLORS, SOURCE_COLOR, TARGET_COLOR};
-use candle_core::{Result, Tensor, bail};
+use crate::notebook::read::read_values;
+use candle_core::{Result, Tensor};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -33,7 +35,10 @@ fn square_panel(area: &DrawingArea<SVGBackend, Shift>, title: &str, walks: &[Wal
     let outline: Vec<(f64, f64)> = CORNERS.iter().chain(CORNERS.iter().take(1)).map(|c| (c[0], c[1])).collect();
     chart.draw_series(LineSeries::new(outline, RGBColor(220, 220, 220).stroke_width(1))).map_err(plot_err)?;
     for w in walks {
-        let pts: Vec<(f64, f64)> = w.points.iter().map(|p| (p[0], p[1])).collect();
+        // Points far off the square (or not finite) cannot be drawn: plotters' pixel arithmetic
+        // overflows on them. The panel shows [-1.6, 1.6]; anything past 1e3 is left out.
+        let drawable = |v: f64| v.is_finite() && v.abs() <= 1e3;
+        let pts: Vec<(f64, f64)> = w.points.iter().filter(|p| drawable(p[0]) && drawable(p[1])).map(|p| (p[0], p[1])).collect();
         if w.dashed {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 6, 4, w.color.stroke_width(2))).map_err(plot_err)?;
         } else {
@@ -88,7 +93,7 @@ pub fn counter_vs_clock() -> Result<Figure> {
 /// source (blue), the last `target_len` the target (red) (`plot_sequences`).
 pub fn plot_sequences(target_len: usize) -> Result<Figure> {
     if target_len == 0 || target_len >= 4 {
-        bail!("plot_sequences: target_len must be 1, 2 or 3, got {target_len}")
+        return Err(error("plot_sequences", format!("expected target_len 1, 2 or 3, got {target_len}")));
     }
     figure("plot_sequences", (1000, 520), |root| {
         let panels = root.split_evenly((2, 4));
@@ -111,19 +116,44 @@ pub fn plot_sequences(target_len: usize) -> Result<Figure> {
     })
 }
 
-fn rows_of(t: &Tensor) -> Result<Vec<Vec<[f64; 2]>>> {
-    let v = t.to_dtype(candle_core::DType::F64)?.to_vec3::<f64>()?;
-    Ok(v.into_iter().map(|s| s.into_iter().map(|p| [p[0], p[1]]).collect()).collect())
+/// The first `shown` sequences of a `(N, L, 2)` tensor as points, read by `module`.
+fn rows_of(module: &str, t: &Tensor, shown: usize) -> Result<Vec<Vec<[f64; 2]>>> {
+    let (_, l, _) = t.dims3().map_err(|_| shape_error(module, "(N, L, 2)", t.dims()))?;
+    let first = t.narrow(0, 0, shown).map_err(|e| error(module, e))?;
+    let (_, flat) = read_values(module, &first)?;
+    let per = 2 * l;
+    Ok((0..shown).map(|i| flat.get(i * per..(i + 1) * per).unwrap_or(&[]).chunks_exact(2).map(|p| [p[0], p[1]]).collect()).collect())
 }
 
-/// The first `5 * n_rows` sequences of a data set, titled by direction (`plot_data`).
+/// The most rows of panels `plot_data` draws (5 sequences each).
+pub const MAX_DATA_ROWS: usize = 20;
+
+/// The first `5 * n_rows` sequences of a data set, titled by direction (`plot_data`): one
+/// direction per sequence. At most [`MAX_DATA_ROWS`] rows are drawn, and no more than the data
+/// fill; the figure says so when sequences are left out.
 pub fn plot_data(points: &[Vec<[f64; 2]>], directions: &[i64], n_rows: usize) -> Result<Figure> {
-    let n = (5 * n_rows).min(points.len()).min(directions.len());
-    if n == 0 {
-        bail!("plot_data: nothing to draw ({} sequences, n_rows = {n_rows})", points.len())
+    const M: &str = "plot_data";
+    if points.len() != directions.len() {
+        return Err(error(
+            M,
+            format!("expected one direction per sequence, got {} sequences and {} directions", points.len(), directions.len()),
+        ));
     }
-    figure("plot_data", (1000, 210 * n_rows as u32), |root| {
-        let panels = root.split_evenly((n_rows, 5));
+    if n_rows == 0 || points.is_empty() {
+        return Err(error(
+            M,
+            format!("expected at least one row and one sequence to draw, got n_rows = {n_rows} and {} sequences", points.len()),
+        ));
+    }
+    let rows = n_rows.min(points.len().div_ceil(5)).min(MAX_DATA_ROWS);
+    let n = (5 * rows).min(points.len());
+    let asked = n_rows.saturating_mul(5).min(points.len());
+    let note = (n < asked).then(|| format!("showing the first {n} of {asked} sequences asked for (at most {MAX_DATA_ROWS} rows)"));
+    let extra = if note.is_some() { NOTE_HEIGHT } else { 0 };
+    let size = figure_size(M, (1000, 0, 0), (extra, 210, rows))?;
+    figure(M, size, |root| {
+        let area = with_note(root, note.as_deref())?;
+        let panels = area.split_evenly((rows, 5));
         for (i, area) in panels.iter().enumerate().take(n) {
             square_panel(
                 area,
@@ -136,23 +166,35 @@ pub fn plot_data(points: &[Vec<[f64; 2]>], directions: &[i64], n_rows: usize) ->
 }
 
 /// Actual sequences (solid) and predicted targets (dashed) for the first 10 test sequences
-/// (`sequence_pred`). `full` is `(N, L, 2)`, `predicted` is `(N, target_len, 2)`.
+/// (`sequence_pred`). `full` is `(N, L, 2)`, `predicted` is `(N, target_len, 2)` with
+/// `target_len < L`, and `directions` holds one direction per sequence.
 pub fn sequence_pred(full: &Tensor, predicted: &Tensor, directions: &[i64]) -> Result<Figure> {
-    let (n, l, _) = full.dims3()?;
-    let (pn, tl, _) = predicted.dims3()?;
-    if pn != n || tl >= l || directions.len() < n {
-        bail!(
-            "sequence_pred: expected full (N, L, 2), predicted (N, T, 2) with T < L and N directions, got {:?}, {:?} and {} directions",
-            full.dims(),
-            predicted.dims(),
-            directions.len()
-        )
+    const M: &str = "sequence_pred";
+    let dims = |t: &Tensor| match *t.dims() {
+        [n, l, 2] => Some((n, l)),
+        _ => None,
+    };
+    let (Some((n, l)), Some((pn, tl))) = (dims(full), dims(predicted)) else {
+        return Err(error(M, format!("expected full (N, L, 2) and predicted (N, T, 2), got {:?} and {:?}", full.dims(), predicted.dims())));
+    };
+    if pn != n || tl >= l {
+        return Err(error(
+            M,
+            format!("expected full (N, L, 2) and predicted (N, T, 2) with T < L, got {:?} and {:?}", full.dims(), predicted.dims()),
+        ));
     }
-    let full = rows_of(full)?;
-    let pred = rows_of(predicted)?;
+    if directions.len() != n {
+        return Err(error(M, format!("expected one direction per sequence ({n}), got {} directions", directions.len())));
+    }
+    if n == 0 {
+        return Err(shape_error(M, "at least one sequence to draw in full (N, L, 2)", full.dims()));
+    }
     let shown = n.min(10);
+    let full = rows_of(M, full, shown)?;
+    let pred = rows_of(M, predicted, shown)?;
     let rows = shown.div_ceil(5);
-    figure("sequence_pred", (1000, 210 * rows as u32), |root| {
+    let size = figure_size(M, (1000, 0, 0), (0, 210, rows))?;
+    figure(M, size, |root| {
         let panels = root.split_evenly((rows, 5));
         for (i, area) in panels.iter().enumerate().take(shown) {
             let mut p = vec![full[i][l - tl - 1]];
