@@ -1,5 +1,8 @@
-# attention-zoo: everything a run needs is installed inside the repo by these targets.
+# attention-zoo: everything a run needs is installed by these targets: Jupyter in the repo's .venv/,
+# evcxr_jupyter and the kernels' build folders once per user under $(ZOO_CACHE).
 #   make notebooks   install what is missing, then execute every notebook under the real kernel
+#                    (a notebook unchanged since its last good run, with the crate and the kernel
+#                    set-up unchanged too, is skipped unless FORCE=1)
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    then `make notebooks`
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
@@ -7,6 +10,7 @@
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our training against PyTorch's, on one thread each
 #   make fuzz        the property tests with fresh random seeds, round after round, for FUZZ_SECONDS
+#   make clean-tools remove what the targets installed (evcxr_jupyter, build caches, .venv, kernel)
 
 SHELL := /bin/bash
 ROOT := $(CURDIR)
@@ -14,7 +18,13 @@ PYTHON ?= python3
 VENV := $(ROOT)/.venv
 REF_VENV := $(ROOT)/.venv-ref
 EVCXR_VERSION := 0.22.0
-EVCXR := $(ROOT)/.tools/bin/evcxr_jupyter
+# The user's cache directory: evcxr_jupyter (pinned, built once), evcxr's compile cache and the
+# kernels' kept build folders, shared by every clone of this user (CI's fresh clones included).
+ZOO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/attention-zoo
+EVCXR_ROOT := $(ZOO_CACHE)/evcxr-$(EVCXR_VERSION)
+EVCXR := $(EVCXR_ROOT)/bin/evcxr_jupyter
+# One set of kernel build slots per clone: its crate path is part of what cargo tracks.
+SLOTS := $(ZOO_CACHE)/build/$(shell printf '%s' '$(ROOT)' | sha1sum | cut -c1-12)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 NOTEBOOK_OUT := $(ROOT)/target/notebooks
 
@@ -23,16 +33,17 @@ export JUPYTER_PATH := $(ROOT)/.jupyter/data
 export JUPYTER_CONFIG_DIR := $(ROOT)/.jupyter/config
 export JUPYTER_RUNTIME_DIR := $(ROOT)/.jupyter/runtime
 export EVCXR_CONFIG_DIR := $(ROOT)/tools/evcxr
-export XDG_CACHE_HOME := $(ROOT)/.cache
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab fixtures bench fuzz setup cargo-test
+.PHONY: notebooks test lint lab fixtures bench fuzz setup cargo-test clean-tools
 
 notebooks: setup
-	$(VENV)/bin/python tools/run_notebooks.py $(NOTEBOOK_OUT) $(NOTEBOOKS)
+	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) $(NOTEBOOK_OUT) $(NOTEBOOKS)
 
-test: lint cargo-test notebooks
+# CI always runs every notebook.
+test: lint cargo-test
+	$(MAKE) notebooks FORCE=1
 
 lint:
 	cargo fmt --check
@@ -50,10 +61,13 @@ $(VENV)/.installed: tools/requirements-notebooks.txt
 	touch $@
 
 $(EVCXR):
-	cargo install --locked --root $(ROOT)/.tools evcxr_jupyter --version $(EVCXR_VERSION)
+	cargo install --locked --root $(EVCXR_ROOT) evcxr_jupyter --version $(EVCXR_VERSION)
 
-$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py $(VENV)/.installed
-	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(XDG_CACHE_HOME) $(ROOT)/.tools/lld
+$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py $(VENV)/.installed
+	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(ZOO_CACHE) $(ZOO_CACHE)/lld $(SLOTS)
+
+clean-tools:
+	rm -rf $(ZOO_CACHE) $(VENV) $(ROOT)/.jupyter $(ROOT)/.tools $(ROOT)/.cache
 
 lab: setup
 	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)

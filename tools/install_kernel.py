@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Registers the evcxr kernel as 'rust' in the repo's own Jupyter data folder.
 
-Usage: install_kernel.py KERNEL_DIR EVCXR_BINARY EVCXR_CONFIG_DIR CACHE_DIR LINKER_DIR
-The kernel gets its config folder (init.evcxr turns on :cache), a cache folder inside the repo,
+Usage: install_kernel.py KERNEL_DIR EVCXR_BINARY EVCXR_CONFIG_DIR CACHE_DIR LINKER_DIR SLOTS_DIR
+The kernel starts through tools/evcxr/launch.py, which gives it a kept build folder under
+SLOTS_DIR (so the crate is not rebuilt at every start). It gets its config folder (init.evcxr turns
+on :cache), the user's cache folder for evcxr's compile cache,
 one compute thread (tiny matrices are much faster on one thread), and, when the Rust toolchain
 ships rust-lld, a folder on its PATH where `lld` and `ld.lld` name it: evcxr then links each cell
 with lld, which is several times faster than the system linker (evcxr falls back to the system
@@ -12,7 +14,8 @@ import os
 import subprocess
 import sys
 
-kernel_dir, binary, config_dir, cache_dir, linker_dir = (os.path.abspath(p) for p in sys.argv[1:6])
+kernel_dir, binary, config_dir, cache_dir, linker_dir, slots_dir = (os.path.abspath(p) for p in sys.argv[1:7])
+launcher = os.path.join(os.path.dirname(os.path.abspath(__file__)), "evcxr", "launch.py")
 os.makedirs(kernel_dir, exist_ok=True)
 env = {"EVCXR_CONFIG_DIR": config_dir, "XDG_CACHE_HOME": cache_dir, "RAYON_NUM_THREADS": "1"}
 
@@ -38,7 +41,7 @@ if lld:
     env["PATH"] = linker_dir + os.pathsep + os.environ.get("PATH", "")
 
 spec = {
-    "argv": [binary, "--control_file", "{connection_file}"],
+    "argv": [sys.executable, launcher, slots_dir, binary, "--control_file", "{connection_file}"],
     "display_name": "Rust (attention-zoo)",
     "language": "rust",
     "interrupt_mode": "message",

@@ -3,13 +3,24 @@
 each into an output folder. Exits non-zero, naming the notebook and the code cell, when a cell
 does not compile, returns an error or panics, or when a notebook is not valid JSON.
 
-Usage: run_notebooks.py OUT_DIR NOTEBOOK...
+Also reports how long the kernel took to start and each cell took to run (from the execution
+timestamps Jupyter records), prints the slowest cells and a table per notebook, and writes it all
+to OUT_DIR/timings.json.
+
+With --skip-unchanged, a notebook whose source, the crate (Cargo.toml, Cargo.lock, src/) and the
+kernel set-up (tools/evcxr/, the kernel spec, this runner) are unchanged since its last successful
+run is not run again (its stamp is OUT_DIR/NAME.stamp).
+
+Usage: run_notebooks.py [--skip-unchanged] OUT_DIR NOTEBOOK...
 """
+import hashlib
 import json
 import os
 import re
+import statistics
 import sys
 import time
+from datetime import datetime
 
 import nbformat
 from nbclient import NotebookClient
@@ -61,6 +72,101 @@ def output_text(output):
     return ""
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def setup_files():
+    """The files besides a notebook that decide what it prints: the crate and the kernel set-up."""
+    files = [os.path.join(ROOT, "Cargo.toml"), os.path.join(ROOT, "Cargo.lock"), os.path.abspath(__file__)]
+    for folder in ("src", os.path.join("tools", "evcxr")):
+        for base, _, names in os.walk(os.path.join(ROOT, folder)):
+            files.extend(os.path.join(base, n) for n in names if not n.endswith(".pyc"))
+    spec = os.path.join(os.environ.get("JUPYTER_DATA_DIR", ""), "kernels", KERNEL, "kernel.json")
+    if os.path.exists(spec):
+        files.append(spec)
+    return sorted(files)
+
+
+def stamp_of(path):
+    """A digest of the notebook and of everything else that decides its run."""
+    h = hashlib.sha256()
+    for f in [os.path.abspath(path)] + setup_files():
+        h.update(os.path.relpath(f, ROOT).encode())
+        with open(f, "rb") as fh:
+            h.update(hashlib.sha256(fh.read()).digest())
+    return h.hexdigest()
+
+
+def stamp_path(out_dir, path):
+    return os.path.join(out_dir, os.path.splitext(os.path.basename(path))[0] + ".stamp")
+
+
+TRAINS = re.compile(r"\.train\(")
+
+
+def stamp(cell, key):
+    value = cell.get("metadata", {}).get("execution", {}).get(key)
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def cell_seconds(cell):
+    """Seconds from the kernel taking the cell to its reply, from Jupyter's own timestamps."""
+    start = stamp(cell, "iopub.execute_input") or stamp(cell, "iopub.status.busy")
+    end = stamp(cell, "shell.execute_reply") or stamp(cell, "iopub.status.idle")
+    return None if start is None or end is None else max(0.0, end - start)
+
+
+def timings_of(name, code_cells, setup, launched, elapsed):
+    """The kernel start and every cell's time of one executed notebook."""
+    first = stamp(setup, "iopub.status.busy") or stamp(setup, "iopub.execute_input")
+    cells = []
+    for number, cell in enumerate(code_cells, 1):
+        cells.append({
+            "cell": number,
+            "first_line": first_line(cell.source),
+            "seconds": cell_seconds(cell),
+            "trains": bool(TRAINS.search(cell.source)),
+        })
+    return {
+        "notebook": name,
+        "kernel_launch_seconds": None if first is None else max(0.0, first - launched),
+        "dep_cell_seconds": cells[0]["seconds"] if cells else None,
+        "total_seconds": elapsed,
+        "cells": cells,
+    }
+
+
+def summary(t):
+    """Median and 90th percentile of the cells that do not train, and the training time."""
+    quick = sorted(c["seconds"] for c in t["cells"][1:] if c["seconds"] is not None and not c["trains"])
+    training = sum(c["seconds"] or 0.0 for c in t["cells"] if c["trains"])
+    p90 = quick[min(len(quick) - 1, int(round(0.9 * (len(quick) - 1))))] if quick else None
+    return {"median": statistics.median(quick) if quick else None, "p90": p90, "training": training}
+
+
+def report(timings, out_dir):
+    """Prints the table and the slowest cells, and writes OUT_DIR/timings.json."""
+    fmt = lambda v: "-" if v is None else f"{v:.2f}"
+    print("\nnotebook timings (seconds; median and p90 over cells that do not train, after the :dep cell)")
+    print(f"{'notebook':<22} {'launch':>7} {':dep':>7} {'median':>7} {'p90':>7} {'training':>9} {'total':>8}")
+    for t in timings:
+        s = summary(t)
+        t["summary"] = s
+        print(f"{t['notebook']:<22} {fmt(t['kernel_launch_seconds']):>7} {fmt(t['dep_cell_seconds']):>7} "
+              f"{fmt(s['median']):>7} {fmt(s['p90']):>7} {fmt(s['training']):>9} {fmt(t['total_seconds']):>8}")
+    every = [(c["seconds"], t["notebook"], c) for t in timings for c in t["cells"] if c["seconds"] is not None]
+    every.sort(key=lambda x: -x[0])
+    print("slowest cells:")
+    for seconds, name, c in every[:8]:
+        print(f"  {seconds:7.2f} s  {name} cell {c['cell']}{' (trains)' if c['trains'] else ''}: {c['first_line'][:60]}")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "timings.json"), "w") as f:
+        json.dump({"notebooks": timings}, f, indent=1)
+        f.write("\n")
+
+
 def strip_ansi(s):
     return re.sub(r"\x1b\[[0-9;]*m", "", s)
 
@@ -79,12 +185,15 @@ def run(path, out_dir):
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
     started = time.time()
+    launched = started
     failure = None
     try:
         client.execute()
     except (CellExecutionError, DeadKernelError, TimeoutError, RuntimeError) as e:
         failure = e
     finally:
+        elapsed_run = time.time() - started
+        timing = timings_of(name, code_cells, setup, launched, elapsed_run)
         nb.cells.remove(setup)
         # Number the notebook's own cells from 1, as a reader running it would see them.
         for cell in nb.cells:
@@ -114,24 +223,43 @@ def run(path, out_dir):
     if failure is not None:
         raise NotebookFailure(f"{path}: the kernel failed before any cell reported an error: {strip_ansi(str(failure))[-4000:]}")
     print(f"ok  {path}: {len(code_cells)} code cells in {elapsed:.1f} s -> {out_dir}/{name}.html", flush=True)
+    return timing
 
 
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
+    skip_unchanged = argv[0] == "--skip-unchanged"
+    if skip_unchanged:
+        argv = argv[1:]
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
     out_dir, paths = argv[0], argv[1:]
     failures = []
+    timings = []
+    skipped = []
     for path in paths:
+        stamp = stamp_of(path)
+        previous = stamp_path(out_dir, path)
+        if skip_unchanged and os.path.exists(previous) and open(previous).read().strip() == stamp:
+            print(f"skip {path}: unchanged since its last good run (FORCE=1 runs it anyway)", flush=True)
+            skipped.append(path)
+            continue
         try:
-            run(path, out_dir)
+            timings.append(run(path, out_dir))
+            with open(previous, "w") as f:
+                f.write(stamp + "\n")
         except NotebookFailure as e:
             print(f"FAIL {e}", file=sys.stderr, flush=True)
             failures.append(path)
+    if timings:
+        report(timings, out_dir)
     if failures:
         print(f"{len(failures)} of {len(paths)} notebooks failed: {', '.join(failures)}", file=sys.stderr)
         return 1
-    print(f"{len(paths)} notebooks executed under the '{KERNEL}' kernel")
+    print(f"{len(paths) - len(skipped)} notebooks executed under the '{KERNEL}' kernel" + (f", {len(skipped)} unchanged and skipped" if skipped else ""))
     return 0
 
 

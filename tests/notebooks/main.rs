@@ -28,6 +28,11 @@ fn every_notebook_runs() {
     for p in &paths {
         let rel = p.strip_prefix(root()).unwrap_or(p).to_path_buf();
         match run_notebook(&rel, &work()) {
+            Ok(out) if !out.debug_cells.is_empty() => failures.push(format!(
+                "{}: these cells end in a value without `evcxr_display` (evcxr compiles them twice); end them with `;` or a displayable value:\n{}",
+                rel.display(),
+                out.debug_cells.join("\n")
+            )),
             Ok(out) => eprintln!("ok {} ({} bytes of output)", rel.display(), out.stdout.len()),
             Err(e) => failures.push(e),
         }

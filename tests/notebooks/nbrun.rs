@@ -33,6 +33,9 @@ impl CodeCell {
 pub struct RunOutput {
     pub stdout: String,
     pub stderr: String,
+    /// Code cells whose trailing value has no `evcxr_display` and was shown with `Debug`: evcxr
+    /// compiles such a cell twice (once trying `evcxr_display`), so notebooks avoid them.
+    pub debug_cells: Vec<String>,
 }
 
 fn where_(nb: &str, cell: &CodeCell) -> String {
@@ -315,5 +318,6 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         let detail: String = stderr.lines().filter(|l| !l.starts_with("@@NB_CELL")).collect::<Vec<_>>().join("\n");
         return Err(format!("{place} failed at run time:\n{detail}"));
     }
-    Ok(RunOutput { stdout, stderr })
+    let debug_cells = cells.iter().zip(&shows).filter(|(_, s)| **s == Show::Debug).map(|(c, _)| where_(&nb, c)).collect();
+    Ok(RunOutput { stdout, stderr, debug_cells })
 }
