@@ -40,6 +40,12 @@ if lld:
         os.symlink(lld, link)
     env["PATH"] = linker_dir + os.pathsep + os.environ.get("PATH", "")
 
+# evcxr_jupyter rewrites kernel.json with its own bare command line (no launcher, no settings) at
+# its first start whenever the kernel folder lacks its resource files of its own version. Let it
+# install them first, then write our spec over its kernel.json: later starts leave it alone.
+data_dir = os.path.dirname(os.path.dirname(kernel_dir))
+subprocess.run([binary, "--install"], check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, JUPYTER_PATH=data_dir))
+
 spec = {
     "argv": [sys.executable, launcher, slots_dir, binary, "--control_file", "{connection_file}"],
     "display_name": "Rust (attention-zoo)",
