@@ -256,11 +256,13 @@ fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
 pub fn program(path: &Path) -> Result<String, String> {
     let nb = path.display().to_string();
     let cells = load_cells(path)?;
-    let shows: Vec<Show> = cells
-        .iter()
-        .map(|c| prepare(&nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing }))
-        .collect::<Result<_, _>>()?;
+    let shows = first_shows(&nb, &cells)?;
     generate(&nb, &cells, &shows).map(|(src, _)| src)
+}
+
+/// How each cell's trailing value is shown at first: through `evcxr_display` when it has one.
+fn first_shows(nb: &str, cells: &[CodeCell]) -> Result<Vec<Show>, String> {
+    cells.iter().map(|c| prepare(nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing })).collect()
 }
 
 pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
@@ -270,10 +272,7 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
     std::fs::create_dir_all(work).map_err(|e| format!("notebook runner: cannot create {}: {e}", work.display()))?;
     let src_path = work.join(format!("{stem}.rs"));
     let exe = work.join(format!("{stem}.bin"));
-    let mut shows: Vec<Show> = cells
-        .iter()
-        .map(|c| prepare(&nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing }))
-        .collect::<Result<_, _>>()?;
+    let mut shows = first_shows(&nb, &cells)?;
     loop {
         let (src, starts) = generate(&nb, &cells, &shows)?;
         std::fs::write(&src_path, &src).map_err(|e| format!("notebook runner: cannot write {}: {e}", src_path.display()))?;
