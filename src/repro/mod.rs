@@ -7,6 +7,7 @@
 //! printed. There is one default generator per process ([`manual_seed`], [`rand()`], [`randn`], ...)
 //! and separate [`Generator`] values, like `torch.Generator().manual_seed(s)`.
 
+pub mod avx_mathfun;
 pub mod default;
 pub mod generator;
 pub mod init;
