@@ -60,4 +60,9 @@ impl Module for PositionalEncoding {
     fn named_parameters(&self) -> NamedParams {
         vec![]
     }
+
+    /// The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        vec![("pe".to_string(), self.pe.clone())]
+    }
 }

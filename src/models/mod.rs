@@ -1,9 +1,10 @@
 //! The lecture's models, one file per family: the GRU encoder-decoder (part 1), the attention
-//! decoder (part 2) and the self-attention encoder-decoder (part 3).
+//! decoder (part 2), the self-attention encoder-decoder (part 3) and the Transformer.
 
 pub mod attention_decoder;
 pub mod self_attention;
 pub mod seq2seq;
+pub mod transformer;
 
 pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
 pub use self_attention::{
@@ -11,3 +12,7 @@ pub use self_attention::{
     WithPe, shifted_target,
 };
 pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};
+pub use transformer::{
+    AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, LayerAttention, PointwiseFeedforward, Transformer,
+    TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, transformer_encoding_table,
+};

@@ -8,6 +8,7 @@
 //! operations on purpose; [`kernels`] fuses the linear layer and the softmax with hand-written
 //! backward passes).
 
+pub mod dropout;
 pub mod embedding;
 pub mod feed_forward;
 pub mod gru;
@@ -18,9 +19,11 @@ pub mod lstm;
 pub mod module;
 pub mod ops;
 pub mod param;
+pub mod pytorch;
 pub mod rnn;
 pub mod shape;
 
+pub use dropout::{Dropout, dropout};
 pub use embedding::Embedding;
 pub use feed_forward::FeedForward;
 pub use gru::Gru;
@@ -32,4 +35,5 @@ pub use lstm::LstmCell;
 pub use module::{Model, Module, NamedParams, prefixed};
 pub use ops::{masked_fill, reverse_time, sigmoid, softmax};
 pub use param::Param;
+pub use pytorch::read_pytorch;
 pub use rnn::{CellKind, Recurrent, RnnWeights};

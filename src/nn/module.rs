@@ -1,9 +1,10 @@
 //! What every layer and model offers (`Module`), and what the trainer needs of a model (`Model`).
 
 use super::param::Param;
-use super::shape;
+use super::{pytorch, shape};
 use candle_core::{Result, Tensor};
 use std::collections::HashMap;
+use std::path::Path;
 
 /// Named parameters in registration order, as `named_parameters()` lists them in PyTorch.
 pub type NamedParams = Vec<(String, Param)>;
@@ -78,11 +79,32 @@ pub trait Module {
         }
         Ok(())
     }
+
+    /// Tensors PyTorch keeps in the `state_dict` beside the parameters (`register_buffer`), named
+    /// as there (a positional encoding's `pe`): computed, not learned. None unless a module says
+    /// so; a module with sub-modules lists theirs, [`prefixed`] like its parameters.
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        vec![]
+    }
+
+    /// Loads a `state_dict` saved by PyTorch, `torch.save(model.state_dict(), path)`, by name:
+    /// `model.load_pytorch("encoder.pt")?`. Every parameter must be in the file with its shape
+    /// (float64, float16 and bfloat16 are converted, integers refused), the file must hold
+    /// nothing else but the module's [buffers](Self::named_buffers) (checked, not loaded), and
+    /// one error lists every problem, naming the file; nothing changes unless all checks pass.
+    /// The rules in full: [`pytorch`].
+    fn load_pytorch<P: AsRef<Path>>(&self, path: P) -> Result<()>
+    where
+        Self: Sized,
+    {
+        pytorch::load_pytorch_into(path.as_ref(), &self.named_parameters(), &self.named_buffers())
+    }
 }
 
-/// Prefixes the names of a sub-module's parameters, as PyTorch does (`encoder.basic_rnn.weight_ih_l0`).
-pub fn prefixed(prefix: &str, params: NamedParams) -> NamedParams {
-    params.into_iter().map(|(n, v)| (format!("{prefix}.{n}"), v)).collect()
+/// Prefixes the names of a sub-module's parameters (or buffers), as PyTorch does
+/// (`encoder.basic_rnn.weight_ih_l0`).
+pub fn prefixed<T>(prefix: &str, items: Vec<(String, T)>) -> Vec<(String, T)> {
+    items.into_iter().map(|(n, v)| (format!("{prefix}.{n}"), v)).collect()
 }
 
 /// What the trainer needs from a model: a forward pass over a batch.

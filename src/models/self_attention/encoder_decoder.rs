@@ -148,6 +148,14 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Module for EncoderDecoderSelfAttn<E
         p
     }
 
+    /// The encoder's and the decoder's buffers (with positional encoding: `encoder.pe.pe` and
+    /// `decoder.pe.pe`).
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        let mut b = prefixed("encoder", self.encoder.named_buffers());
+        b.extend(prefixed("decoder", self.decoder.named_buffers()));
+        b
+    }
+
     fn set_training(&mut self, training: bool) {
         self.training = training;
     }

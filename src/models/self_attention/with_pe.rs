@@ -75,6 +75,13 @@ impl<L: Module> Module for WithPe<L> {
     fn named_parameters(&self) -> NamedParams {
         prefixed("layer", self.layer.named_parameters())
     }
+
+    /// The encoding's table as PyTorch's `state_dict` names it, `pe.pe` `(1, max_len, F)`.
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        let mut b = prefixed("pe", self.pe.named_buffers());
+        b.extend(prefixed("layer", self.layer.named_buffers()));
+        b
+    }
 }
 
 impl<E: SelfAttnEncoder> SelfAttnEncoder for WithPe<E> {

@@ -1,0 +1,141 @@
+//! The Transformer lecture's additive masks and the attention that adds them: 0 where a query may
+//! look at a key, `-inf` where it may not, added to the scaled scores before the softmax (the
+//! lecture's keep/drop masks of [`super::mask`] fill with -1e9 instead).
+//!
+//! A row that masks every key would make the softmax `0/0 = NaN`; it is an error naming the
+//! module and the row instead.
+
+use crate::nn::ops::softmax;
+use crate::nn::shape::{check_float, check_size, error, shape_error};
+use candle_core::{D, DType, Device, Result, Tensor};
+
+/// The lecture's `create_mask(batch_size, seq_len)`: the additive causal mask `(B, T, T)`, 0 on
+/// and below the diagonal, `-inf` above it (position `i` may look at positions `0..=i`).
+///
+/// ```
+/// use attention_zoo::prelude::*;
+/// # fn main() -> Result<()> {
+/// let mask = create_mask(1, 3)?;
+/// let ninf = f32::NEG_INFINITY;
+/// assert_eq!(mask.to_vec3::<f32>()?, vec![vec![vec![0., ninf, ninf], vec![0., 0., ninf], vec![0., 0., 0.]]]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
+    let module = "create_mask";
+    if batch_size == 0 || seq_len == 0 {
+        return Err(error(module, format!("batch_size and seq_len must be positive, got {batch_size} and {seq_len}")));
+    }
+    check_size(module, &[batch_size, seq_len, seq_len])?;
+    let row: Vec<f32> = (0..seq_len).flat_map(|i| (0..seq_len).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 })).collect();
+    Tensor::from_vec(row, (1, seq_len, seq_len), &Device::Cpu)?.repeat((batch_size, 1, 1))
+}
+
+/// The additive padding mask of a batch of token ids: 0 for tokens, `-inf` where the id is
+/// `pad_id`, shaped `(N, 1, L)` so that it broadcasts over every query (`(N, Lq, L)`).
+///
+/// # Shapes
+/// - `ids`: `(N, L)`, integer ids (u8, u32, i64) or whole floats
+/// - returns `(N, 1, L)`, float32
+pub fn padding_mask(ids: &Tensor, pad_id: u32) -> Result<Tensor> {
+    let module = "padding_mask";
+    let (n, l) = ids.dims2().map_err(|_| shape_error(module, "token ids of shape (N, L)", ids.dims()))?;
+    let values = ids_as_f64(module, ids)?;
+    let mask: Vec<f32> = values.iter().map(|&v| if v == pad_id as f64 { f32::NEG_INFINITY } else { 0.0 }).collect();
+    Tensor::from_vec(mask, (n, 1, l), ids.device())
+}
+
+/// Token ids as f64 values, refusing dtypes that cannot hold ids.
+pub(crate) fn ids_as_f64(module: &str, ids: &Tensor) -> Result<Vec<f64>> {
+    match ids.dtype() {
+        DType::U8 | DType::U32 | DType::I64 | DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+            ids.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()
+        }
+        d => Err(error(module, format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {d:?}"))),
+    }
+}
+
+/// Checks an additive mask against scores `(..., Lq, Lk)`: a floating-point tensor whose dims,
+/// aligned from the right, are each 1 or the scores' (the last one exactly `Lk`); values 0 or
+/// finite, or `-inf`; and no row of `-inf` only (every key masked: the softmax would be NaN).
+pub fn check_additive_mask(module: &str, mask: &Tensor, scores_dims: &[usize]) -> Result<()> {
+    check_float(module, mask)?;
+    let (m, s) = (mask.dims(), scores_dims);
+    let lk = s.last().copied().unwrap_or(0);
+    let fits =
+        m.len() <= s.len() && m.last() == Some(&lk) && m.iter().rev().zip(s.iter().rev()).all(|(&a, &b)| a == 1 || a == b) && m.len() >= 2;
+    if !fits {
+        let expected = format!("an additive mask broadcasting to the scores {s:?} (each dim 1 or the scores', the last {lk})");
+        return Err(shape_error(module, expected, m));
+    }
+    let values = mask.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?;
+    if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| v.is_nan() || **v == f32::INFINITY) {
+        return Err(error(module, format!("an additive mask holds finite values or -inf, got {v} at flat position {k} of {m:?}")));
+    }
+    if let Some(r) = values.chunks(lk).position(|row| row.iter().all(|v| *v == f32::NEG_INFINITY)) {
+        let mut index = vec![0; m.len() - 1];
+        let mut rest = r;
+        for (i, d) in m[..m.len() - 1].iter().enumerate().rev() {
+            index[i] = rest % d;
+            rest /= d;
+        }
+        return Err(error(
+            module,
+            format!(
+                "row {index:?} of the mask {m:?} is -inf for all {lk} keys: a query that may look at no key has no attention weights \
+                 (the softmax would be NaN)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Scaled dot products, plus the mask, softmax and the weighted values, without checks: the
+/// callers have checked the shapes and the mask. `(…, Lq, d)`, `(…, Lk, d)`, `(…, Lk, dv)` ->
+/// (output `(…, Lq, dv)`, weights `(…, Lq, Lk)`).
+pub(crate) fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+    let d = q.dim(D::Minus1)?;
+    let rank = k.rank();
+    let mut scores = (q.contiguous()?.matmul(&k.transpose(rank - 2, rank - 1)?.contiguous()?)? / (d as f64).sqrt())?;
+    if let Some(m) = mask {
+        scores = scores.broadcast_add(&m.to_dtype(scores.dtype())?)?;
+    }
+    let weights = softmax(&scores)?;
+    let output = weights.matmul(&v.contiguous()?)?;
+    Ok((output, weights))
+}
+
+/// The lecture's `scaled_dot_product_attention(Q, K, V, mask)`: `softmax(Q Kᵀ / sqrt(d_k) + mask) V`,
+/// with an additive mask (0 allowed, `-inf` masked) and any batch dims. Returns
+/// `(output, attention_weights)`.
+///
+/// # Shapes
+/// - `query`: `(..., Lq, d_k)`; `keys`: `(..., Lk, d_k)`; `values`: `(..., Lk, d_v)`, the same batch dims `...`
+/// - `mask`: optional, broadcasting to `(..., Lq, Lk)` (the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`)
+/// - returns the output `(..., Lq, d_v)` and the weights `(..., Lq, Lk)`
+pub fn scaled_dot_product_attention_additive(
+    query: &Tensor,
+    keys: &Tensor,
+    values: &Tensor,
+    mask: Option<&Tensor>,
+) -> Result<(Tensor, Tensor)> {
+    let module = "scaled_dot_product_attention_additive";
+    for t in [query, keys, values] {
+        check_float(module, t)?;
+    }
+    let (q, k, v) = (query.dims(), keys.dims(), values.dims());
+    let r = q.len();
+    let same_batch = r >= 2 && k.len() == r && v.len() == r && q[..r - 2] == k[..r - 2] && k[..r - 2] == v[..r - 2];
+    if !same_batch || q[r - 1] != k[r - 1] || k[r - 2] != v[r - 2] || k[r - 2] == 0 {
+        return Err(error(
+            module,
+            format!("expected query (..., Lq, d_k), keys (..., Lk, d_k) and values (..., Lk, d_v) with Lk > 0, got {q:?}, {k:?} and {v:?}"),
+        ));
+    }
+    if let Some(m) = mask {
+        let mut scores = q[..r - 1].to_vec();
+        scores.push(k[r - 2]);
+        check_additive_mask(module, m, &scores)?;
+    }
+    attend(query, keys, values, mask)
+}

@@ -1,0 +1,151 @@
+//! The Transformer lecture's narrow multi-head attention: each head projects `d_model` down to
+//! `d_k = d_model / n_heads` for its queries, keys and values, so all heads together cost what
+//! one full-width head would (compare the lecture's wide [`MultiHeadAttention`](super::MultiHeadAttention),
+//! where every head is `d_model` wide).
+
+use super::additive_mask::{attend, check_additive_mask};
+use crate::nn::shape::{check_float, error, in_module, shape_error};
+use crate::nn::{Dropout, Linear, Module, NamedParams, prefixed};
+use candle_core::{D, Result, Tensor};
+
+/// What a multi-head attention returns: the output and every head's attention weights.
+#[derive(Clone, Debug)]
+pub struct MhaOutput {
+    /// `(N, Lq, D)`.
+    pub output: Tensor,
+    /// `(N, n_heads, Lq, Lk)`: row `q` of head `h` sums to 1 over the keys.
+    pub weights: Tensor,
+}
+
+/// Checks `n_heads` against `d_model` and returns `d_k = d_model / n_heads`.
+pub(crate) fn head_size(module: &str, d_model: usize, n_heads: usize) -> Result<usize> {
+    if d_model == 0 || n_heads == 0 {
+        return Err(error(module, format!("d_model and n_heads must be positive, got d_model = {d_model}, n_heads = {n_heads}")));
+    }
+    if !d_model.is_multiple_of(n_heads) {
+        return Err(error(
+            module,
+            format!("n_heads = {n_heads} does not divide d_model = {d_model}: every head gets d_model / n_heads dimensions"),
+        ));
+    }
+    Ok(d_model / n_heads)
+}
+
+/// Checks a query `(N, Lq, D)`, keys and values `(N, Lk, D)` and an optional additive mask
+/// `(1 or N, 1 or Lq, Lk)`; returns `(N, Lq, Lk)`.
+pub(crate) fn check_qkv(module: &str, d_model: usize, q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<[usize; 3]> {
+    for t in [q, k, v] {
+        check_float(module, t)?;
+    }
+    let (n, lq, lk) = match (q.dims(), k.dims(), v.dims()) {
+        (&[n, lq, dq], &[nk, lk, dk], &[nv, lv, dv])
+            if dq == d_model && dk == d_model && dv == d_model && nk == n && nv == n && lv == lk =>
+        {
+            (n, lq, lk)
+        }
+        (a, b, c) => {
+            return Err(error(
+                module,
+                format!(
+                    "expected query (N, Lq, {d_model}), key and value (N, Lk, {d_model}) with the same N and Lk, got {a:?}, {b:?} and {c:?}"
+                ),
+            ));
+        }
+    };
+    if lk == 0 {
+        return Err(shape_error(module, format!("keys (N, Lk, {d_model}) with Lk > 0"), k.dims()));
+    }
+    if let Some(m) = mask {
+        if m.rank() != 3 {
+            return Err(shape_error(module, format!("an additive mask of shape (1 or {n}, 1 or {lq}, {lk})"), m.dims()));
+        }
+        check_additive_mask(module, m, &[n, lq, lk])?;
+    }
+    Ok([n, lq, lk])
+}
+
+/// The lecture's `MultiHeadAttention(d_model, num_heads, p_drop)`, narrow: per head a
+/// `Linear(d_model, d_k)` each for the queries, keys and values (`d_k = d_model / n_heads`), scaled
+/// dot-product attention with an optional additive mask, the heads' outputs concatenated, an output
+/// `Linear(d_model, d_model)` and dropout.
+///
+/// Parameters as PyTorch registers them with `nn.ModuleList`s: `linear_Qs.{h}`, `linear_Ks.{h}`,
+/// `linear_Vs.{h}`, then `mha_linear`, drawn in that order. Starts in training mode, as PyTorch
+/// modules do.
+#[derive(Clone, Debug)]
+pub struct NarrowMultiHeadAttention {
+    pub d_model: usize,
+    pub n_heads: usize,
+    /// `d_model / n_heads`, every head's width.
+    pub d_k: usize,
+    pub dropout: Dropout,
+    pub linear_qs: Vec<Linear>,
+    pub linear_ks: Vec<Linear>,
+    pub linear_vs: Vec<Linear>,
+    pub mha_linear: Linear,
+    /// The attention weights of the last call, `(N, n_heads, Lq, Lk)`, detached (for plots).
+    pub weights: Option<Tensor>,
+}
+
+impl NarrowMultiHeadAttention {
+    /// `n_heads` must divide `d_model`; `p_drop` in `[0, 1]`.
+    pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
+        let module = "NarrowMultiHeadAttention";
+        let d_k = head_size(module, d_model, n_heads)?;
+        let dropout = in_module(module, Dropout::new(p_drop))?;
+        let heads = || (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>();
+        let (linear_qs, linear_ks, linear_vs) = (heads()?, heads()?, heads()?);
+        let mha_linear = Linear::new(d_model, d_model)?;
+        Ok(NarrowMultiHeadAttention { d_model, n_heads, d_k, dropout, linear_qs, linear_ks, linear_vs, mha_linear, weights: None })
+    }
+
+    /// Attention of the queries over the keys and values, head by head; keeps the weights.
+    /// Self-attention passes the same tensor three times; cross-attention the decoder's states as
+    /// `query` and the encoder's as `key` and `value`.
+    ///
+    /// # Shapes
+    /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
+    /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`: the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`
+    /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
+    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
+        let module = "NarrowMultiHeadAttention";
+        check_qkv(module, self.d_model, query, key, value, mask)?;
+        let run = |me: &Self| -> Result<MhaOutput> {
+            let qs: Vec<Tensor> = me.linear_qs.iter().map(|l| l.forward(query)).collect::<Result<_>>()?;
+            let ks: Vec<Tensor> = me.linear_ks.iter().map(|l| l.forward(key)).collect::<Result<_>>()?;
+            let vs: Vec<Tensor> = me.linear_vs.iter().map(|l| l.forward(value)).collect::<Result<_>>()?;
+            let (mut outputs, mut weights) = (vec![], vec![]);
+            for ((q, k), v) in qs.iter().zip(&ks).zip(&vs) {
+                let (o, w) = attend(q, k, v, mask)?;
+                outputs.push(o);
+                weights.push(w);
+            }
+            let output = me.dropout.forward(&me.mha_linear.forward(&Tensor::cat(&outputs, D::Minus1)?)?)?;
+            Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
+        };
+        let out = in_module(module, run(self))?;
+        self.weights = Some(out.weights.detach());
+        Ok(out)
+    }
+}
+
+impl Module for NarrowMultiHeadAttention {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = vec![];
+        for (name, layers) in [("linear_Qs", &self.linear_qs), ("linear_Ks", &self.linear_ks), ("linear_Vs", &self.linear_vs)] {
+            for (h, l) in layers.iter().enumerate() {
+                p.extend(prefixed(&format!("{name}.{h}"), l.named_parameters()));
+            }
+        }
+        p.extend(prefixed("mha_linear", self.mha_linear.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.dropout.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.dropout.is_training()
+    }
+}

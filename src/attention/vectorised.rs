@@ -1,0 +1,135 @@
+//! Narrow multi-head attention, vectorised as in the blog post: one `d_model x d_model`
+//! projection each for the queries, keys and values, the heads split off by a reshape and a
+//! transpose, so every head is computed in one batched product instead of a loop.
+
+use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_qkv, head_size};
+use crate::nn::shape::in_module;
+use crate::nn::{Dropout, Linear, Module, NamedParams, Param, prefixed};
+use candle_core::{Result, Tensor};
+
+use super::additive_mask::attend;
+
+/// The blog post's `MultiHeadAttention(embed_dim, num_heads)`: `query`, `key`, `value` and
+/// `output` are each a `Linear(d_model, d_model)`; the projections are viewed as
+/// `(N, L, n_heads, d_k)` and transposed to `(N, n_heads, L, d_k)`, attended over in one batched
+/// product (with an optional additive mask), put back to `(N, Lq, d_model)` and mapped by
+/// `output`; dropout follows, as in [`NarrowMultiHeadAttention`].
+///
+/// It computes what the narrow form computes: row block `h` of `query.weight` is head `h`'s
+/// `linear_Qs.{h}.weight` (see [`VectorisedMultiHeadAttention::from_narrow`]). Parameters
+/// `query`, `key`, `value`, `output`, drawn in that order.
+#[derive(Clone, Debug)]
+pub struct VectorisedMultiHeadAttention {
+    pub d_model: usize,
+    pub n_heads: usize,
+    /// `d_model / n_heads`, every head's width.
+    pub d_k: usize,
+    pub query: Linear,
+    pub key: Linear,
+    pub value: Linear,
+    pub output: Linear,
+    pub dropout: Dropout,
+    /// The attention weights of the last call, `(N, n_heads, Lq, Lk)`, detached (for plots).
+    pub weights: Option<Tensor>,
+}
+
+/// Stacks the heads' layers into one `Linear(d_model, n_heads * d_k)`: weights and biases
+/// concatenated along the output dimension, as fresh parameters.
+fn stack_heads(heads: &[Linear]) -> Result<Linear> {
+    let weights: Vec<Tensor> = heads.iter().map(|l| l.weight.tensor().detach()).collect();
+    let biases: Vec<Tensor> = heads.iter().filter_map(|l| l.bias.as_ref().map(|b| b.tensor().detach())).collect();
+    let weight = Tensor::cat(&weights, 0)?;
+    let bias = if biases.len() == heads.len() { Some(Param::new(&Tensor::cat(&biases, 0)?)?) } else { None };
+    let (out_features, in_features) = weight.dims2()?;
+    Ok(Linear { weight: Param::new(&weight)?, bias, in_features, out_features })
+}
+
+fn copy(l: &Linear) -> Result<Linear> {
+    let bias = match &l.bias {
+        Some(b) => Some(Param::new(&b.tensor().detach().copy()?)?),
+        None => None,
+    };
+    Ok(Linear { weight: Param::new(&l.weight.tensor().detach().copy()?)?, bias, ..l.clone() })
+}
+
+impl VectorisedMultiHeadAttention {
+    /// `n_heads` must divide `d_model`; `p_drop` in `[0, 1]`.
+    pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
+        let module = "VectorisedMultiHeadAttention";
+        let d_k = head_size(module, d_model, n_heads)?;
+        let dropout = in_module(module, Dropout::new(p_drop))?;
+        let query = Linear::new(d_model, d_model)?;
+        let key = Linear::new(d_model, d_model)?;
+        let value = Linear::new(d_model, d_model)?;
+        let output = Linear::new(d_model, d_model)?;
+        Ok(VectorisedMultiHeadAttention { d_model, n_heads, d_k, query, key, value, output, dropout, weights: None })
+    }
+
+    /// The vectorised form of a narrow attention, with copies of its weights: the heads'
+    /// query, key and value layers stacked row block by row block, its `mha_linear` as `output`,
+    /// the same dropout probability and mode. Both then give the same output and weights.
+    pub fn from_narrow(narrow: &NarrowMultiHeadAttention) -> Result<Self> {
+        let run = || -> Result<Self> {
+            Ok(VectorisedMultiHeadAttention {
+                d_model: narrow.d_model,
+                n_heads: narrow.n_heads,
+                d_k: narrow.d_k,
+                query: stack_heads(&narrow.linear_qs)?,
+                key: stack_heads(&narrow.linear_ks)?,
+                value: stack_heads(&narrow.linear_vs)?,
+                output: copy(&narrow.mha_linear)?,
+                dropout: narrow.dropout.clone(),
+                weights: None,
+            })
+        };
+        in_module("VectorisedMultiHeadAttention::from_narrow", run())
+    }
+
+    /// `(N, L, D)` -> `(N, n_heads, L, d_k)`.
+    fn split_heads(&self, x: &Tensor) -> Result<Tensor> {
+        let (n, l, _) = x.dims3()?;
+        x.reshape((n, l, self.n_heads, self.d_k))?.transpose(1, 2)?.contiguous()
+    }
+
+    /// Attention of the queries over the keys and values, all heads at once; keeps the weights.
+    ///
+    /// # Shapes
+    /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
+    /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`, the same for every head
+    /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
+    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
+        let module = "VectorisedMultiHeadAttention";
+        let [n, lq, _] = check_qkv(module, self.d_model, query, key, value, mask)?;
+        let run = |me: &Self| -> Result<MhaOutput> {
+            let q = me.split_heads(&me.query.forward(query)?)?;
+            let k = me.split_heads(&me.key.forward(key)?)?;
+            let v = me.split_heads(&me.value.forward(value)?)?;
+            let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
+            let (attended, weights) = attend(&q, &k, &v, mask.as_ref())?;
+            let concat = attended.transpose(1, 2)?.contiguous()?.reshape((n, lq, me.d_model))?;
+            let output = me.dropout.forward(&me.output.forward(&concat)?)?;
+            Ok(MhaOutput { output, weights })
+        };
+        let out = in_module(module, run(self))?;
+        self.weights = Some(out.weights.detach());
+        Ok(out)
+    }
+}
+
+impl Module for VectorisedMultiHeadAttention {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("query", self.query.named_parameters());
+        p.extend(prefixed("key", self.key.named_parameters()));
+        p.extend(prefixed("value", self.value.named_parameters()));
+        p.extend(prefixed("output", self.output.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.dropout.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.dropout.is_training()
+    }
+}

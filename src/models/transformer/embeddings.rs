@@ -1,0 +1,127 @@
+//! The Transformer's input side: token embeddings scaled by `sqrt(d_model)`, and the lecture's
+//! positional encoding (added without scaling the input, then dropout).
+
+use crate::nn::shape::{check_batch, check_size, error, in_module};
+use crate::nn::{Dropout, Embedding, Module, NamedParams, prefixed};
+use candle_core::{Device, Result, Tensor};
+
+/// The lecture's `Embeddings(len_vocab, d_model)`: an `nn.Embedding(len_vocab, d_model)` (standard
+/// normal rows) whose vectors are multiplied by `sqrt(d_model)`. Parameter `embedding.weight`.
+#[derive(Clone, Debug)]
+pub struct Embeddings {
+    pub d_model: usize,
+    pub embedding: Embedding,
+}
+
+impl Embeddings {
+    pub fn new(len_vocab: usize, d_model: usize) -> Result<Self> {
+        Ok(Embeddings { d_model, embedding: in_module("Embeddings", Embedding::new(len_vocab, d_model))? })
+    }
+
+    /// Looks up each id's vector and scales it by `sqrt(d_model)`. An id outside
+    /// `0..len_vocab` is an error naming it, its position and the vocabulary size.
+    ///
+    /// # Shapes
+    /// - `ids`: `(N, L)` integer ids (any shape `S` works)
+    /// - returns `(N, L, D)` (`(S..., D)`)
+    pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
+        let run = || self.embedding.forward(ids)? * (self.d_model as f64).sqrt();
+        in_module("Embeddings", run())
+    }
+}
+
+impl Module for Embeddings {
+    fn named_parameters(&self) -> NamedParams {
+        prefixed("embedding", self.embedding.named_parameters())
+    }
+}
+
+/// The lecture's sinusoidal table `(max_len, d_model)`, computed as it computes it in float32:
+/// `div_term = 10000^(2i / d_model)`, `sin(pos / div_term)` in the even dimensions and
+/// `cos(pos / div_term)` in the odd ones. (The same function as
+/// [`positional_encoding_table`](crate::attention::positional_encoding_table), written with a
+/// power and a division instead of an exponential and a product, so it rounds as the lecture's does.)
+pub fn transformer_encoding_table(max_len: usize, d_model: usize) -> Result<Tensor> {
+    let module = "TransformerPositionalEncoding";
+    if max_len == 0 || d_model == 0 {
+        return Err(error(module, format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
+    }
+    check_size(module, &[max_len, d_model])?;
+    let div_terms: Vec<f32> = (0..d_model).step_by(2).map(|two_i| 10000f32.powf(two_i as f32 / d_model as f32)).collect();
+    let mut pe = vec![0f32; max_len * d_model];
+    for (pos, row) in pe.chunks_mut(d_model).enumerate() {
+        for (k, div) in div_terms.iter().enumerate() {
+            let angle = pos as f32 / div;
+            row[2 * k] = angle.sin();
+            if 2 * k + 1 < d_model {
+                row[2 * k + 1] = angle.cos();
+            }
+        }
+    }
+    Tensor::from_vec(pe, (max_len, d_model), &Device::Cpu)
+}
+
+/// The lecture's Transformer `PositionalEncoding(d_model, p_drop, max_len=5000)`: adds the
+/// encoding of each position to the (already scaled) embeddings, then dropout. Unlike the
+/// self-attention lecture's [`PositionalEncoding`](crate::attention::PositionalEncoding) it does
+/// not scale its input. The table is a buffer, not a parameter.
+#[derive(Clone, Debug)]
+pub struct TransformerPositionalEncoding {
+    pub d_model: usize,
+    pub max_len: usize,
+    /// `(1, max_len, d_model)`.
+    pub pe: Tensor,
+    pub dropout: Dropout,
+}
+
+impl TransformerPositionalEncoding {
+    /// `max_len` is 5000 in the lecture; `p_drop` in `[0, 1]`.
+    pub fn new(d_model: usize, p_drop: f64, max_len: usize) -> Result<Self> {
+        let pe = transformer_encoding_table(max_len, d_model)?.unsqueeze(0)?;
+        Self::with_table(pe, p_drop)
+    }
+
+    /// Shares an existing table `(1, max_len, d_model)` (the Transformer's source and target
+    /// encodings use one).
+    pub fn with_table(pe: Tensor, p_drop: f64) -> Result<Self> {
+        let module = "TransformerPositionalEncoding";
+        let (max_len, d_model) = match pe.dims() {
+            &[1, m, d] if m > 0 && d > 0 => (m, d),
+            d => return Err(error(module, format!("expected a table of shape (1, max_len, d_model), got {d:?}"))),
+        };
+        Ok(TransformerPositionalEncoding { d_model, max_len, pe, dropout: in_module(module, Dropout::new(p_drop))? })
+    }
+
+    /// Adds each position's encoding, then dropout. A sequence longer than `max_len` is an error.
+    ///
+    /// # Shapes
+    /// - `x`: `(N, L, D)` with `D = d_model`, `L <= max_len`
+    /// - returns `(N, L, D)`
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let module = "TransformerPositionalEncoding";
+        let (_, l) = check_batch(module, x, self.d_model)?;
+        if l > self.max_len {
+            return Err(error(module, format!("a sequence of {l} steps is longer than max_len = {}", self.max_len)));
+        }
+        in_module(module, self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, 0, l)?)?))
+    }
+}
+
+impl Module for TransformerPositionalEncoding {
+    fn named_parameters(&self) -> NamedParams {
+        vec![]
+    }
+
+    /// The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        vec![("pe".to_string(), self.pe.clone())]
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.dropout.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.dropout.is_training()
+    }
+}

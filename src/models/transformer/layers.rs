@@ -1,0 +1,190 @@
+//! One encoder layer and one decoder layer of the Transformer.
+
+use super::config::{HeadLayout, TransformerConfig};
+use super::mha::LayerAttention;
+use super::sublayers::{AddNorm, PointwiseFeedforward};
+use crate::nn::shape::{check_batch, error, in_module};
+use crate::nn::{Module, NamedParams, prefixed};
+use candle_core::{Result, Tensor};
+
+/// The lecture's `EncoderLayer(d_model, num_heads, d_ff, p_drop)`: multi-head self-attention,
+/// `AddNorm`, the position-wise feed-forward network, `AddNorm`. Parameters `MHA`, `addNorm1`,
+/// `addNorm2`, `PFFN`, drawn in that order, as the lecture creates them.
+#[derive(Clone, Debug)]
+pub struct EncoderLayer {
+    pub d_model: usize,
+    pub mha: LayerAttention,
+    pub add_norm1: AddNorm,
+    pub add_norm2: AddNorm,
+    pub pffn: PointwiseFeedforward,
+}
+
+impl EncoderLayer {
+    /// The lecture's constructor, with its narrow multi-head attention.
+    pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
+        Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
+    }
+
+    /// The layer the Transformer of `cfg` stacks.
+    pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
+        Self::with_heads(cfg.heads, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout)
+    }
+
+    fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
+        let build = || -> Result<Self> {
+            let mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
+            let add_norm1 = AddNorm::new(d_model, p_drop)?;
+            let add_norm2 = AddNorm::new(d_model, p_drop)?;
+            let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
+            Ok(EncoderLayer { d_model, mha, add_norm1, add_norm2, pffn })
+        };
+        in_module("EncoderLayer", build())
+    }
+
+    /// Self-attention over the sequence, then the feed-forward network, each followed by AddNorm.
+    /// Keeps the attention weights (see [`EncoderLayer::attention_weights`]).
+    ///
+    /// # Shapes
+    /// - `x`: `(N, L, D)`
+    /// - `mask`: optional additive mask `(1 or N, 1 or L, L)`, such as the source padding mask `(N, 1, L)`
+    /// - returns `(N, L, D)`
+    pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
+        let run = |me: &mut Self| -> Result<Tensor> {
+            check_batch("EncoderLayer", x, me.d_model)?;
+            let mha = me.mha.forward(x, x, x, mask)?.output;
+            let add_norm_1 = me.add_norm1.forward(&mha, x)?;
+            let pffn = me.pffn.forward(&add_norm_1)?;
+            me.add_norm2.forward(&pffn, &add_norm_1)
+        };
+        in_module("EncoderLayer", run(self))
+    }
+
+    /// The self-attention weights of the last call, `(N, n_heads, L, L)`, detached.
+    pub fn attention_weights(&self) -> Option<&Tensor> {
+        self.mha.weights()
+    }
+}
+
+impl Module for EncoderLayer {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("MHA", self.mha.named_parameters());
+        p.extend(prefixed("addNorm1", self.add_norm1.named_parameters()));
+        p.extend(prefixed("addNorm2", self.add_norm2.named_parameters()));
+        p.extend(prefixed("PFFN", self.pffn.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.mha.set_training(training);
+        self.add_norm1.set_training(training);
+        self.add_norm2.set_training(training);
+        self.pffn.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.mha.is_training()
+    }
+}
+
+/// A decoder layer, completing the lecture: masked multi-head self-attention over the target,
+/// `AddNorm`; multi-head cross-attention of the target over the encoder's output (the
+/// "memory"), `AddNorm`; the feed-forward network, `AddNorm`. Parameters `masked_MHA`,
+/// `addNorm1`, `cross_MHA`, `addNorm2`, `PFFN`, `addNorm3`, drawn in that order.
+#[derive(Clone, Debug)]
+pub struct DecoderLayer {
+    pub d_model: usize,
+    pub masked_mha: LayerAttention,
+    pub add_norm1: AddNorm,
+    pub cross_mha: LayerAttention,
+    pub add_norm2: AddNorm,
+    pub pffn: PointwiseFeedforward,
+    pub add_norm3: AddNorm,
+}
+
+impl DecoderLayer {
+    /// The decoder layer with the lecture's narrow multi-head attention.
+    pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
+        Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
+    }
+
+    /// The layer the Transformer of `cfg` stacks.
+    pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
+        Self::with_heads(cfg.heads, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout)
+    }
+
+    fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
+        let build = || -> Result<Self> {
+            let masked_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
+            let add_norm1 = AddNorm::new(d_model, p_drop)?;
+            let cross_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
+            let add_norm2 = AddNorm::new(d_model, p_drop)?;
+            let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
+            let add_norm3 = AddNorm::new(d_model, p_drop)?;
+            Ok(DecoderLayer { d_model, masked_mha, add_norm1, cross_mha, add_norm2, pffn, add_norm3 })
+        };
+        in_module("DecoderLayer", build())
+    }
+
+    /// Masked self-attention, cross-attention over `memory`, feed-forward, each followed by
+    /// AddNorm. Keeps both attentions' weights.
+    ///
+    /// # Shapes
+    /// - `x`: the target so far `(N, T, D)`; `memory`: the encoder's output `(N, S, D)`
+    /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)` over the source (its padding, `(N, 1, S)`)
+    /// - `tgt_mask`: optional additive mask `(1 or N, 1 or T, T)` over the target (the causal mask `(N, T, T)`)
+    /// - returns `(N, T, D)`
+    pub fn forward(&mut self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let (n, _) = check_batch("DecoderLayer", x, me.d_model)?;
+            let (nm, _) = check_batch("DecoderLayer", memory, me.d_model)?;
+            if nm != n {
+                return Err(error(
+                    "DecoderLayer",
+                    format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims()),
+                ));
+            }
+            let mha1 = me.masked_mha.forward(x, x, x, tgt_mask)?.output;
+            let add_norm_1 = me.add_norm1.forward(&mha1, x)?;
+            let mha2 = me.cross_mha.forward(&add_norm_1, memory, memory, src_mask)?.output;
+            let add_norm_2 = me.add_norm2.forward(&mha2, &add_norm_1)?;
+            let pffn = me.pffn.forward(&add_norm_2)?;
+            me.add_norm3.forward(&pffn, &add_norm_2)
+        };
+        in_module("DecoderLayer", run(self))
+    }
+
+    /// The masked self-attention weights of the last call, `(N, n_heads, T, T)`, detached.
+    pub fn self_attention_weights(&self) -> Option<&Tensor> {
+        self.masked_mha.weights()
+    }
+
+    /// The cross-attention weights of the last call, `(N, n_heads, T, S)`, detached.
+    pub fn cross_attention_weights(&self) -> Option<&Tensor> {
+        self.cross_mha.weights()
+    }
+}
+
+impl Module for DecoderLayer {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("masked_MHA", self.masked_mha.named_parameters());
+        p.extend(prefixed("addNorm1", self.add_norm1.named_parameters()));
+        p.extend(prefixed("cross_MHA", self.cross_mha.named_parameters()));
+        p.extend(prefixed("addNorm2", self.add_norm2.named_parameters()));
+        p.extend(prefixed("PFFN", self.pffn.named_parameters()));
+        p.extend(prefixed("addNorm3", self.add_norm3.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.masked_mha.set_training(training);
+        self.add_norm1.set_training(training);
+        self.cross_mha.set_training(training);
+        self.add_norm2.set_training(training);
+        self.pffn.set_training(training);
+        self.add_norm3.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.masked_mha.is_training()
+    }
+}

@@ -1,0 +1,75 @@
+//! One type for the attention of a Transformer layer, in either head layout.
+
+use super::config::HeadLayout;
+use crate::attention::{MhaOutput, NarrowMultiHeadAttention, VectorisedMultiHeadAttention};
+use crate::nn::{Module, NamedParams};
+use candle_core::{Result, Tensor};
+
+/// A Transformer layer's multi-head attention: narrow (the lecture's) or vectorised (the blog
+/// post's). Both compute the same function; their parameters differ in names and shapes.
+#[derive(Clone, Debug)]
+pub enum LayerAttention {
+    Narrow(NarrowMultiHeadAttention),
+    Vectorised(VectorisedMultiHeadAttention),
+}
+
+impl LayerAttention {
+    /// Draws the attention's parameters in the layout's order.
+    pub fn new(layout: HeadLayout, d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
+        Ok(match layout {
+            HeadLayout::Narrow => LayerAttention::Narrow(NarrowMultiHeadAttention::new(d_model, n_heads, p_drop)?),
+            HeadLayout::Vectorised => LayerAttention::Vectorised(VectorisedMultiHeadAttention::new(d_model, n_heads, p_drop)?),
+        })
+    }
+
+    /// Attention of the queries over the keys and values.
+    ///
+    /// # Shapes
+    /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)`
+    /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`
+    /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
+    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
+        match self {
+            LayerAttention::Narrow(a) => a.forward(query, key, value, mask),
+            LayerAttention::Vectorised(a) => a.forward(query, key, value, mask),
+        }
+    }
+
+    /// The weights of the last call, `(N, n_heads, Lq, Lk)`, detached; `None` before the first.
+    pub fn weights(&self) -> Option<&Tensor> {
+        match self {
+            LayerAttention::Narrow(a) => a.weights.as_ref(),
+            LayerAttention::Vectorised(a) => a.weights.as_ref(),
+        }
+    }
+
+    pub fn d_model(&self) -> usize {
+        match self {
+            LayerAttention::Narrow(a) => a.d_model,
+            LayerAttention::Vectorised(a) => a.d_model,
+        }
+    }
+}
+
+impl Module for LayerAttention {
+    fn named_parameters(&self) -> NamedParams {
+        match self {
+            LayerAttention::Narrow(a) => a.named_parameters(),
+            LayerAttention::Vectorised(a) => a.named_parameters(),
+        }
+    }
+
+    fn set_training(&mut self, training: bool) {
+        match self {
+            LayerAttention::Narrow(a) => a.set_training(training),
+            LayerAttention::Vectorised(a) => a.set_training(training),
+        }
+    }
+
+    fn is_training(&self) -> bool {
+        match self {
+            LayerAttention::Narrow(a) => a.is_training(),
+            LayerAttention::Vectorised(a) => a.is_training(),
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! The Transformer of the Transformer lecture, completed: the sub-layers it builds (`AddNorm`,
+//! the position-wise feed-forward network), the encoder layer, the decoder layer it leaves empty,
+//! the stacks, the embeddings and positional encoding, and the full model.
+//!
+//! Shapes: `N` sequences, `S` source tokens, `T` target tokens, `D` (`d_model`) model
+//! dimensions, `V` the target vocabulary.
+
+pub mod config;
+pub mod embeddings;
+pub mod layers;
+pub mod mha;
+pub mod model;
+pub mod stacks;
+pub mod sublayers;
+
+pub use config::{HeadLayout, TransformerConfig};
+pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
+pub use layers::{DecoderLayer, EncoderLayer};
+pub use mha::LayerAttention;
+pub use model::{AttentionMaps, Transformer};
+pub use stacks::{TransformerDecoder, TransformerEncoder};
+pub use sublayers::{AddNorm, PointwiseFeedforward};

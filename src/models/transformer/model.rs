@@ -1,0 +1,215 @@
+//! The full Transformer: source and target embeddings with positional encodings, the encoder and
+//! decoder stacks, and a final linear layer to the target vocabulary.
+
+use super::config::TransformerConfig;
+use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
+use super::stacks::{TransformerDecoder, TransformerEncoder};
+use crate::attention::{create_mask, padding_mask};
+use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::{Linear, Module, NamedParams, prefixed};
+use candle_core::{Result, Tensor};
+
+/// Every attention map of the last forward pass, one tensor per layer, for plots.
+#[derive(Clone, Debug)]
+pub struct AttentionMaps {
+    /// Encoder self-attention, per layer `(N, n_heads, S, S)`.
+    pub encoder_self: Vec<Tensor>,
+    /// Decoder masked self-attention, per layer `(N, n_heads, T, T)`.
+    pub decoder_self: Vec<Tensor>,
+    /// Decoder cross-attention over the source, per layer `(N, n_heads, T, S)`.
+    pub cross: Vec<Tensor>,
+}
+
+/// The Transformer the lecture sets out to build, completed: source ids through
+/// [`Embeddings`] and [`TransformerPositionalEncoding`] into the [`TransformerEncoder`]; target
+/// ids likewise into the [`TransformerDecoder`], which attends over the encoder's output; a
+/// final `Linear(d_model, tgt_vocab)` gives the logits of the next token at every target position.
+///
+/// Parameters, drawn in this order: `src_embedding`, `encoder`, `tgt_embedding`, `decoder`,
+/// `linear` (the positional encodings have none). Starts in training mode, as PyTorch modules do.
+#[derive(Clone, Debug)]
+pub struct Transformer {
+    pub config: TransformerConfig,
+    pub src_embedding: Embeddings,
+    pub src_pe: TransformerPositionalEncoding,
+    pub encoder: TransformerEncoder,
+    pub tgt_embedding: Embeddings,
+    pub tgt_pe: TransformerPositionalEncoding,
+    pub decoder: TransformerDecoder,
+    pub linear: Linear,
+}
+
+/// Labels an error with `module` unless it already starts with `"{module}:"` (unlike
+/// [`in_module`], an error of the `TransformerEncoder` is labelled `Transformer` too).
+fn labelled<T>(module: &str, result: Result<T>) -> Result<T> {
+    result.map_err(|e| {
+        let message = e.to_string();
+        if message.starts_with(&format!("{module}:")) { e } else { error(module, message) }
+    })
+}
+
+/// Checks token ids `(N, L)` with `L > 0` and returns `(N, L)`.
+fn check_ids(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
+    match ids.dims() {
+        &[n, l] if n > 0 && l > 0 => Ok((n, l)),
+        d => Err(shape_error(module, format!("{what} ids of shape (N, L) with N, L > 0"), d)),
+    }
+}
+
+impl Transformer {
+    /// Every knob at its default (see [`TransformerConfig::new`]) but the vocabulary sizes.
+    pub fn new(src_vocab: usize, tgt_vocab: usize) -> Result<Self> {
+        Self::from_config(&TransformerConfig::new(src_vocab, tgt_vocab))
+    }
+
+    pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
+        let build = || -> Result<Self> {
+            let table = transformer_encoding_table(cfg.max_len, cfg.d_model)?.unsqueeze(0)?;
+            let src_embedding = Embeddings::new(cfg.src_vocab, cfg.d_model)?;
+            let src_pe = TransformerPositionalEncoding::with_table(table.clone(), cfg.dropout)?;
+            let encoder = TransformerEncoder::from_config(cfg)?;
+            let tgt_embedding = Embeddings::new(cfg.tgt_vocab, cfg.d_model)?;
+            let tgt_pe = TransformerPositionalEncoding::with_table(table, cfg.dropout)?;
+            let decoder = TransformerDecoder::from_config(cfg)?;
+            let linear = Linear::new(cfg.d_model, cfg.tgt_vocab)?;
+            Ok(Transformer { config: cfg.clone(), src_embedding, src_pe, encoder, tgt_embedding, tgt_pe, decoder, linear })
+        };
+        labelled("Transformer", build())
+    }
+
+    /// The source mask the model uses when given none: the additive padding mask of `src`
+    /// (`-inf` where the id is `pad_id`), or `None` when the config has no `pad_id`.
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)`; returns `(N, 1, S)`
+    pub fn src_mask(&self, src: &Tensor) -> Result<Option<Tensor>> {
+        check_ids("Transformer::src_mask", "source", src)?;
+        self.config.pad_id.map(|pad| in_module("Transformer::src_mask", padding_mask(src, pad))).transpose()
+    }
+
+    /// The target mask the model uses when given none: the causal mask ([`create_mask`]) plus,
+    /// with a `pad_id`, the target's padding mask.
+    ///
+    /// # Shapes
+    /// - `tgt`: `(N, T)`; returns `(N, T, T)`
+    pub fn tgt_mask(&self, tgt: &Tensor) -> Result<Tensor> {
+        let module = "Transformer::tgt_mask";
+        let (n, t) = check_ids(module, "target", tgt)?;
+        let causal = create_mask(n, t)?;
+        match self.config.pad_id {
+            Some(pad) => in_module(module, causal.broadcast_add(&padding_mask(tgt, pad)?)),
+            None => Ok(causal),
+        }
+    }
+
+    /// Embeds the source, adds the positional encoding and runs the encoder stack: the
+    /// "memory" the decoder attends over. `src_mask` is used as given (`None`: no mask; see
+    /// [`Transformer::src_mask`]).
+    ///
+    /// # Shapes
+    /// - `src`: source ids `(N, S)`, each in `0..src_vocab`, `S <= max_len`
+    /// - `src_mask`: optional additive mask `(1 or N, 1 or S, S)`
+    /// - returns the memory `(N, S, D)`
+    pub fn encode(&mut self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<Tensor> {
+        let module = "Transformer::encode";
+        check_ids(module, "source", src)?;
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let x = me.src_pe.forward(&me.src_embedding.forward(src)?)?;
+            me.encoder.forward(&x, src_mask)
+        };
+        in_module(module, run(self))
+    }
+
+    /// Embeds the target, adds the positional encoding, runs the decoder stack over `memory` and
+    /// maps every position to logits over the target vocabulary. The masks are used as given
+    /// (`None`: no mask; see [`Transformer::src_mask`] and [`Transformer::tgt_mask`]).
+    ///
+    /// # Shapes
+    /// - `tgt`: target ids `(N, T)`, each in `0..tgt_vocab`, `T <= max_len`
+    /// - `memory`: the encoder's output `(N, S, D)`
+    /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
+    /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
+    pub fn decode(&mut self, tgt: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+        let module = "Transformer::decode";
+        check_ids(module, "target", tgt)?;
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let x = me.tgt_pe.forward(&me.tgt_embedding.forward(tgt)?)?;
+            let h = me.decoder.forward(&x, memory, src_mask, tgt_mask)?;
+            me.linear.forward(&h)
+        };
+        in_module(module, run(self))
+    }
+
+    /// Encodes the source and decodes the (shifted) target in one go: the logits of the next
+    /// token at every target position. Masks left out are made from the ids: the source's
+    /// padding mask, and the causal mask plus the target's padding mask.
+    ///
+    /// # Shapes
+    /// - `src`: source ids `(N, S)`; `tgt`: target ids `(N, T)`, the same `N`
+    /// - `src_mask`: optional additive mask `(1 or N, 1, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
+    /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
+    pub fn forward(&mut self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+        let module = "Transformer";
+        let (ns, _) = check_ids(module, "source", src)?;
+        let (nt, _) = check_ids(module, "target", tgt)?;
+        if ns != nt {
+            return Err(error(module, format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
+        }
+        let src_mask = match src_mask {
+            Some(m) => Some(m.clone()),
+            None => self.src_mask(src)?,
+        };
+        let tgt_mask = match tgt_mask {
+            Some(m) => m.clone(),
+            None => self.tgt_mask(tgt)?,
+        };
+        let memory = in_module(module, self.encode(src, src_mask.as_ref()))?;
+        in_module(module, self.decode(tgt, &memory, src_mask.as_ref(), Some(&tgt_mask)))
+    }
+
+    /// The attention weights of the last forward pass, per layer (for grids of heatmaps).
+    pub fn attention_maps(&self) -> Result<AttentionMaps> {
+        let all = |what: &str, maps: Vec<Option<Tensor>>| -> Result<Vec<Tensor>> {
+            maps.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| {
+                error("Transformer::attention_maps", format!("no {what} weights yet: run forward (or encode and decode) first"))
+            })
+        };
+        Ok(AttentionMaps {
+            encoder_self: all("encoder self-attention", self.encoder.attention_weights())?,
+            decoder_self: all("decoder self-attention", self.decoder.self_attention_weights())?,
+            cross: all("cross-attention", self.decoder.cross_attention_weights())?,
+        })
+    }
+}
+
+impl Module for Transformer {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("src_embedding", self.src_embedding.named_parameters());
+        p.extend(prefixed("encoder", self.encoder.named_parameters()));
+        p.extend(prefixed("tgt_embedding", self.tgt_embedding.named_parameters()));
+        p.extend(prefixed("decoder", self.decoder.named_parameters()));
+        p.extend(prefixed("linear", self.linear.named_parameters()));
+        p
+    }
+
+    /// The two encodings' tables, as PyTorch's `state_dict` names them: `src_pe.pe` and
+    /// `tgt_pe.pe`, each `(1, max_len, d_model)` (one table here, shared).
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        let mut b = prefixed("src_pe", self.src_pe.named_buffers());
+        b.extend(prefixed("encoder", self.encoder.named_buffers()));
+        b.extend(prefixed("tgt_pe", self.tgt_pe.named_buffers()));
+        b.extend(prefixed("decoder", self.decoder.named_buffers()));
+        b
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.src_pe.set_training(training);
+        self.encoder.set_training(training);
+        self.tgt_pe.set_training(training);
+        self.decoder.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.encoder.is_training()
+    }
+}

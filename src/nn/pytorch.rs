@@ -1,0 +1,229 @@
+//! Weights from PyTorch: a `state_dict` written by `torch.save(model.state_dict(), path)`, loaded
+//! into any of our modules by name with [`Module::load_pytorch`](super::Module::load_pytorch):
+//!
+//! ```no_run
+//! # use attention_zoo::prelude::*;
+//! # fn main() -> Result<()> {
+//! let enc = Encoder::new(2, 2)?;
+//! enc.load_pytorch("encoder.pt")?; // saved by `torch.save(encoder.state_dict(), "encoder.pt")`
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Our modules name their parameters as PyTorch's `state_dict` does, so a file written from the
+//! lecture's PyTorch class loads into the same class here. The rules:
+//!
+//! - **Parameters**: every parameter of the module must be in the file, under its name, with its
+//!   shape. float64, float16 and bfloat16 tensors are converted to float32; integer and bool
+//!   tensors are refused.
+//! - **Buffers** ([`Module::named_buffers`](super::Module::named_buffers)): tensors PyTorch keeps
+//!   in the `state_dict` beside the parameters (`register_buffer`), such as a positional
+//!   encoding's `pe`. Ours are computed, not learned, so a buffer in the file is checked, not
+//!   loaded: it must have our shape and our values within [`BUFFER_TOLERANCE`]. A buffer missing
+//!   from the file is fine (PyTorch leaves out buffers registered with `persistent=False`).
+//! - **Nothing else**: a tensor in the file that is neither is unexpected.
+//! - **All or nothing**: every problem (missing, unexpected, wrongly shaped, not floating-point,
+//!   a buffer that differs) is listed in one error that names the file, and the module is left
+//!   as it was. It is changed only when all checks pass.
+//!
+//! The file must be in PyTorch's zip format (what `torch.save` writes since PyTorch 1.6); the
+//! tensors are read by candle (`candle_core::pickle`).
+
+use super::param::Param;
+use super::shape::error;
+use candle_core::pickle::{Object, PthTensors, Stack, TensorInfo};
+use candle_core::{DType, Error, Result, Tensor};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+const MODULE: &str = "load_pytorch";
+
+/// The largest difference allowed between a buffer in the file and ours: both sides compute it
+/// in float32, with sines and cosines that may differ in the last bit.
+pub const BUFFER_TOLERANCE: f64 = 1e-5;
+
+/// What the file holds under one name.
+enum Entry {
+    /// A tensor candle can read: dtype, shape and where its data is.
+    Tensor(TensorInfo),
+    /// A tensor candle cannot read (int32, int16, int8, bool, complex): its dtype, in words.
+    Unreadable(String),
+}
+
+/// The file's tensors, in the file's order, and the names of its other entries (a checkpoint
+/// dict holds dicts and numbers rather than tensors).
+struct Contents {
+    tensors: Vec<(String, Entry)>,
+    others: Vec<String>,
+}
+
+/// The dtype of a tensor in the file, as PyTorch names it.
+fn torch_dtype(dtype: DType) -> String {
+    match dtype {
+        DType::U8 => "uint8".into(),
+        DType::I64 => "int64".into(),
+        DType::F32 => "float32".into(),
+        DType::F64 => "float64".into(),
+        DType::F16 => "float16".into(),
+        DType::BF16 => "bfloat16".into(),
+        d => d.as_str().into(),
+    }
+}
+
+/// An error's message without the backtrace candle attaches when `RUST_BACKTRACE` is set.
+fn message(e: Error) -> String {
+    match e {
+        Error::WithBacktrace { inner, .. } => inner.to_string(),
+        e => e.to_string(),
+    }
+}
+
+/// Names PyTorch's storage class (candle's error says `unsupported storage type IntStorage`).
+fn storage_dtype(e: Error) -> String {
+    let message = message(e);
+    let class = message.rsplit(' ').next().unwrap_or("");
+    let known = [
+        ("IntStorage", "int32"),
+        ("ShortStorage", "int16"),
+        ("CharStorage", "int8"),
+        ("BoolStorage", "bool"),
+        ("ComplexFloatStorage", "complex64"),
+        ("ComplexDoubleStorage", "complex128"),
+    ];
+    match known.iter().find(|(c, _)| *c == class) {
+        Some((_, dtype)) => dtype.to_string(),
+        None => format!("unreadable ({message})"),
+    }
+}
+
+/// Lists what the file holds, without reading any tensor's data.
+fn contents(path: &Path) -> Result<Contents> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| error(MODULE, format!("cannot read {shown}: {e}")))?;
+    let not_torch = |why: String| error(MODULE, format!("{shown} is not a file written by torch.save (PyTorch's zip format): {why}"));
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| not_torch(e.to_string()))?;
+    let pkl = zip.file_names().filter_map(|n| n.ok()).find(|n| n.ends_with("data.pkl")).map(|n| n.into_owned());
+    let pkl = pkl.ok_or_else(|| not_torch("the archive has no data.pkl".into()))?;
+    let mut stack = Stack::empty();
+    let entry = zip.by_name(&pkl).map_err(|e| not_torch(e.to_string()))?;
+    stack.read_loop(&mut std::io::BufReader::new(entry)).map_err(|e| not_torch(message(e)))?;
+    let Object::Dict(mut items) = stack.finalize().map_err(|e| not_torch(message(e)))? else {
+        return Err(error(MODULE, format!("{shown} does not hold a state_dict (tensors by name): save `model.state_dict()`")));
+    };
+    // Python pickles a dict's items in batches of 1000 (SETITEMS); candle 0.11 pushes each batch
+    // in reverse. Reversing each run of 1000 restores the file's order (entries added after the
+    // items, such as `_metadata`, are skipped below).
+    items.chunks_mut(1000).for_each(|batch| batch.reverse());
+    let dir = PathBuf::from(pkl.strip_suffix(".pkl").unwrap_or(&pkl));
+    let mut out = Contents { tensors: vec![], others: vec![] };
+    for (key, value) in items {
+        let Object::Unicode(name) = &key else { continue };
+        let name = name.clone();
+        match value.into_tensor_info(key, &dir) {
+            Ok(Some(info)) => out.tensors.push((name, Entry::Tensor(info))),
+            Ok(None) if name == "_metadata" => {} // PyTorch's version record of each sub-module
+            Ok(None) => out.others.push(name),
+            Err(e) => out.tensors.push((name, Entry::Unreadable(storage_dtype(e)))),
+        }
+    }
+    Ok(out)
+}
+
+/// Opens the file's tensors for reading (after [`contents`] has listed them).
+fn open(path: &Path) -> Result<PthTensors> {
+    PthTensors::new(path, None).map_err(|e| error(MODULE, format!("cannot read {}: {}", path.display(), message(e))))
+}
+
+/// Reads one tensor the listing found, in its own dtype.
+fn get(pth: &PthTensors, path: &Path, name: &str) -> Result<Tensor> {
+    let what = |e: Error| error(MODULE, format!("{}: cannot read `{name}`: {}", path.display(), message(e)));
+    pth.get(name).map_err(what)?.ok_or_else(|| what(Error::Msg("not in the file".into())))
+}
+
+/// Every tensor of a `.pt` state_dict, in the file's order and its own dtype (to look at what a
+/// file holds before loading it).
+pub fn read_pytorch<P: AsRef<Path>>(path: P) -> Result<Vec<(String, Tensor)>> {
+    let path = path.as_ref();
+    let listed = contents(path)?;
+    if let Some((name, Entry::Unreadable(d))) = listed.tensors.iter().find(|(_, e)| matches!(e, Entry::Unreadable(_))) {
+        return Err(error(MODULE, format!("{}: `{name}` is {d}, which candle cannot read", path.display())));
+    }
+    let pth = open(path)?;
+    listed.tensors.iter().map(|(name, _)| Ok((name.clone(), get(&pth, path, name)?))).collect()
+}
+
+/// The checks of one named tensor against what the module expects: dtype and shape.
+fn check(problems: &mut Vec<String>, name: &str, entry: &Entry, expected: &[usize]) {
+    match entry {
+        Entry::Unreadable(d) => problems.push(format!("not floating-point: `{name}` is {d}")),
+        Entry::Tensor(info) => {
+            if !info.dtype.is_float() {
+                problems.push(format!("not floating-point: `{name}` is {}", torch_dtype(info.dtype)));
+            }
+            if info.layout.dims() != expected {
+                problems.push(format!("wrong shape: `{name}` expected {expected:?}, found {:?}", info.layout.dims()));
+            }
+        }
+    }
+}
+
+/// Loads a `.pt` state_dict into `params` by name after checking it against them and against
+/// `buffers` (the module's [`named_parameters`](super::Module::named_parameters) and
+/// [`named_buffers`](super::Module::named_buffers)); see the rules above.
+pub fn load_pytorch_into(path: &Path, params: &[(String, Param)], buffers: &[(String, Tensor)]) -> Result<()> {
+    let listed = contents(path)?;
+    let in_file: HashMap<&str, &Entry> = listed.tensors.iter().map(|(n, e)| (n.as_str(), e)).collect();
+    let mut problems = vec![];
+    for (name, p) in params {
+        match in_file.get(name.as_str()) {
+            None => problems.push(format!("missing: `{name}`, expected shape {:?}", p.dims())),
+            Some(entry) => check(&mut problems, name, entry, &p.dims()),
+        }
+    }
+    for (name, b) in buffers {
+        if let Some(entry) = in_file.get(name.as_str()) {
+            check(&mut problems, name, entry, b.dims());
+        }
+    }
+    let known: HashSet<&str> = params.iter().map(|(n, _)| n.as_str()).chain(buffers.iter().map(|(n, _)| n.as_str())).collect();
+    for (name, entry) in &listed.tensors {
+        if !known.contains(name.as_str()) {
+            let what = match entry {
+                Entry::Tensor(info) => format!("shape {:?}, {}", info.layout.dims(), torch_dtype(info.dtype)),
+                Entry::Unreadable(d) => d.clone(),
+            };
+            problems.push(format!("unexpected: `{name}` ({what})"));
+        }
+    }
+    let pth = if problems.is_empty() { Some(open(path)?) } else { None };
+    let mut values = Vec::with_capacity(params.len());
+    if let Some(pth) = &pth {
+        for (name, p) in params {
+            values.push((p, get(pth, path, name)?.to_dtype(DType::F32)?));
+        }
+        for (name, ours) in buffers.iter().filter(|(n, _)| in_file.contains_key(n.as_str())) {
+            let theirs = get(pth, path, name)?.to_dtype(DType::F32)?;
+            let diff = match ours.elem_count() {
+                0 => 0.0,
+                _ => (&theirs - ours.to_dtype(DType::F32)?)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()? as f64,
+            };
+            if diff.is_nan() || diff > BUFFER_TOLERANCE {
+                problems.push(format!("buffer differs: `{name}` is computed here and differs from the file's by {diff:e}"));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        let mut message = format!("{} does not fit the model, nothing was loaded:\n  {}", path.display(), problems.join("\n  "));
+        if listed.tensors.is_empty() && !listed.others.is_empty() {
+            let others = listed.others.join(", ");
+            message += &format!(
+                "\n  (the file holds no tensors but {others}: save the state_dict itself, `torch.save(model.state_dict(), path)`)"
+            );
+        }
+        return Err(error(MODULE, message));
+    }
+    for (p, t) in values {
+        p.set(&t)?;
+    }
+    Ok(())
+}
