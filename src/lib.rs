@@ -9,9 +9,9 @@
 //! | module | what it holds | where the lecture has it |
 //! |---|---|---|
 //! | [`repro`] | PyTorch's generator, NumPy's `RandomState`, PyTorch's init recipes | `torch.manual_seed`, `np.random.seed` |
-//! | [`nn`] | `Module`, `Param`, layers (linear, embedding, layer norm, GRU, LSTM, feed-forward), ops, fused kernels, shape checks | `torch.nn` |
-//! | [`attention`] | scoring functions, alphas, masks, `Attention`, `MultiHeadAttention`, positional encoding | part 2 (attention), part 3 (masks, positional encoding) |
-//! | [`models`] | GRU encoder-decoder, attention decoder, self-attention encoder-decoder | part 1, part 2, part 3 |
+//! | [`nn`] | `Module`, `Param`, layers (linear, embedding, layer norm, dropout, GRU, LSTM, feed-forward), ops, fused kernels, shape checks | `torch.nn` |
+//! | [`attention`] | scoring functions, alphas, masks (keep/drop and additive), `Attention`, wide, narrow and vectorised multi-head attention, positional encoding | part 2 (attention), part 3 (masks, positional encoding), the Transformer lecture |
+//! | [`models`] | GRU encoder-decoder, attention decoder, self-attention encoder-decoder, the Transformer | part 1, part 2, part 3, the Transformer lecture |
 //! | [`data`] | the squares, `TensorDataset`, `DataLoader` | the book's `generate_sequences`, PyTorch's loaders |
 //! | [`train`] | losses, Adam, `StepByStep`, checkpoints | the book's `StepByStep` |
 //! | [`notebook`] | tensors as tables, attention heatmaps, the lecture's figures | the book's `plots/chapter9.py` |
@@ -31,19 +31,27 @@ pub mod train;
 /// Everything a notebook needs, in one `use`.
 pub mod prelude {
     pub use crate::attention::{
-        Attention, AttentionLayer, MultiHeadAttention, PositionalEncoding, Score, calc_alphas, context_vector, dot_products,
-        positional_encoding_table, scaled_dot_product_attention, source_mask, subsequent_mask, uniform_alphas,
+        Attention, AttentionLayer, MhaOutput, MultiHeadAttention, NarrowMultiHeadAttention, PositionalEncoding, Score,
+        VectorisedMultiHeadAttention, calc_alphas, context_vector, create_mask, dot_products, padding_mask, positional_encoding_table,
+        scaled_dot_product_attention, scaled_dot_product_attention_additive, source_mask, subsequent_mask, uniform_alphas,
     };
     pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
+    pub use crate::models::{
+        AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer, TransformerConfig,
+        TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, transformer_encoding_table,
+    };
     pub use crate::models::{
         Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,
         EncoderSelfAttn, SelfAttnConfig, StepDecoder, shifted_target,
     };
-    pub use crate::nn::{Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Module, Param, masked_fill, reverse_time, softmax};
+    pub use crate::nn::{
+        Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Module, Param, masked_fill, reverse_time, softmax,
+    };
     pub use crate::notebook::{
-        Figure, ShowAlphas, ShowTensor, batch_of_one, counter_vs_clock, encoding_curves, encoding_degrees, encoding_distances,
-        exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh, plot_sequences, query_and_keys, sequence_pred, show,
-        show_alphas,
+        Figure, HeatmapGrid, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, counter_vs_clock, encoding_curves, encoding_degrees,
+        encoding_distances, exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh, plot_sequences, query_and_keys,
+        sequence_pred, show, show_all, show_alphas, show_cross_attention, show_decoder_attention, show_encoder_attention, show_heatmaps,
+        stack_layers,
     };
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};

@@ -5,7 +5,9 @@
 pub mod alphas;
 pub mod elide;
 pub mod figure;
+pub mod grid_layout;
 pub mod heatmap;
+pub mod heatmap_grid;
 pub mod helpers;
 pub mod html;
 pub mod output;
@@ -14,11 +16,14 @@ pub mod plots;
 pub mod print;
 pub mod read;
 pub mod table;
+pub mod text_table;
 
 pub use alphas::{ShowAlphas, show_alphas};
 pub use figure::Figure;
+pub use heatmap_grid::HeatmapGrid;
 pub use helpers::batch_of_one;
 pub use output::emit;
 pub use plots::*;
 pub use print::tensor_to_text;
 pub use table::{ShowTensor, show, tensor_to_html};
+pub use text_table::{ShowTensors, Table, show_all};
