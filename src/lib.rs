@@ -55,5 +55,6 @@ pub mod prelude {
     };
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};
+    pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }

@@ -2,12 +2,18 @@
 
 pub mod bleu;
 pub mod checkpoint;
+pub mod clip;
+pub mod cross_entropy;
 pub mod loss;
 pub mod optim;
+pub mod schedule;
 pub mod step_by_step;
 
 pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};
 pub use checkpoint::{CheckpointRecord, tensors_checksum};
+pub use clip::{clip_grad_norm, clip_grad_norm_with};
+pub use cross_entropy::{CrossEntropyLoss, Reduction};
 pub use loss::{Loss, MSELoss};
 pub use optim::{Adam, Optimizer, OptimizerState};
+pub use schedule::NoamSchedule;
 pub use step_by_step::StepByStep;

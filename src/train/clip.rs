@@ -1,0 +1,78 @@
+//! `torch.nn.utils.clip_grad_norm_`: scaling the gradients so that their total norm stays within
+//! a bound, between `loss.backward()` and the optimiser's step.
+
+use crate::nn::Param;
+use crate::nn::shape::error;
+use candle_core::backprop::GradStore;
+use candle_core::{DType, Result, Tensor};
+
+/// `torch.nn.utils.clip_grad_norm_(params, max_norm)`: the 2-norm of all the gradients of
+/// `params` in `grads` taken together; if it exceeds `max_norm`, every one of those gradients is
+/// scaled in place by `max_norm / (total_norm + 1e-6)`. Returns the total norm from before
+/// clipping. See [`clip_grad_norm_with`].
+///
+/// ```no_run
+/// # use attention_zoo::prelude::*;
+/// # use attention_zoo::train::clip_grad_norm;
+/// # fn step(model: &Linear, loss: &Tensor, adam: &mut Adam) -> Result<()> {
+/// let mut grads = loss.backward()?;
+/// let total_norm = clip_grad_norm(&model.parameters(), &mut grads, 1.0)?;
+/// adam.step(&grads)?;
+/// # Ok(()) }
+/// ```
+pub fn clip_grad_norm(params: &[Param], grads: &mut GradStore, max_norm: f64) -> Result<f64> {
+    clip_grad_norm_with(params, grads, max_norm, 2.0)
+}
+
+/// `clip_grad_norm_(params, max_norm, norm_type)` for a `norm_type` `p > 0` (`f64::INFINITY`
+/// for the largest absolute value): the total norm is the `p`-norm of the per-parameter
+/// `p`-norms, and the gradients are multiplied by `max_norm / (total_norm + 1e-6)` when that is
+/// below 1. The arithmetic is PyTorch's, in float32.
+///
+/// Parameters without a gradient in `grads` are skipped (none at all: the total norm is 0).
+/// Unlike PyTorch's default (`error_if_nonfinite=False`, which turns every gradient into NaN),
+/// a NaN or infinite total norm is an error, and `grads` are then left as they were.
+pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f64, norm_type: f64) -> Result<f64> {
+    let module = "clip_grad_norm";
+    if !(max_norm.is_finite() && max_norm >= 0.0) {
+        return Err(error(module, format!("invalid max_norm {max_norm}: expected a finite max_norm >= 0")));
+    }
+    if norm_type.is_nan() || norm_type <= 0.0 {
+        return Err(error(module, format!("invalid norm_type {norm_type}: expected a p > 0 or f64::INFINITY")));
+    }
+    let p_norm = |values: &mut dyn Iterator<Item = f64>| -> f32 {
+        if norm_type == f64::INFINITY {
+            values.fold(0.0f64, |acc, v| acc.max(v.abs())) as f32
+        } else {
+            values.map(|v| v.abs().powf(norm_type)).sum::<f64>().powf(1.0 / norm_type) as f32
+        }
+    };
+    let mut with_grads = vec![];
+    let mut norms = vec![];
+    for (k, p) in params.iter().enumerate() {
+        let t = p.tensor();
+        let Some(g) = grads.get(&t) else { continue };
+        if g.elem_count() != p.elem_count() {
+            return Err(error(module, format!("gradient {:?} does not fit parameter {k} of shape {:?}", g.dims(), p.dims())));
+        }
+        let values = g.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?;
+        norms.push(p_norm(&mut values.iter().map(|&v| v as f64)));
+        with_grads.push((t, g.clone()));
+    }
+    let total = p_norm(&mut norms.iter().map(|&v| v as f64));
+    if !total.is_finite() {
+        return Err(error(
+            module,
+            format!("the total norm of the gradients of {} parameters is {total}; the gradients are left as they were", with_grads.len()),
+        ));
+    }
+    // PyTorch: clip_coef = max_norm / (total_norm + 1e-6), as `reciprocal() * max_norm` in f32.
+    let coef = (1.0f32 / (total + 1e-6f32)) * max_norm as f32;
+    if coef < 1.0 {
+        for (t, g) in with_grads {
+            let clipped: Tensor = (g.to_dtype(DType::F32)? * coef as f64)?.to_dtype(g.dtype())?;
+            grads.insert(&t, clipped);
+        }
+    }
+    Ok(total as f64)
+}
