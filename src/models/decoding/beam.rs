@@ -1,0 +1,186 @@
+//! Beam search: keep the `beam_width` most likely prefixes of every sentence, extend each by every
+//! token, keep the best again, until the beams have ended or `max_len` tokens.
+
+use super::model::{Seq2SeqDecoder, check_request, in_eval, log_softmax, logits_rows, prefix_tensor};
+use crate::nn::shape::{error, in_module};
+use candle_core::{Result, Tensor};
+
+/// How a hypothesis' score is normalised by its length `len` (the tokens its log-probability sums
+/// over: the produced tokens plus `<eos>` when it ended): `normalised = score / penalty(len)`.
+/// Log-probabilities are negative, so a larger penalty favours longer hypotheses.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum LengthPenalty {
+    /// No normalisation: `penalty = 1`, hypotheses compete on their summed log-probability.
+    #[default]
+    None,
+    /// GNMT's (Wu et al., 2016): `penalty = ((5 + len) / 6)^alpha`; `alpha` 0.6 to 0.7 is usual.
+    Gnmt { alpha: f64 },
+    /// `penalty = len^alpha` (`alpha = 1`: the mean log-probability per token).
+    Power { alpha: f64 },
+}
+
+impl LengthPenalty {
+    /// The divisor of a hypothesis of `len` tokens (`len = 0` counts as 1 for `Power`).
+    pub fn penalty(&self, len: usize) -> f64 {
+        match *self {
+            LengthPenalty::None => 1.0,
+            LengthPenalty::Gnmt { alpha } => ((5.0 + len as f64) / 6.0).powf(alpha),
+            LengthPenalty::Power { alpha } => (len.max(1) as f64).powf(alpha),
+        }
+    }
+}
+
+/// The knobs of [`beam_search`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BeamConfig {
+    /// Prefixes kept per sentence at every step (1: greedy decoding). At least 1.
+    pub beam_width: usize,
+    /// The most target tokens a hypothesis holds (not counting `<sos>`). At least 1.
+    pub max_len: usize,
+    /// How scores are normalised by length before hypotheses are ranked.
+    pub length_penalty: LengthPenalty,
+    /// Hypotheses returned per sentence, best first: `1..=beam_width`.
+    pub n_best: usize,
+}
+
+impl BeamConfig {
+    /// `beam_width` beams of at most `max_len` tokens, no length penalty, the best hypothesis only.
+    pub fn new(beam_width: usize, max_len: usize) -> Self {
+        BeamConfig { beam_width, max_len, length_penalty: LengthPenalty::None, n_best: 1 }
+    }
+}
+
+/// One decoded target sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hypothesis {
+    /// The target ids, without `<sos>` and without `<eos>`.
+    pub tokens: Vec<u32>,
+    /// The model's score: the sum of the log-probabilities of `tokens` and, if `finished`, of `<eos>`.
+    pub score: f64,
+    /// `score / length_penalty.penalty(len)`, with `len = tokens.len() + finished as usize`: what
+    /// hypotheses are ranked by.
+    pub normalised: f64,
+    /// Whether the hypothesis ended with `<eos>` (otherwise it reached `max_len`).
+    pub finished: bool,
+}
+
+/// Beam search over every source sentence, one sentence after another, the beams of a sentence
+/// decoded together as rows of one batch. The source is encoded once for the whole batch and each
+/// sentence's rows of the state are reused at every step. The model runs in evaluation mode and is
+/// put back in the mode it was in.
+///
+/// At every step each live beam is extended by every token; the candidates are ranked by their
+/// summed log-probability (ties: the earlier beam, then the smaller id). Going down that ranking, a
+/// candidate ending in `<eos>` among the first `beam_width` becomes a finished hypothesis, the
+/// others fill the next `beam_width` beams (so `beam_width = 1` is exactly
+/// [`greedy_decode`](super::greedy_decode)). The search stops early once `beam_width` hypotheses
+/// have finished (every beam ended); after `max_len` steps the live beams join as unfinished
+/// hypotheses. The best `n_best` of all, by normalised score (ties: the earlier found), are
+/// returned. Beam search is a heuristic: nothing guarantees it finds the most likely target, nor in
+/// general that a wider beam scores higher than greedy decoding, though it usually does.
+///
+/// Errors name `beam_search` and the sizes: those of [`greedy_decode`](super::greedy_decode), and a
+/// `beam_width` of 0, an `n_best` outside `1..=beam_width` or a length penalty's `alpha` that is
+/// not finite.
+///
+/// # Shapes
+/// - `src`: source ids `(N, S)`
+/// - returns `N` lists of `n_best` hypotheses, best first
+pub fn beam_search<M: Seq2SeqDecoder>(
+    model: &mut M,
+    src: &Tensor,
+    sos: u32,
+    eos: u32,
+    config: &BeamConfig,
+) -> Result<Vec<Vec<Hypothesis>>> {
+    let module = "beam_search";
+    check_config(module, config)?;
+    let (n, _) = check_request(module, model, src, sos, eos, config.max_len)?;
+    let run = |m: &mut M| -> Result<Vec<Vec<Hypothesis>>> {
+        let all = m.encode_src(src)?;
+        (0..n).map(|i| search_one(m, &all, i, src.device(), sos, eos, config)).collect()
+    };
+    in_eval(model, |m| in_module(module, run(m)))
+}
+
+fn check_config(module: &str, config: &BeamConfig) -> Result<()> {
+    if config.beam_width == 0 {
+        return Err(error(module, "beam_width must be at least 1, got 0"));
+    }
+    if config.n_best == 0 || config.n_best > config.beam_width {
+        return Err(error(module, format!("n_best {} must lie in 1..={} (the beam_width)", config.n_best, config.beam_width)));
+    }
+    match config.length_penalty {
+        LengthPenalty::Gnmt { alpha } | LengthPenalty::Power { alpha } if !alpha.is_finite() => {
+            Err(error(module, format!("the length penalty's alpha must be finite, got {alpha}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A live beam: the tokens after `<sos>` and their summed log-probability.
+struct Beam {
+    tokens: Vec<u32>,
+    score: f64,
+}
+
+fn hypothesis(tokens: Vec<u32>, score: f64, finished: bool, penalty: &LengthPenalty) -> Hypothesis {
+    let normalised = score / penalty.penalty(tokens.len() + finished as usize);
+    Hypothesis { tokens, score, normalised, finished }
+}
+
+/// The beam search of sentence `i` of the encoded batch.
+fn search_one<M: Seq2SeqDecoder>(
+    model: &mut M,
+    all: &M::State,
+    i: usize,
+    device: &candle_core::Device,
+    sos: u32,
+    eos: u32,
+    config: &BeamConfig,
+) -> Result<Vec<Hypothesis>> {
+    let (width, penalty) = (config.beam_width, &config.length_penalty);
+    let vocab = model.tgt_vocab();
+    let mut beams = vec![Beam { tokens: vec![], score: 0.0 }];
+    let mut found: Vec<Hypothesis> = vec![];
+    for step in 0..config.max_len {
+        let k = beams.len();
+        let state = model.select_rows(all, &Tensor::from_vec(vec![i as u32; k], k, device)?)?;
+        let prefixes: Vec<Vec<u32>> = beams.iter().map(|b| std::iter::once(sos).chain(b.tokens.iter().copied()).collect()).collect();
+        let logits = model.next_logits(&state, &prefix_tensor(&prefixes, device)?)?;
+        let rows = logits_rows("beam_search", &logits, k, vocab, step)?;
+        // Every extension of every beam: (score, beam, token), best first; the sort is stable, so
+        // ties keep beam-major, id-minor order.
+        let mut candidates: Vec<(f64, usize, u32)> = Vec::with_capacity(k * vocab);
+        for (b, row) in rows.iter().enumerate() {
+            for (v, lp) in log_softmax(row).into_iter().enumerate() {
+                candidates.push((beams[b].score + lp, b, v as u32));
+            }
+        }
+        candidates.sort_by(|x, y| y.0.total_cmp(&x.0));
+        let mut next = Vec::with_capacity(width);
+        for (rank, &(score, b, v)) in candidates.iter().enumerate() {
+            if next.len() == width {
+                break;
+            }
+            if v == eos {
+                if rank < width {
+                    found.push(hypothesis(beams[b].tokens.clone(), score, true, penalty));
+                }
+            } else {
+                let mut tokens = beams[b].tokens.clone();
+                tokens.push(v);
+                next.push(Beam { tokens, score });
+            }
+        }
+        beams = next;
+        if found.len() >= width || beams.is_empty() {
+            beams.clear();
+            break;
+        }
+    }
+    found.extend(beams.into_iter().map(|b| hypothesis(b.tokens, b.score, false, penalty)));
+    found.sort_by(|x, y| y.normalised.total_cmp(&x.normalised));
+    found.truncate(config.n_best);
+    Ok(found)
+}

@@ -1,0 +1,58 @@
+//! Greedy decoding: from `<sos>`, append the most likely next token until `<eos>` or `max_len`.
+
+use super::model::{Seq2SeqDecoder, argmax, check_request, in_eval, logits_rows, prefix_tensor};
+use crate::nn::shape::in_module;
+use candle_core::{Result, Tensor};
+
+/// Decodes every source sentence greedily: starting from `<sos>`, each step appends the token of
+/// the largest logit (the first one on ties) until every sentence has produced `<eos>` or
+/// `max_len` tokens have been produced. The source is encoded once; sentences that have ended
+/// leave the batch. The model runs in evaluation mode and is put back in the mode it was in.
+///
+/// Each returned sequence excludes `<sos>` and stops before `<eos>` (which is not included); a
+/// sequence of `max_len` tokens may have been cut short.
+///
+/// Errors name `greedy_decode` and the sizes: a source that is not `(N, S)` integer ids with
+/// `N, S > 0`, `max_len` 0, `sos` or `eos` outside the target vocabulary, `sos` equal to the
+/// padding id, a source or `max_len` beyond the model's `max_len`.
+///
+/// # Shapes
+/// - `src`: source ids `(N, S)`
+/// - returns `N` sequences of at most `max_len` target ids each
+pub fn greedy_decode<M: Seq2SeqDecoder>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<Vec<Vec<u32>>> {
+    let module = "greedy_decode";
+    let (n, _) = check_request(module, model, src, sos, eos, max_len)?;
+    in_eval(model, |m| in_module(module, run(m, src, sos, eos, max_len, n)))
+}
+
+fn run<M: Seq2SeqDecoder>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize, n: usize) -> Result<Vec<Vec<u32>>> {
+    let vocab = model.tgt_vocab();
+    let mut out: Vec<Vec<u32>> = vec![vec![]; n];
+    // The sentences still being decoded, and the state of exactly those rows.
+    let mut live: Vec<usize> = (0..n).collect();
+    let mut state = model.encode_src(src)?;
+    for step in 0..max_len {
+        let prefixes: Vec<Vec<u32>> = live.iter().map(|&i| std::iter::once(sos).chain(out[i].iter().copied()).collect()).collect();
+        let logits = model.next_logits(&state, &prefix_tensor(&prefixes, src.device())?)?;
+        let rows = logits_rows("greedy_decode", &logits, live.len(), vocab, step)?;
+        let mut still = Vec::with_capacity(live.len());
+        let mut keep = Vec::with_capacity(live.len());
+        for (r, (&i, row)) in live.iter().zip(&rows).enumerate() {
+            let next = argmax(row);
+            if next != eos {
+                out[i].push(next);
+                still.push(i);
+                keep.push(r as u32);
+            }
+        }
+        if still.is_empty() {
+            break;
+        }
+        if still.len() < live.len() {
+            let k = keep.len();
+            state = model.select_rows(&state, &Tensor::from_vec(keep, k, src.device())?)?;
+        }
+        live = still;
+    }
+    Ok(out)
+}

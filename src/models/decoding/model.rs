@@ -1,0 +1,143 @@
+//! What decoding needs from a model ([`Seq2SeqDecoder`]), and the checks and helpers that greedy
+//! decoding and beam search share.
+
+use crate::nn::Module;
+use crate::nn::shape::{error, shape_error};
+use candle_core::{DType, Result, Tensor};
+
+/// A model that encodes a batch of source sentences once and then, given target prefixes, gives
+/// the logits of the next target token. Recurrent encoder-decoders can implement it as well as
+/// the [`Transformer`](crate::models::Transformer): their state would be the encoder's final
+/// hidden state, and `next_logits` would run the decoder over the prefix.
+pub trait Seq2SeqDecoder: Module {
+    /// What the encoder leaves for the decoder: for the Transformer the memory and the source mask.
+    type State;
+
+    /// The target vocabulary size `V`: the width of the logits; target ids lie in `0..V`.
+    fn tgt_vocab(&self) -> usize;
+
+    /// The longest source and the longest target prefix the model takes (e.g. what its
+    /// positional encoding covers); `None` for no limit.
+    fn max_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// The padding id, if the model masks one out: `<sos>` must differ from it.
+    fn pad_id(&self) -> Option<u32> {
+        None
+    }
+
+    /// Runs the encoder over a batch of source sentences, once per decoding call.
+    ///
+    /// # Shapes
+    /// - `src`: source ids `(N, S)`
+    /// - returns the state of `N` sentences
+    fn encode_src(&mut self, src: &Tensor) -> Result<Self::State>;
+
+    /// The state of the sentences at `rows`, in that order, repeats allowed (beam search gives
+    /// every live beam of a sentence its own copy).
+    ///
+    /// # Shapes
+    /// - `rows`: `u32` row indices `(K,)`; returns the state of `K` sentences
+    fn select_rows(&self, state: &Self::State, rows: &Tensor) -> Result<Self::State>;
+
+    /// The logits of the token that follows each prefix (the last position's logits).
+    ///
+    /// # Shapes
+    /// - `state`: the state of `N` sentences; `prefix`: target ids `(N, t)`, starting with `<sos>`
+    /// - returns the logits `(N, V)`
+    fn next_logits(&mut self, state: &Self::State, prefix: &Tensor) -> Result<Tensor>;
+}
+
+/// Runs `f` with the model in evaluation mode and puts back the mode it was in, whatever `f`
+/// returns.
+pub(crate) fn in_eval<M: Module, T>(model: &mut M, f: impl FnOnce(&mut M) -> Result<T>) -> Result<T> {
+    let was_training = model.is_training();
+    model.set_training(false);
+    let out = f(model);
+    model.set_training(was_training);
+    out
+}
+
+/// Checks a decoding request and returns `(N, S)`: source ids `(N, S)` of an integer dtype with
+/// `N, S > 0` and `S` within the model's `max_len`, `max_len > 0` target tokens whose prefixes
+/// (`<sos>` plus all but the last token, `max_len` ids) the model takes, and `<sos>` and `<eos>`
+/// in the target vocabulary, `<sos>` not the padding id.
+pub(crate) fn check_request<M: Seq2SeqDecoder>(
+    module: &str,
+    model: &M,
+    src: &Tensor,
+    sos: u32,
+    eos: u32,
+    max_len: usize,
+) -> Result<(usize, usize)> {
+    let (n, s) = match src.dims() {
+        &[n, s] if n > 0 && s > 0 => (n, s),
+        d => return Err(shape_error(module, "source ids of shape (N, S) with N, S > 0", d)),
+    };
+    if !matches!(src.dtype(), DType::U8 | DType::U32 | DType::I64) {
+        return Err(error(module, format!("expected integer source ids (u8, u32, i64), got dtype {:?}", src.dtype())));
+    }
+    if max_len == 0 {
+        return Err(error(module, "max_len must be at least 1 target token, got 0"));
+    }
+    let vocab = model.tgt_vocab();
+    for (what, id) in [("sos", sos), ("eos", eos)] {
+        if id as usize >= vocab {
+            return Err(error(module, format!("{what} id {id} is outside the target vocabulary 0..{vocab}")));
+        }
+    }
+    if model.pad_id() == Some(sos) {
+        return Err(error(module, format!("sos id {sos} is the model's pad_id: the first target position would be masked out")));
+    }
+    if let Some(limit) = model.max_len() {
+        if s > limit {
+            return Err(error(module, format!("the source {:?} has {s} tokens, more than the model's max_len {limit}", src.dims())));
+        }
+        if max_len > limit {
+            return Err(error(
+                module,
+                format!("max_len {max_len} needs target prefixes of up to {max_len} ids, more than the model's max_len {limit}"),
+            ));
+        }
+    }
+    Ok((n, s))
+}
+
+/// The next-token logits `(rows, V)` on the host, one `Vec` per row; NaN is an error.
+pub(crate) fn logits_rows(module: &str, logits: &Tensor, rows: usize, vocab: usize, step: usize) -> Result<Vec<Vec<f64>>> {
+    if logits.dims() != [rows, vocab] {
+        return Err(shape_error(module, format!("next-token logits of shape ({rows}, {vocab}) at step {step}"), logits.dims()));
+    }
+    let values = logits.to_dtype(DType::F64)?.to_vec2::<f64>()?;
+    if let Some((r, _)) = values.iter().enumerate().find(|(_, row)| row.iter().any(|v| v.is_nan())) {
+        return Err(error(module, format!("the model gave NaN logits at step {step} (row {r})")));
+    }
+    Ok(values)
+}
+
+/// The first index of the largest value (PyTorch's `argmax` on CPU gives the first too).
+pub(crate) fn argmax(row: &[f64]) -> u32 {
+    let mut best = 0;
+    for (k, v) in row.iter().enumerate() {
+        if *v > row[best] {
+            best = k;
+        }
+    }
+    best as u32
+}
+
+/// `log_softmax` of one row, in `f64`.
+pub(crate) fn log_softmax(row: &[f64]) -> Vec<f64> {
+    let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
+    let log_sum = max + sum.ln();
+    row.iter().map(|v| v - log_sum).collect()
+}
+
+/// Prefixes of equal length as one `(K, t)` tensor of `u32` ids.
+pub(crate) fn prefix_tensor(prefixes: &[Vec<u32>], device: &candle_core::Device) -> Result<Tensor> {
+    let t = prefixes.first().map_or(0, Vec::len);
+    let flat: Vec<u32> = prefixes.iter().flatten().copied().collect();
+    Tensor::from_vec(flat, (prefixes.len(), t), device)
+}

@@ -1,0 +1,60 @@
+//! The [`Transformer`] as a [`Seq2SeqDecoder`]: the memory and the source mask are encoded once;
+//! every step decodes the whole prefix under its causal (and padding) mask and keeps the last
+//! position's logits.
+
+use super::model::Seq2SeqDecoder;
+use crate::models::transformer::model::Transformer;
+use crate::nn::shape::{in_module, shape_error};
+use candle_core::{IndexOp, Result, Tensor};
+
+/// What the Transformer's encoder leaves for decoding.
+#[derive(Clone, Debug)]
+pub struct TransformerState {
+    /// The encoder's output `(N, S, D)`.
+    pub memory: Tensor,
+    /// The source's additive padding mask `(N, 1, S)`, or `None` when the model has no `pad_id`.
+    pub src_mask: Option<Tensor>,
+}
+
+impl Seq2SeqDecoder for Transformer {
+    type State = TransformerState;
+
+    fn tgt_vocab(&self) -> usize {
+        self.config.tgt_vocab
+    }
+
+    fn max_len(&self) -> Option<usize> {
+        Some(self.config.max_len)
+    }
+
+    fn pad_id(&self) -> Option<u32> {
+        self.config.pad_id
+    }
+
+    fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
+        let src_mask = self.src_mask(src)?;
+        let memory = self.encode(src, src_mask.as_ref())?;
+        Ok(TransformerState { memory, src_mask })
+    }
+
+    fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
+        let run = || -> Result<TransformerState> {
+            let memory = state.memory.index_select(rows, 0)?;
+            let src_mask = state.src_mask.as_ref().map(|m| m.index_select(rows, 0)).transpose()?;
+            Ok(TransformerState { memory, src_mask })
+        };
+        in_module("Transformer::select_rows", run())
+    }
+
+    fn next_logits(&mut self, state: &TransformerState, prefix: &Tensor) -> Result<Tensor> {
+        let module = "Transformer::next_logits";
+        let n = state.memory.dims().first().copied().unwrap_or(0);
+        let t = match prefix.dims() {
+            &[rows, t] if rows == n && t > 0 => t,
+            d => return Err(shape_error(module, format!("a prefix of shape ({n}, t) with t > 0 for a memory of {n} rows"), d)),
+        };
+        let tgt_mask = self.tgt_mask(prefix)?;
+        let logits = self.decode(prefix, &state.memory, state.src_mask.as_ref(), Some(&tgt_mask))?;
+        in_module(module, logits.i((.., t - 1, ..))?.contiguous())
+    }
+}
