@@ -2,6 +2,8 @@
 
 pub mod loader;
 pub mod squares;
+pub mod text;
 
 pub use loader::{DataLoader, TensorDataset};
 pub use squares::{CORNERS, Sequences, generate_sequences, walk};
+pub use text::{BucketIterator, TranslationBatch, Vocab, detokenize, encode_pairs, read_aligned_pairs, read_tsv_pairs, tokenize};

@@ -1,0 +1,212 @@
+//! `TranslationBatch`: encoded sentence pairs padded into two id tensors, with their lengths,
+//! their masks and the shifted targets of teacher forcing.
+
+use super::tokenizer::tokenize;
+use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
+use crate::attention::{create_mask, padding_mask};
+use crate::nn::shape::{check_size, error, in_module, shape_error};
+use candle_core::{DType, Device, Result, Tensor};
+
+/// A pair of encoded sentences: source ids, target ids (`<sos>` ... `<eos>`).
+pub type EncodedPair = (Vec<u32>, Vec<u32>);
+
+/// Tokenizes and encodes sentence pairs: the source with [`Vocab::encode`] (wrapped in
+/// `<sos>` ... `<eos>` when `src_sos_eos`), the target always wrapped in `<sos>` ... `<eos>`.
+pub fn encode_pairs<S: AsRef<str>, T: AsRef<str>>(
+    pairs: &[(S, T)],
+    src_vocab: &Vocab,
+    tgt_vocab: &Vocab,
+    src_sos_eos: bool,
+) -> Vec<EncodedPair> {
+    pairs
+        .iter()
+        .map(|(s, t)| (src_vocab.encode(&tokenize(s.as_ref()), src_sos_eos), tgt_vocab.encode(&tokenize(t.as_ref()), true)))
+        .collect()
+}
+
+/// Checks encoded pairs before batching: every source has at least one id, every target starts
+/// with `<sos>`, ends with `<eos>` and has at least those two, no id is the padding id 0, and,
+/// with `max_len`, no source or target (specials included) is longer than `max_len` (the
+/// Transformer's positional table). Errors name `module`, the 0-based pair index and the sizes.
+pub fn check_pairs(module: &str, pairs: &[EncodedPair], max_len: Option<usize>) -> Result<()> {
+    if pairs.is_empty() {
+        return Err(error(module, "no sentence pairs (empty corpus)"));
+    }
+    pairs.iter().enumerate().try_for_each(|(i, p)| check_pair(module, i, p, max_len))
+}
+
+/// Checks one pair, `i` being its index in the caller's list.
+fn check_pair(module: &str, i: usize, (src, tgt): &EncodedPair, max_len: Option<usize>) -> Result<()> {
+    if src.is_empty() {
+        return Err(error(module, format!("pair {i}: the source is empty")));
+    }
+    if tgt.len() < 2 || tgt[0] != SOS_ID || tgt[tgt.len() - 1] != EOS_ID {
+        return Err(error(module, format!("pair {i}: the target must be <sos> ... <eos> (ids {SOS_ID} ... {EOS_ID}), got {tgt:?}")));
+    }
+    for (side, ids) in [("source", src), ("target", tgt)] {
+        if let Some(p) = ids.iter().position(|&id| id == PAD_ID) {
+            return Err(error(module, format!("pair {i}: the {side} holds the padding id {PAD_ID} at position {p}")));
+        }
+        if let Some(m) = max_len
+            && ids.len() > m
+        {
+            return Err(error(module, format!("pair {i}: the {side} has {} tokens, more than max_len = {m}", ids.len())));
+        }
+    }
+    Ok(())
+}
+
+/// Source and target ids of a few sentence pairs, padded with `<pad>` (0) to the longest of
+/// the batch.
+#[derive(Clone, Debug)]
+pub struct TranslationBatch {
+    /// Source ids `(N, S)`, u32, padded with 0.
+    pub src: Tensor,
+    /// Target ids `(N, T)`, u32, `<sos>` ... `<eos>` then 0s.
+    pub tgt: Tensor,
+    /// The length of every source, padding left out.
+    pub src_lengths: Vec<usize>,
+    /// The length of every target, `<sos>` and `<eos>` included.
+    pub tgt_lengths: Vec<usize>,
+    /// The index of every pair in the list it was batched from.
+    pub indices: Vec<usize>,
+}
+
+impl TranslationBatch {
+    /// Pads the pairs at `indices` of `pairs` into one batch, in the order of `indices`.
+    /// The pairs are checked as [`check_pairs`] checks them (without `max_len`).
+    pub fn new(pairs: &[EncodedPair], indices: &[usize]) -> Result<Self> {
+        let module = "TranslationBatch::new";
+        if indices.is_empty() {
+            return Err(error(module, "no pair to batch (empty index list)"));
+        }
+        let mut chosen = Vec::with_capacity(indices.len());
+        for &i in indices {
+            let pair = pairs.get(i).ok_or_else(|| error(module, format!("pair index {i} is out of range for {} pairs", pairs.len())))?;
+            check_pair(module, i, pair, None)?;
+            chosen.push(pair);
+        }
+        let src_lengths: Vec<usize> = chosen.iter().map(|(s, _)| s.len()).collect();
+        let tgt_lengths: Vec<usize> = chosen.iter().map(|(_, t)| t.len()).collect();
+        let src = pad(module, chosen.iter().map(|(s, _)| s.as_slice()), &src_lengths)?;
+        let tgt = pad(module, chosen.iter().map(|(_, t)| t.as_slice()), &tgt_lengths)?;
+        Ok(TranslationBatch { src, tgt, src_lengths, tgt_lengths, indices: indices.to_vec() })
+    }
+
+    /// Pads every pair of `pairs`, in order, into one batch.
+    pub fn from_pairs(pairs: &[EncodedPair]) -> Result<Self> {
+        Self::new(pairs, &(0..pairs.len()).collect::<Vec<_>>())
+    }
+
+    /// Number of sentence pairs `N`.
+    pub fn len(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Never true: a batch holds at least one pair.
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// The decoder's input for teacher forcing: the target without its last step.
+    ///
+    /// # Shapes
+    /// - returns `(N, T - 1)`, u32, starting with `<sos>`
+    pub fn tgt_input(&self) -> Result<Tensor> {
+        tgt_input(&self.tgt)
+    }
+
+    /// What the decoder should predict: the target without `<sos>`.
+    ///
+    /// # Shapes
+    /// - returns `(N, T - 1)`, u32, ending with `<eos>` then `<pad>`s
+    pub fn tgt_output(&self) -> Result<Tensor> {
+        tgt_output(&self.tgt)
+    }
+
+    /// The additive source mask of the Transformer: 0 on tokens, `-inf` on padding.
+    ///
+    /// # Shapes
+    /// - returns `(N, 1, S)`, float32
+    pub fn src_mask(&self) -> Result<Tensor> {
+        in_module("TranslationBatch::src_mask", padding_mask(&self.src, PAD_ID))
+    }
+
+    /// The additive mask of the decoder's input [`TranslationBatch::tgt_input`]: the causal mask
+    /// plus its padding mask.
+    ///
+    /// # Shapes
+    /// - returns `(N, T - 1, T - 1)`, float32
+    pub fn tgt_mask(&self) -> Result<Tensor> {
+        let module = "TranslationBatch::tgt_mask";
+        let input = self.tgt_input()?;
+        let (n, t) = input.dims2()?;
+        in_module(module, create_mask(n, t)?.broadcast_add(&padding_mask(&input, PAD_ID)?))
+    }
+
+    /// The keep/drop padding mask of the source, "1 keeps, 0 masks" as in the lecture.
+    ///
+    /// # Shapes
+    /// - returns `(N, S)`, u8
+    pub fn src_keep(&self) -> Result<Tensor> {
+        self.src.ne(PAD_ID)?.to_dtype(DType::U8)
+    }
+
+    /// The keep/drop padding mask of the whole target.
+    ///
+    /// # Shapes
+    /// - returns `(N, T)`, u8
+    pub fn tgt_keep(&self) -> Result<Tensor> {
+        self.tgt.ne(PAD_ID)?.to_dtype(DType::U8)
+    }
+
+    /// Number of target tokens the decoder predicts (non-padding positions of
+    /// [`TranslationBatch::tgt_output`]): what tokens per second count.
+    pub fn target_tokens(&self) -> usize {
+        self.tgt_lengths.iter().map(|l| l - 1).sum()
+    }
+
+    /// The same batch with its tensors on `device`.
+    pub fn to_device(&self, device: &Device) -> Result<Self> {
+        Ok(TranslationBatch { src: self.src.to_device(device)?, tgt: self.tgt.to_device(device)?, ..self.clone() })
+    }
+}
+
+/// Rows of ids padded with 0 to the longest, `(N, longest)` u32 on the CPU.
+fn pad<'a>(module: &str, rows: impl Iterator<Item = &'a [u32]>, lengths: &[usize]) -> Result<Tensor> {
+    let width = lengths.iter().copied().max().unwrap_or(0);
+    check_size(module, &[lengths.len(), width])?;
+    let mut data = vec![PAD_ID; lengths.len() * width];
+    for (r, row) in rows.enumerate() {
+        data[r * width..r * width + row.len()].copy_from_slice(row);
+    }
+    Tensor::from_vec(data, (lengths.len(), width), &Device::Cpu)
+}
+
+fn check_target(module: &str, tgt: &Tensor) -> Result<(usize, usize)> {
+    let (n, t) = tgt.dims2().map_err(|_| shape_error(module, "target ids of shape (N, T)", tgt.dims()))?;
+    if t < 2 {
+        return Err(shape_error(module, "a target of at least 2 steps (<sos> ... <eos>)", tgt.dims()));
+    }
+    Ok((n, t))
+}
+
+/// The target without its last step: the decoder's input under teacher forcing.
+///
+/// # Shapes
+/// - `tgt`: `(N, T)` with `T >= 2`
+/// - returns `(N, T - 1)`
+pub fn tgt_input(tgt: &Tensor) -> Result<Tensor> {
+    let (_, t) = check_target("tgt_input", tgt)?;
+    tgt.narrow(1, 0, t - 1)
+}
+
+/// The target without its first step (`<sos>`): what the decoder learns to predict.
+///
+/// # Shapes
+/// - `tgt`: `(N, T)` with `T >= 2`
+/// - returns `(N, T - 1)`
+pub fn tgt_output(tgt: &Tensor) -> Result<Tensor> {
+    let (_, t) = check_target("tgt_output", tgt)?;
+    tgt.narrow(1, 1, t - 1)
+}

@@ -1,0 +1,184 @@
+//! `Vocab`: the map between tokens and ids, built from training sentences as torchtext's
+//! `build_vocab` builds it: four specials first, then the tokens by descending frequency.
+
+use super::tokenizer::{detokenize, tokenize};
+use crate::nn::shape::error;
+use candle_core::Result;
+use std::collections::HashMap;
+
+/// The padding token, id [`PAD_ID`] (0, what the models and losses ignore).
+pub const PAD: &str = "<pad>";
+/// The start-of-sentence token, id [`SOS_ID`]: the first input of the decoder.
+pub const SOS: &str = "<sos>";
+/// The end-of-sentence token, id [`EOS_ID`]: the decoder's last output.
+pub const EOS: &str = "<eos>";
+/// The token every unknown word becomes, id [`UNK_ID`].
+pub const UNK: &str = "<unk>";
+pub const PAD_ID: u32 = 0;
+pub const SOS_ID: u32 = 1;
+pub const EOS_ID: u32 = 2;
+pub const UNK_ID: u32 = 3;
+/// The specials, in id order.
+pub const SPECIALS: [&str; 4] = [PAD, SOS, EOS, UNK];
+
+/// Tokens and their ids: `<pad>` = 0, `<sos>` = 1, `<eos>` = 2, `<unk>` = 3, then every
+/// training token seen at least `min_freq` times, the most frequent first and ties in
+/// alphabetical (byte) order, so the same sentences give the same ids on every machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vocab {
+    tokens: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl Vocab {
+    /// Builds a vocabulary from training sentences, each a list of tokens (see
+    /// [`super::tokenize`]).
+    ///
+    /// - `min_freq`: a token enters when it appears at least this often (0 counts as 1);
+    /// - `max_size`: at most this many entries in all, the four specials included (the least
+    ///   frequent tokens are left out); `None` for no limit, fewer than 4 is an error.
+    ///
+    /// The specials written in a sentence (`<unk>`, `<pad>`...) are not counted as tokens.
+    /// Training data without a single token is an error.
+    pub fn build<I, T, S>(sentences: I, min_freq: usize, max_size: Option<usize>) -> Result<Self>
+    where
+        I: IntoIterator<Item = T>,
+        T: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let module = "Vocab::build";
+        if let Some(m) = max_size
+            && m < SPECIALS.len()
+        {
+            return Err(error(module, format!("max_size must leave room for the {} specials, got {m}", SPECIALS.len())));
+        }
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        let (mut n_sentences, mut n_tokens) = (0usize, 0usize);
+        for sentence in sentences {
+            n_sentences += 1;
+            for token in sentence {
+                let token = token.as_ref();
+                n_tokens += 1;
+                if !SPECIALS.contains(&token) {
+                    *counts.entry(token.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+        if n_tokens == 0 {
+            return Err(error(module, format!("no token in the training data ({n_sentences} sentences, all empty)")));
+        }
+        let mut ranked: Vec<(String, usize)> = counts.into_iter().filter(|(_, c)| *c >= min_freq.max(1)).collect();
+        ranked.sort_by(|(a, ca), (b, cb)| cb.cmp(ca).then_with(|| a.cmp(b)));
+        if let Some(m) = max_size {
+            ranked.truncate(m - SPECIALS.len());
+        }
+        let tokens = SPECIALS.iter().map(|s| s.to_string()).chain(ranked.into_iter().map(|(t, _)| t));
+        Self::from_tokens(tokens)
+    }
+
+    /// A vocabulary from its tokens in id order (a saved vocabulary read back): the first four
+    /// must be the specials, and no token may appear twice.
+    pub fn from_tokens<I: IntoIterator<Item = S>, S: Into<String>>(tokens: I) -> Result<Self> {
+        let module = "Vocab::from_tokens";
+        let tokens: Vec<String> = tokens.into_iter().map(Into::into).collect();
+        if tokens.len() < SPECIALS.len() || tokens[..SPECIALS.len()] != SPECIALS {
+            let got: Vec<&str> = tokens.iter().take(SPECIALS.len()).map(String::as_str).collect();
+            return Err(error(module, format!("expected the specials {SPECIALS:?} first, got {got:?}")));
+        }
+        if tokens.len() > u32::MAX as usize {
+            return Err(error(module, format!("{} tokens do not fit u32 ids", tokens.len())));
+        }
+        let mut ids = HashMap::with_capacity(tokens.len());
+        for (i, t) in tokens.iter().enumerate() {
+            if let Some(first) = ids.insert(t.clone(), i as u32) {
+                return Err(error(module, format!("token {t:?} appears twice, at ids {first} and {i}")));
+            }
+        }
+        Ok(Vocab { tokens, ids })
+    }
+
+    /// Number of entries, specials included (the model's vocabulary size).
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Never true: a vocabulary holds at least the four specials.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// Every token, in id order.
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    pub fn contains(&self, token: &str) -> bool {
+        self.ids.contains_key(token)
+    }
+
+    /// The id of a token; an unknown token gets [`UNK_ID`].
+    pub fn id(&self, token: &str) -> u32 {
+        self.ids.get(token).copied().unwrap_or(UNK_ID)
+    }
+
+    /// The token of an id; an id outside `0..len()` is an error naming the vocabulary's size.
+    pub fn token(&self, id: u32) -> Result<&str> {
+        self.tokens.get(id as usize).map(String::as_str).ok_or_else(|| {
+            error("Vocab::token", format!("id {id} is out of range for a vocabulary of {} tokens (ids 0..{})", self.len(), self.len()))
+        })
+    }
+
+    /// The ids of a list of tokens, unknown tokens as [`UNK_ID`], wrapped in `<sos>` ... `<eos>`
+    /// when `add_sos_eos`.
+    ///
+    /// # Shapes
+    /// - `tokens`: `L` tokens
+    /// - returns `L` ids, or `L + 2` with `add_sos_eos`
+    pub fn encode<S: AsRef<str>>(&self, tokens: &[S], add_sos_eos: bool) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(tokens.len() + 2);
+        if add_sos_eos {
+            ids.push(SOS_ID);
+        }
+        ids.extend(tokens.iter().map(|t| self.id(t.as_ref())));
+        if add_sos_eos {
+            ids.push(EOS_ID);
+        }
+        ids
+    }
+
+    /// [`tokenize`]s a sentence, then [`Vocab::encode`]s its tokens.
+    pub fn encode_str(&self, text: &str, add_sos_eos: bool) -> Vec<u32> {
+        self.encode(&tokenize(text), add_sos_eos)
+    }
+
+    /// The tokens of a list of ids (a model's output): stops at the first `<eos>`, skips
+    /// `<pad>` and `<sos>`, keeps `<unk>`. An id outside the vocabulary is an error naming its
+    /// position, the id and the vocabulary's size.
+    ///
+    /// # Shapes
+    /// - `ids`: `L` ids
+    /// - returns at most `L` tokens
+    pub fn decode(&self, ids: &[u32]) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for (i, &id) in ids.iter().enumerate() {
+            match id {
+                EOS_ID => break,
+                PAD_ID | SOS_ID => continue,
+                _ => {}
+            }
+            let token = self.tokens.get(id as usize).ok_or_else(|| {
+                error(
+                    "Vocab::decode",
+                    format!("unknown id {id} at position {i}: the vocabulary has {} tokens (ids 0..{})", self.len(), self.len()),
+                )
+            })?;
+            out.push(token.clone());
+        }
+        Ok(out)
+    }
+
+    /// [`Vocab::decode`]s ids, then [`detokenize`]s the tokens into a sentence.
+    pub fn decode_str(&self, ids: &[u32]) -> Result<String> {
+        Ok(detokenize(&self.decode(ids)?))
+    }
+}
