@@ -12,8 +12,8 @@
 //! | [`nn`] | `Module`, `Param`, layers (linear, embedding, layer norm, dropout, GRU, LSTM, feed-forward), ops, fused kernels, shape checks | `torch.nn` |
 //! | [`attention`] | scoring functions, alphas, masks (keep/drop and additive), `Attention`, wide, narrow and vectorised multi-head attention, positional encoding | part 2 (attention), part 3 (masks, positional encoding), the Transformer lecture |
 //! | [`models`] | GRU encoder-decoder, attention decoder, self-attention encoder-decoder, the Transformer | part 1, part 2, part 3, the Transformer lecture |
-//! | [`data`] | the squares, `TensorDataset`, `DataLoader` | the book's `generate_sequences`, PyTorch's loaders |
-//! | [`train`] | losses, Adam, `StepByStep`, checkpoints | the book's `StepByStep` |
+//! | [`data`] | the squares, `TensorDataset`, `DataLoader`, a generated German-English corpus, tokenizer, `Vocab`, padded translation batches | the book's `generate_sequences`, PyTorch's loaders, 002's German-English task |
+//! | [`train`] | losses (MSE, cross-entropy), Adam, warm-up schedule, gradient clipping, `StepByStep`, checkpoints, BLEU | the book's `StepByStep`, PyTorch, sacrebleu |
 //! | [`notebook`] | tensors as tables, attention heatmaps, the lecture's figures | the book's `plots/chapter9.py` |
 //!
 //! Every public `forward` documents its shapes in a `# Shapes` section, with the letters `N`
@@ -35,10 +35,14 @@ pub mod prelude {
         VectorisedMultiHeadAttention, calc_alphas, context_vector, create_mask, dot_products, padding_mask, positional_encoding_table,
         scaled_dot_product_attention, scaled_dot_product_attention_additive, source_mask, subsequent_mask, uniform_alphas,
     };
-    pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
+    pub use crate::data::{
+        BucketIterator, Corpus, CorpusConfig, DataLoader, Sequences, TensorDataset, TranslationBatch, Vocab, generate_corpus,
+        generate_sequences,
+    };
     pub use crate::models::{
-        AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer, TransformerConfig,
-        TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, transformer_encoding_table,
+        AddNorm, AttentionMaps, BeamConfig, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer,
+        TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, beam_search, greedy_decode,
+        transformer_encoding_table,
     };
     pub use crate::models::{
         Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,
@@ -55,6 +59,6 @@ pub mod prelude {
     };
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};
-    pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with};
+    pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }
