@@ -45,6 +45,21 @@ pub fn padding_mask(ids: &Tensor, pad_id: u32) -> Result<Tensor> {
     Tensor::from_vec(mask, (n, 1, l), ids.device())
 }
 
+/// The additive mask of a decoder's input: the causal mask ([`create_mask`]) plus, with a
+/// `pad_id`, the padding mask of the same ids ([`padding_mask`]).
+///
+/// # Shapes
+/// - `ids`: `(N, T)`, integer ids (u8, u32, i64) or whole floats
+/// - returns `(N, T, T)`, float32
+pub fn target_mask(ids: &Tensor, pad_id: Option<u32>) -> Result<Tensor> {
+    let (n, t) = ids.dims2().map_err(|_| shape_error("target_mask", "token ids of shape (N, T)", ids.dims()))?;
+    let causal = create_mask(n, t)?;
+    match pad_id {
+        Some(pad) => causal.broadcast_add(&padding_mask(ids, pad)?),
+        None => Ok(causal),
+    }
+}
+
 /// Token ids as f64 values, refusing dtypes that cannot hold ids.
 pub(crate) fn ids_as_f64(module: &str, ids: &Tensor) -> Result<Vec<f64>> {
     match ids.dtype() {

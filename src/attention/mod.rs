@@ -16,7 +16,7 @@ pub mod positional;
 pub mod score;
 pub mod vectorised;
 
-pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive};
+pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive, target_mask};
 pub use head::Attention;
 pub use layer::AttentionLayer;
 pub use mask::{MASK_FILL, source_mask, subsequent_mask};

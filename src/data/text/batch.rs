@@ -3,7 +3,7 @@
 
 use super::tokenizer::tokenize;
 use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
-use crate::attention::{create_mask, padding_mask};
+use crate::attention::{padding_mask, target_mask};
 use crate::nn::shape::{check_size, error, in_module, shape_error};
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -139,9 +139,7 @@ impl TranslationBatch {
     /// - returns `(N, T - 1, T - 1)`, float32
     pub fn tgt_mask(&self) -> Result<Tensor> {
         let module = "TranslationBatch::tgt_mask";
-        let input = self.tgt_input()?;
-        let (n, t) = input.dims2()?;
-        in_module(module, create_mask(n, t)?.broadcast_add(&padding_mask(&input, PAD_ID)?))
+        in_module(module, target_mask(&self.tgt_input()?, Some(PAD_ID)))
     }
 
     /// The keep/drop padding mask of the source, "1 keeps, 0 masks" as in the lecture.

@@ -4,7 +4,7 @@
 use super::config::TransformerConfig;
 use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 use super::stacks::{TransformerDecoder, TransformerEncoder};
-use crate::attention::{create_mask, padding_mask};
+use crate::attention::{padding_mask, target_mask};
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Linear, Module, NamedParams, prefixed};
 use candle_core::{Result, Tensor};
@@ -87,19 +87,15 @@ impl Transformer {
         self.config.pad_id.map(|pad| in_module("Transformer::src_mask", padding_mask(src, pad))).transpose()
     }
 
-    /// The target mask the model uses when given none: the causal mask ([`create_mask`]) plus,
-    /// with a `pad_id`, the target's padding mask.
+    /// The target mask the model uses when given none: the causal mask plus, with a
+    /// `pad_id`, the target's padding mask ([`target_mask`]).
     ///
     /// # Shapes
     /// - `tgt`: `(N, T)`; returns `(N, T, T)`
     pub fn tgt_mask(&self, tgt: &Tensor) -> Result<Tensor> {
         let module = "Transformer::tgt_mask";
-        let (n, t) = check_ids(module, "target", tgt)?;
-        let causal = create_mask(n, t)?;
-        match self.config.pad_id {
-            Some(pad) => in_module(module, causal.broadcast_add(&padding_mask(tgt, pad)?)),
-            None => Ok(causal),
-        }
+        check_ids(module, "target", tgt)?;
+        in_module(module, target_mask(tgt, self.config.pad_id))
     }
 
     /// Embeds the source, adds the positional encoding and runs the encoder stack: the
