@@ -35,9 +35,10 @@ pub mod prelude {
         VectorisedMultiHeadAttention, calc_alphas, context_vector, create_mask, dot_products, padding_mask, positional_encoding_table,
         scaled_dot_product_attention, scaled_dot_product_attention_additive, source_mask, subsequent_mask, uniform_alphas,
     };
+    pub use crate::data::text::{EOS_ID, EncodedPair, PAD_ID, SOS_ID, UNK_ID, tokenize_cased};
     pub use crate::data::{
-        BucketIterator, Corpus, CorpusConfig, DataLoader, Sequences, TensorDataset, TranslationBatch, Vocab, generate_corpus,
-        generate_sequences,
+        BucketIterator, Corpus, CorpusConfig, DataLoader, Sequences, TensorDataset, TranslationBatch, Vocab, detokenize, encode_pairs,
+        generate_corpus, generate_sequences, read_aligned_pairs, read_tsv_pairs, tokenize,
     };
     pub use crate::models::{
         AddNorm, AttentionMaps, BeamConfig, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer,
@@ -58,7 +59,7 @@ pub mod prelude {
         stack_layers,
     };
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
-    pub use crate::train::{Adam, Loss, MSELoss, Optimizer, StepByStep};
+    pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }

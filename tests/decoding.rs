@@ -19,7 +19,16 @@ const STEPS: u64 = 200;
 const LR: f64 = 0.003;
 
 fn config() -> TransformerConfig {
-    TransformerConfig { d_model: 16, n_heads: 2, d_ff: 32, n_layers: 2, dropout: 0.1, max_len: 32, ..TransformerConfig::new(VOCAB, VOCAB) }
+    TransformerConfig {
+        d_model: 16,
+        n_heads: 2,
+        d_ff: 32,
+        n_layers: 2,
+        dropout: 0.1,
+        max_len: 32,
+        xavier_init: true,
+        ..TransformerConfig::new(VOCAB, VOCAB)
+    }
 }
 
 /// A small deterministic generator of token ids in `3..VOCAB` (not the crate's: the tests only
@@ -52,7 +61,7 @@ fn models() -> &'static (Transformer, Transformer) {
         manual_seed(21).unwrap();
         let mut model = Transformer::from_config(&config()).unwrap();
         model.train();
-        let mut adam = Adam::new(model.parameters(), LR).unwrap();
+        let mut adam = Adam::with_betas(model.parameters(), LR, (0.9, 0.98), 1e-9).unwrap();
         let loss_fn = CrossEntropyLoss::new();
         for step in 0..STEPS {
             let src = sources(32, step + 1);
@@ -111,7 +120,8 @@ fn beam_width_one_is_greedy_and_the_mode_is_put_back() {
         }
         println!("{name}: greedy {greedy:?}");
     }
-    // The trained model is not degenerate: it has learned where the copy ends (200 steps are too few
+    // The trained model (Xavier-initialised, as the Annotated Transformer) is not degenerate: it has
+    // learned where the copy ends (200 steps are too few
     // to learn the copy itself), so most unseen sentences end with `<eos>` after 5 tokens.
     let mut model = models().0.clone();
     let out = greedy_decode(&mut model, &test_src(), SOS, EOS, 8).unwrap();
@@ -167,7 +177,8 @@ fn wider_beams_never_score_below_greedy_and_scores_are_log_probabilities() {
             let wide = beam_search(&mut model, &src, SOS, EOS, &cfg).unwrap();
             for (i, (g, w)) in greedy.iter().zip(&wide).enumerate() {
                 let (g, best) = (&g[0], &w[0]);
-                assert!(best.score >= g.score - 1e-9, "{name}: sentence {i}, width {width}: best {best:?} below greedy {g:?}");
+                // Equal hypotheses scored in batches of different sizes differ by float32 rounding.
+                assert!(best.score >= g.score - 1e-5, "{name}: sentence {i}, width {width}: best {best:?} below greedy {g:?}");
                 assert!(w.windows(2).all(|p| p[0].normalised >= p[1].normalised), "{name}: sentence {i}: not best first");
                 assert!(!w.is_empty() && w.len() <= width);
                 let row = src.narrow(0, i, 1).unwrap();

@@ -318,6 +318,12 @@ fn the_transformer_matches_pytorch() {
         max = max.max(modes(&format!("{s} Transformer (vectorised)"), &mut model, seed, &c["out"], |m| {
             (m.forward(&inp.src, &inp.tgt, None, None).unwrap(), None)
         }));
+
+        // The Annotated Transformer's Xavier initialisation, drawn after the default one.
+        manual_seed(seed).unwrap();
+        let model =
+            Transformer::from_config(&TransformerConfig { heads: HeadLayout::Vectorised, xavier_init: true, ..config(&fx) }).unwrap();
+        assert_params(&format!("{s} Transformer (Xavier)"), &model, &case["transformer_xavier"]["state"], 0.0);
     }
     eprintln!("Transformer forward: max |difference| {max:e}");
 }

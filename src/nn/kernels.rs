@@ -13,7 +13,7 @@
 //! over slices ([`linear_forward`], [`softmax_rows`], ...); the `CustomOp` types only move data.
 //! Other devices and dtypes fall back to candle's tensor operations.
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp3, DType, Device, Layout, Result, Shape, Tensor, bail};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
 /// slice exactly its length. Returns the number of rows.
@@ -116,7 +116,7 @@ pub fn softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Result<Vec<f32>>
     Ok(dx)
 }
 
-fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
+pub(crate) fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
     let CpuStorage::F32(data) = s else { bail!("{op}: expected f32 storage") };
     if l.shape().elem_count() == 0 {
         return Ok(&[]);
@@ -127,11 +127,11 @@ fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
     }
 }
 
-fn values(t: &Tensor) -> Result<Vec<f32>> {
+pub(crate) fn values(t: &Tensor) -> Result<Vec<f32>> {
     t.flatten_all()?.to_vec1::<f32>()
 }
 
-fn fused(t: &[&Tensor]) -> bool {
+pub(crate) fn fused(t: &[&Tensor]) -> bool {
     t.iter().all(|t| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu))
 }
 
@@ -180,14 +180,21 @@ impl CustomOp3 for LinearOp {
     }
 }
 
+/// The widest input a linear layer runs through the fused kernel: the lecture's layers (a few
+/// inputs, where PyTorch's sums run left to right and ours match them bit for bit) stay one graph
+/// node; wider ones (the Transformer's) go to candle's blocked matrix product, which is many
+/// times faster once a row holds more than a few dozen products.
+pub const FUSED_LINEAR_MAX_IN: usize = 16;
+
 /// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
-/// bias, on the CPU in f32, one graph node with its own backward; otherwise candle's matmul.
+/// bias, on the CPU in f32 and with at most [`FUSED_LINEAR_MAX_IN`] inputs, one graph node with
+/// its own backward; otherwise candle's matmul.
 pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let (n_out, n_in) = weight.dims2().map_err(|_| crate::nn::shape::shape_error("linear", "a weight (n_out, n_in)", weight.dims()))?;
     if n_in == 0 || x.dims().last() != Some(&n_in) || bias.is_some_and(|b| b.dims() != [n_out]) {
         bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.map(|b| b.dims()))
     }
-    if let Some(b) = bias.filter(|b| fused(&[x, weight, b])) {
+    if let Some(b) = bias.filter(|b| n_in <= FUSED_LINEAR_MAX_IN && fused(&[x, weight, b])) {
         return x.contiguous()?.apply_op3(&weight.contiguous()?, &b.contiguous()?, LinearOp { n_in, n_out });
     }
     let mut dims = x.dims().to_vec();
@@ -197,9 +204,62 @@ pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tens
     }
     let y = x.reshape((rows, n_in))?.matmul(&weight.t()?)?;
     match bias {
-        Some(b) => y.broadcast_add(b)?.reshape(dims),
+        Some(b) => add_bias(&y, b)?.reshape(dims),
         None => y.reshape(dims),
     }
+}
+
+/// The sums of the columns of `g (rows, n)`: the gradient of a bias added to every row.
+pub fn column_sums(g: &[f32], n: usize) -> Result<Vec<f32>> {
+    check_lengths("column_sums", g.len(), n, &[])?;
+    let mut sums = vec![0f32; n];
+    for row in g.chunks_exact(n) {
+        for (s, v) in sums.iter_mut().zip(row) {
+            *s += v;
+        }
+    }
+    Ok(sums)
+}
+
+struct BiasAddOp {
+    n: usize,
+}
+
+impl CustomOp2 for BiasAddOp {
+    fn name(&self) -> &'static str {
+        "add-bias"
+    }
+
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
+        let (y, b) = (cpu_f32("add_bias", s1, l1)?, cpu_f32("add_bias", s2, l2)?);
+        check_lengths("add_bias", y.len(), self.n, &[("bias", b.len(), self.n)])?;
+        let mut out = y.to_vec();
+        for row in out.chunks_exact_mut(self.n) {
+            for (o, bv) in row.iter_mut().zip(b) {
+                *o += bv;
+            }
+        }
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
+    }
+
+    fn bwd(&self, _y: &Tensor, b: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let db = column_sums(&values(grad)?, self.n)?;
+        Ok((Some(grad.clone()), Some(Tensor::from_vec(db, b.shape(), b.device())?)))
+    }
+}
+
+/// `y + b` with `b (n)` added to every row of `y (..., n)`; on the CPU in f32 one graph node whose
+/// backward sums the gradient's columns in one pass (candle's sum over leading dimensions walks
+/// its strides element by element, which made the bias gradients a third of a Transformer step).
+pub fn add_bias(y: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let Some(&n) = y.dims().last() else { bail!("add_bias: expected y (..., n), got a scalar") };
+    if b.dims() != [n] {
+        bail!("add_bias: expected a bias ({n}) for y {:?}, got {:?}", y.dims(), b.dims())
+    }
+    if fused(&[y, b]) {
+        return y.contiguous()?.apply_op2(&b.contiguous()?, BiasAddOp { n });
+    }
+    y.broadcast_add(b)
 }
 
 struct SoftmaxOp {

@@ -1,9 +1,10 @@
 //! `nn.LayerNorm` with a backward pass (candle's own layer norm records none).
 
+use super::kernels;
 use super::module::{Module, NamedParams};
 use super::param::Param;
 use super::shape::{check_last_dim, check_size};
-use candle_core::{D, DType, Device, Result, Tensor, bail};
+use candle_core::{CpuStorage, CustomOp3, D, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
 /// norm records none). Parameters `weight` (ones) and `bias` (zeros); eps 1e-5.
@@ -40,13 +41,111 @@ impl LayerNorm {
     }
 }
 
-/// Layer normalisation over the last dimension (biased variance), written with differentiable ops.
+/// Layer normalisation over the last dimension (biased variance), differentiable: on the CPU in
+/// f32 one graph node with the hand-written backward of [`layer_norm_backward`]; otherwise
+/// candle's tensor operations.
 pub fn layer_norm(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64) -> Result<Tensor> {
+    let Some(&n) = x.dims().last() else { bail!("layer_norm: expected x (..., D), got a scalar") };
+    if weight.dims() != [n] || bias.dims() != [n] {
+        bail!("layer_norm: expected weight and bias ({n}) for x {:?}, got {:?} and {:?}", x.dims(), weight.dims(), bias.dims())
+    }
+    if kernels::fused(&[x, weight, bias]) && n > 0 {
+        return x.contiguous()?.apply_op3(&weight.contiguous()?, &bias.contiguous()?, LayerNormOp { n, eps });
+    }
     let mean = x.mean_keepdim(D::Minus1)?;
     let centered = x.broadcast_sub(&mean)?;
     let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
     let normed = centered.broadcast_div(&(var + eps)?.sqrt()?)?;
     normed.broadcast_mul(weight)?.broadcast_add(bias)
+}
+
+/// The normalised rows of `x` (rows of `n`) and each row's `1 / sqrt(var + eps)`:
+/// `xhat = (x - mean) / sqrt(var + eps)` with the biased variance.
+pub fn layer_norm_rows(x: &[f32], n: usize, eps: f64) -> (Vec<f32>, Vec<f32>) {
+    let mut xhat = Vec::with_capacity(x.len());
+    let mut rstd = Vec::with_capacity(x.len() / n.max(1));
+    for row in x.chunks_exact(n) {
+        let mean = row.iter().sum::<f32>() / n as f32;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n as f32;
+        let std = (var + eps as f32).sqrt();
+        xhat.extend(row.iter().map(|v| (v - mean) / std));
+        rstd.push(1.0 / std);
+    }
+    (xhat, rstd)
+}
+
+/// The gradients `(dx, dweight, dbias)` of `y = xhat * weight + bias` from the output's gradient
+/// `g`, given [`layer_norm_rows`]' `xhat` and `rstd`:
+/// `dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))` with `dxhat = g * weight`.
+pub fn layer_norm_backward(xhat: &[f32], rstd: &[f32], weight: &[f32], g: &[f32], n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let mut dx = vec![0f32; xhat.len()];
+    let (mut dw, mut db) = (vec![0f32; n], vec![0f32; n]);
+    for (((xr, gr), dr), r) in xhat.chunks_exact(n).zip(g.chunks_exact(n)).zip(dx.chunks_exact_mut(n)).zip(rstd) {
+        let (mut sum_d, mut sum_dx) = (0f32, 0f32);
+        for k in 0..n {
+            let d = gr[k] * weight[k];
+            sum_d += d;
+            sum_dx += d * xr[k];
+            dw[k] += gr[k] * xr[k];
+            db[k] += gr[k];
+        }
+        let (mean_d, mean_dx) = (sum_d / n as f32, sum_dx / n as f32);
+        for k in 0..n {
+            dr[k] = r * (gr[k] * weight[k] - mean_d - xr[k] * mean_dx);
+        }
+    }
+    (dx, dw, db)
+}
+
+struct LayerNormOp {
+    n: usize,
+    eps: f64,
+}
+
+impl CustomOp3 for LayerNormOp {
+    fn name(&self) -> &'static str {
+        "layer-norm"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "layer_norm";
+        let (x, w, b) = (kernels::cpu_f32(op, s1, l1)?, kernels::cpu_f32(op, s2, l2)?, kernels::cpu_f32(op, s3, l3)?);
+        if w.len() != self.n || b.len() != self.n || x.len() % self.n != 0 {
+            bail!("{op}: expected rows of {} and weight, bias ({}), got {}, {} and {} values", self.n, self.n, x.len(), w.len(), b.len())
+        }
+        let (mut y, _) = layer_norm_rows(x, self.n, self.eps);
+        for row in y.chunks_exact_mut(self.n) {
+            for ((v, wv), bv) in row.iter_mut().zip(w).zip(b) {
+                *v = *v * wv + bv;
+            }
+        }
+        Ok((CpuStorage::F32(y), l1.shape().clone()))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        b: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (xhat, rstd) = layer_norm_rows(&kernels::values(x)?, self.n, self.eps);
+        let (dx, dw, db) = layer_norm_backward(&xhat, &rstd, &kernels::values(w)?, &kernels::values(grad)?, self.n);
+        Ok((
+            Some(Tensor::from_vec(dx, x.shape(), x.device())?),
+            Some(Tensor::from_vec(dw, w.shape(), w.device())?),
+            Some(Tensor::from_vec(db, b.shape(), b.device())?),
+        ))
+    }
 }
 
 impl Module for LayerNorm {

@@ -3,9 +3,11 @@
 use crate::nn::shape::check_float;
 use candle_core::{Result, Tensor, bail};
 
-/// A loss function: predictions and targets in, a scalar tensor out.
-pub trait Loss {
-    /// The loss of `prediction` against `target` (the same shape), a scalar.
+/// A loss function: predictions and targets in, a scalar tensor out. `Sync`, as a data-parallel
+/// step ([`StepByStep::threads`](super::StepByStep::threads)) shares it between threads.
+pub trait Loss: Sync {
+    /// The loss of `prediction` against `target` (the same shape for [`MSELoss`]; logits and
+    /// class ids for [`CrossEntropyLoss`](super::CrossEntropyLoss)), a scalar.
     fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor>;
 }
 

@@ -1,19 +1,24 @@
 //! Training: losses, PyTorch's Adam, `StepByStep` (the book's trainer) and its checkpoints.
 
+pub mod batches;
 pub mod bleu;
 pub mod checkpoint;
 pub mod clip;
 pub mod cross_entropy;
 pub mod loss;
 pub mod optim;
+pub mod parallel;
+pub mod progress;
 pub mod schedule;
 pub mod step_by_step;
 
+pub use batches::{Batches, Learner};
 pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};
 pub use checkpoint::{CheckpointRecord, tensors_checksum};
 pub use clip::{clip_grad_norm, clip_grad_norm_with};
 pub use cross_entropy::{CrossEntropyLoss, Reduction};
 pub use loss::{Loss, MSELoss};
 pub use optim::{Adam, Optimizer, OptimizerState};
+pub use progress::{EpochStats, progress_line};
 pub use schedule::NoamSchedule;
 pub use step_by_step::StepByStep;

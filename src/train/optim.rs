@@ -26,6 +26,10 @@ pub trait Optimizer {
     fn step(&mut self, grads: &GradStore) -> Result<()>;
     /// The learning rate.
     fn lr(&self) -> f64;
+    /// Changes the learning rate (a schedule calls it before every step).
+    fn set_lr(&mut self, lr: f64) -> Result<()>;
+    /// Steps taken so far.
+    fn step_count(&self) -> u64;
     /// The parameters it updates, in order.
     fn params(&self) -> &[Param];
     /// Its whole state (saved with a checkpoint).
@@ -144,6 +148,14 @@ impl Optimizer for Adam {
         }
         self.step_count = step;
         Ok(())
+    }
+
+    fn set_lr(&mut self, lr: f64) -> Result<()> {
+        Adam::set_lr(self, lr)
+    }
+
+    fn step_count(&self) -> u64 {
+        self.step_count
     }
 
     fn lr(&self) -> f64 {

@@ -1,6 +1,6 @@
 //! The Annotated Transformer's learning-rate schedule: a linear warm-up, then `1/sqrt(step)`.
 
-use super::optim::Adam;
+use super::optim::Optimizer;
 use crate::nn::shape::error;
 use candle_core::Result;
 
@@ -55,7 +55,7 @@ impl NoamSchedule {
 
     /// Counts one more step and sets `optimizer`'s learning rate to the rate of that step;
     /// returns the rate. Call it before each `optimizer.step(&grads)`.
-    pub fn step(&mut self, optimizer: &mut Adam) -> Result<f64> {
+    pub fn step<O: Optimizer>(&mut self, optimizer: &mut O) -> Result<f64> {
         let next = self.step_count + 1;
         let lr = self.lr(next);
         optimizer.set_lr(lr).map_err(|e| error("NoamSchedule::step", e))?;

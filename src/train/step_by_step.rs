@@ -1,24 +1,35 @@
 //! `StepByStep`, the book's trainer.
 
+use super::batches::{Batches, Learner};
+use super::clip::clip_grad_norm;
 use super::loss::{Loss, MSELoss};
 use super::optim::{Adam, Optimizer};
+use super::progress::{EpochStats, progress_line};
+use super::schedule::NoamSchedule;
 use crate::data::DataLoader;
-use crate::nn::Model;
 use crate::nn::shape::error;
 use crate::repro;
+use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
+use std::time::Instant;
 
 /// The book's trainer: `StepByStep::new(model, loss, optimizer)`, `set_loaders`, `train(n)`,
 /// `losses`/`val_losses`, `predict`, checkpoints and `plot_losses`.
 ///
 /// The loss and the optimiser are type parameters rather than boxed trait objects: a boxed
 /// object made in one notebook cell would run that cell's copy of the code in later cells.
-pub struct StepByStep<M: Model, L: Loss = MSELoss, O: Optimizer = Adam> {
+///
+/// The loaders are a type parameter too: the lecture's [`DataLoader`] of `(x, y)` tensors by
+/// default, or a [`BucketIterator`](crate::data::BucketIterator) of padded translation batches
+/// for the [`Transformer`](crate::models::Transformer) (see [`Learner`]). For those the trainer
+/// can also clip the gradients' norm ([`StepByStep::clip_grad_norm`]) and follow a warm-up
+/// schedule ([`StepByStep::schedule`]), and its progress line counts tokens per second.
+pub struct StepByStep<M, L: Loss = MSELoss, O: Optimizer = Adam, D: Batches = DataLoader> {
     pub model: M,
     pub loss_fn: L,
     pub optimizer: O,
-    pub train_loader: Option<DataLoader>,
-    pub val_loader: Option<DataLoader>,
+    pub train_loader: Option<D>,
+    pub val_loader: Option<D>,
     /// Mean mini-batch training loss of every epoch so far.
     pub losses: Vec<f64>,
     /// Mean mini-batch validation loss of every epoch so far.
@@ -28,10 +39,39 @@ pub struct StepByStep<M: Model, L: Loss = MSELoss, O: Optimizer = Adam> {
     pub seed: u64,
     /// Print one progress line every this many epochs (0: never).
     pub progress_every: usize,
+    /// Clip the gradients' global 2-norm to this before every step (`None`: no clipping).
+    pub clip_grad_norm: Option<f64>,
+    /// Set the learning rate before every step from this schedule, at the optimiser's step count
+    /// (so that a checkpoint resumes the schedule where it left off). `None`: a constant rate.
+    pub schedule: Option<NoamSchedule>,
+    /// Seconds, tokens and batches of every epoch's training pass (tokens counted where the
+    /// model's [`Learner::batch_tokens`] counts them).
+    pub epoch_stats: Vec<EpochStats>,
+    /// Train each batch as this many parts at once, one thread each, where the model can split
+    /// its batches ([`Learner::parallel_grads`]: translation batches without dropout); the step is
+    /// the whole batch's, up to float32 rounding. Default 1. Set `RAYON_NUM_THREADS=1` with it,
+    /// as the kernels do: the parts then keep one core each busy.
+    pub threads: usize,
 }
 
-impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
+impl<M: Learner<(Tensor, Tensor)>, L: Loss, O: Optimizer> StepByStep<M, L, O> {
+    /// The lecture's trainer, for models that take tensors from a [`DataLoader`]: set its
+    /// loaders with [`StepByStep::set_loaders`].
     pub fn new(model: M, loss_fn: L, optimizer: O) -> Self {
+        Self::empty(model, loss_fn, optimizer)
+    }
+}
+
+impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
+    /// A trainer for any source of batches (a [`BucketIterator`](crate::data::BucketIterator) of
+    /// translation batches, say), with its loaders set at once.
+    pub fn with_loaders(model: M, loss_fn: L, optimizer: O, train_loader: D, val_loader: Option<D>) -> Self {
+        let mut sbs = Self::empty(model, loss_fn, optimizer);
+        sbs.set_loaders(train_loader, val_loader);
+        sbs
+    }
+
+    fn empty(model: M, loss_fn: L, optimizer: O) -> Self {
         StepByStep {
             model,
             loss_fn,
@@ -43,11 +83,15 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
             total_epochs: 0,
             seed: 42,
             progress_every: 10,
+            clip_grad_norm: None,
+            schedule: None,
+            epoch_stats: vec![],
+            threads: 1,
         }
     }
 
     /// The training loader and, optionally, the validation loader.
-    pub fn set_loaders(&mut self, train_loader: DataLoader, val_loader: Option<DataLoader>) {
+    pub fn set_loaders(&mut self, train_loader: D, val_loader: Option<D>) {
         self.train_loader = Some(train_loader);
         self.val_loader = val_loader;
     }
@@ -63,12 +107,13 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
         Ok(())
     }
 
-    /// One pass over the training (or validation) loader: the mean mini-batch loss, or `None`
-    /// when there is no validation loader. A non-finite loss stops the pass before it updates
-    /// anything, naming the batch.
-    fn mini_batches(&mut self, validation: bool, epoch: usize) -> Result<Option<f64>> {
+    /// One pass over the training (or validation) loader: the mean mini-batch loss and the
+    /// pass's statistics, or `None` when there is no validation loader. A non-finite loss stops
+    /// the pass before it updates anything, naming the batch.
+    fn mini_batches(&mut self, validation: bool, epoch: usize) -> Result<Option<(f64, EpochStats)>> {
         let module = "StepByStep::train";
         let what = if validation { "validation" } else { "training" };
+        let start = Instant::now();
         let loader = if validation { self.val_loader.as_mut() } else { self.train_loader.as_mut() };
         let Some(loader) = loader else {
             return if validation { Ok(None) } else { Err(error(module, "no training loader; call set_loaders first")) };
@@ -78,25 +123,53 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
             return Err(error(module, format!("the {what} loader has no batches (an empty dataset)")));
         }
         self.model.set_training(!validation);
-        let mut total = 0.0;
-        for (b, (x, y)) in batches.iter().enumerate() {
+        let (mut total, mut tokens) = (0.0, None);
+        for (b, batch) in batches.iter().enumerate() {
             let at = || format!("epoch {epoch}, {what} batch {}", b + 1);
-            let yhat = self.model.forward(x).map_err(|e| error(module, format!("{}: {e}", at())))?;
-            let loss = self.loss_fn.loss(&yhat, y).map_err(|e| error(module, format!("{}: {e}", at())))?;
-            let value = loss.to_scalar::<f32>()? as f64;
+            let in_batch = |e: candle_core::Error| error(module, format!("{}: {e}", at()));
+            let parallel =
+                if validation { None } else { self.model.parallel_grads(batch, self.threads, &self.loss_fn, self.optimizer.params()) };
+            let (value, grads) = match parallel {
+                Some(step) => {
+                    let (value, grads) = step.map_err(in_batch)?;
+                    (value, Some(grads))
+                }
+                None => {
+                    let (yhat, y) = self.model.forward_batch(batch).map_err(in_batch)?;
+                    let loss = self.loss_fn.loss(&yhat, &y).map_err(in_batch)?;
+                    let value = loss.to_scalar::<f32>()? as f64;
+                    let grads = if validation || !value.is_finite() { None } else { Some(loss.backward().map_err(in_batch)?) };
+                    (value, grads)
+                }
+            };
             if !value.is_finite() {
                 return Err(error(
                     module,
                     format!("the {what} loss of {} is {value} (bad data or too large a learning rate); training stopped", at()),
                 ));
             }
-            if !validation {
-                let grads = loss.backward()?;
-                self.optimizer.step(&grads)?;
+            if let Some(grads) = grads {
+                self.update(grads).map_err(in_batch)?;
             }
             total += value;
+            if let Some(n) = M::batch_tokens(batch) {
+                tokens = Some(tokens.unwrap_or(0) + n);
+            }
         }
-        Ok(Some(total / batches.len() as f64))
+        let stats = EpochStats { seconds: start.elapsed().as_secs_f64(), batches: batches.len(), tokens };
+        Ok(Some((total / batches.len() as f64, stats)))
+    }
+
+    /// One optimiser step from a batch's gradients: clipping and the schedule's rate if set.
+    fn update(&mut self, mut grads: GradStore) -> Result<()> {
+        if let Some(max_norm) = self.clip_grad_norm {
+            clip_grad_norm(self.optimizer.params(), &mut grads, max_norm)?;
+        }
+        if let Some(schedule) = &mut self.schedule {
+            schedule.set_step_count(self.optimizer.step_count());
+            schedule.step(&mut self.optimizer)?;
+        }
+        self.optimizer.step(&grads)
     }
 
     /// Checks that the optimiser updates exactly the model's parameters.
@@ -128,11 +201,13 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
         let weights = self.model.state_dict()?;
         let optimizer = self.optimizer.state()?;
         let epoch = self.total_epochs + 1;
+        let lr = self.optimizer.lr();
         let run = |me: &mut Self| -> Result<()> {
-            let loss = me.mini_batches(false, epoch)?.unwrap_or(f64::NAN);
+            let (loss, stats) = me.mini_batches(false, epoch)?.ok_or_else(|| error("StepByStep::train", "no training loader"))?;
             let val = me.mini_batches(true, epoch)?;
             me.losses.push(loss);
-            me.val_losses.extend(val);
+            me.val_losses.extend(val.map(|(v, _)| v));
+            me.epoch_stats.push(stats);
             me.total_epochs = epoch;
             Ok(())
         };
@@ -141,6 +216,7 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
             let weights = weights.into_iter().collect();
             self.model.load_state_dict(&weights)?;
             self.optimizer.load_state(&optimizer)?;
+            self.optimizer.set_lr(lr)?;
             self.model.set_training(mode);
             return Err(error("StepByStep::train", format!("{e}; the trainer is back as it was after epoch {}", epoch - 1)));
         }
@@ -156,12 +232,16 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
         self.set_seed(self.seed)?;
         // Parameters made in another notebook cell get ids from this cell's counter.
         self.model.rehome()?;
+        let start = Instant::now();
         for k in 0..n_epochs {
             self.epoch()?;
             if self.progress_every > 0 && ((k + 1) % self.progress_every == 0 || k + 1 == n_epochs) {
                 let loss = self.losses.last().copied().unwrap_or(f64::NAN);
-                let val = self.val_losses.last().map_or(String::new(), |v| format!("  val_loss {v:.6}"));
-                println!("epoch {:>4}/{n_epochs}  loss {loss:.6}{val}", k + 1);
+                let stats = self.epoch_stats.last().cloned().unwrap_or_default();
+                println!(
+                    "{}",
+                    progress_line(k + 1, n_epochs, loss, self.val_losses.last().copied(), &stats, start.elapsed().as_secs_f64())
+                );
             }
         }
         self.model.set_training(false);
@@ -173,7 +253,10 @@ impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
     /// # Shapes
     /// - `x`: a batch as the model takes it, `(N, ...)`
     /// - returns the model's predictions `(N, ...)`
-    pub fn predict(&mut self, x: &Tensor) -> Result<Tensor> {
+    pub fn predict(&mut self, x: &Tensor) -> Result<Tensor>
+    where
+        M: crate::nn::Model,
+    {
         self.model.set_training(false);
         let y = self.model.forward(x)?.detach();
         Ok(y)

@@ -158,6 +158,22 @@ impl TranslationBatch {
         self.tgt.ne(PAD_ID)?.to_dtype(DType::U8)
     }
 
+    /// The rows `range` of the batch, as a batch of their own (padding kept as wide as the whole
+    /// batch's). An empty or out-of-range `range` is an error naming the batch size.
+    pub fn rows(&self, range: std::ops::Range<usize>) -> Result<Self> {
+        if range.is_empty() || range.end > self.len() {
+            return Err(error("TranslationBatch::rows", format!("rows {range:?} of a batch of {} pairs", self.len())));
+        }
+        let n = range.len();
+        Ok(TranslationBatch {
+            src: self.src.narrow(0, range.start, n)?,
+            tgt: self.tgt.narrow(0, range.start, n)?,
+            src_lengths: self.src_lengths[range.clone()].to_vec(),
+            tgt_lengths: self.tgt_lengths[range.clone()].to_vec(),
+            indices: self.indices[range].to_vec(),
+        })
+    }
+
     /// Number of target tokens the decoder predicts (non-padding positions of
     /// [`TranslationBatch::tgt_output`]): what tokens per second count.
     pub fn target_tokens(&self) -> usize {

@@ -17,6 +17,6 @@ pub use config::{HeadLayout, TransformerConfig};
 pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 pub use layers::{DecoderLayer, EncoderLayer};
 pub use mha::LayerAttention;
-pub use model::{AttentionMaps, Transformer};
+pub use model::{AttentionMaps, Transformer, xavier_uniform};
 pub use stacks::{TransformerDecoder, TransformerEncoder};
 pub use sublayers::{AddNorm, PointwiseFeedforward};

@@ -7,6 +7,7 @@ use super::stacks::{TransformerDecoder, TransformerEncoder};
 use crate::attention::{padding_mask, target_mask};
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Linear, Module, NamedParams, prefixed};
+use crate::repro::uniform_init;
 use candle_core::{Result, Tensor};
 
 /// Every attention map of the last forward pass, one tensor per layer, for plots.
@@ -49,6 +50,20 @@ fn labelled<T>(module: &str, result: Result<T>) -> Result<T> {
 }
 
 /// Checks token ids `(N, L)` with `L > 0` and returns `(N, L)`.
+/// `nn.init.xavier_uniform_` on every parameter of two or more dimensions, in parameter order:
+/// uniform in `±sqrt(6 / (fan_in + fan_out))`, drawn from the default generator as PyTorch draws.
+pub fn xavier_uniform<M: Module>(model: &M) -> Result<()> {
+    for (_, p) in model.named_parameters() {
+        let dims = p.dims();
+        if let [fan_out, fan_in, rest @ ..] = dims.as_slice() {
+            let field: usize = rest.iter().product();
+            let bound = (6.0f64 / ((fan_in + fan_out) * field) as f64).sqrt();
+            p.set(&uniform_init(dims.as_slice(), bound)?)?;
+        }
+    }
+    Ok(())
+}
+
 fn check_ids(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     match ids.dims() {
         &[n, l] if n > 0 && l > 0 => Ok((n, l)),
@@ -72,7 +87,11 @@ impl Transformer {
             let tgt_pe = TransformerPositionalEncoding::with_table(table, cfg.dropout)?;
             let decoder = TransformerDecoder::from_config(cfg)?;
             let linear = Linear::new(cfg.d_model, cfg.tgt_vocab)?;
-            Ok(Transformer { config: cfg.clone(), src_embedding, src_pe, encoder, tgt_embedding, tgt_pe, decoder, linear })
+            let model = Transformer { config: cfg.clone(), src_embedding, src_pe, encoder, tgt_embedding, tgt_pe, decoder, linear };
+            if cfg.xavier_init {
+                xavier_uniform(&model)?;
+            }
+            Ok(model)
         };
         labelled("Transformer", build())
     }

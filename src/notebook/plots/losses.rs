@@ -1,9 +1,10 @@
 //! Training and validation losses, and `StepByStep::plot_losses`.
 
-use crate::nn::Model;
+use crate::nn::Module;
 use crate::nn::shape::error;
 use crate::notebook::figure::{Figure, figure, plot_err};
 use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
+use crate::train::Batches;
 use crate::train::{Loss, Optimizer, StepByStep};
 use candle_core::Result;
 use plotters::prelude::*;
@@ -144,7 +145,7 @@ pub fn plot_losses(losses: &[f64], val_losses: &[f64]) -> Result<Figure> {
     })
 }
 
-impl<M: Model, L: Loss, O: Optimizer> StepByStep<M, L, O> {
+impl<M: Module, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
     /// The training and validation losses, log scale (the book's `plot_losses`).
     pub fn plot_losses(&self) -> Result<Figure> {
         plot_losses(&self.losses, &self.val_losses)

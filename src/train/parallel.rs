@@ -1,0 +1,97 @@
+//! Data-parallel steps: a batch split into parts, each part's forward and backward pass on its
+//! own thread, the gradients averaged with the parts' weights.
+//!
+//! candle runs one operation at a time, and splitting the Transformer's small matrix products
+//! over two threads costs more in synchronisation than it gains. Two whole half-batches, one a
+//! thread, keep both cores busy instead. The result is the full batch's mean loss and gradient
+//! up to float32 rounding: the loss is a mean over tokens, so each part counts by its tokens.
+
+use super::batches::Learner;
+use super::loss::Loss;
+use crate::nn::Param;
+use crate::nn::shape::error;
+use candle_core::backprop::GradStore;
+use candle_core::{Result, Tensor};
+
+/// The weighted mean of the parts' losses and gradients: `parts` holds each part's batch and
+/// weight (its share of the mean, e.g. its target tokens). Each part runs on its own copy of
+/// `model`, which shares the parameters.
+pub fn parallel_grads<M, L, B>(model: &M, loss_fn: &L, parts: &[(B, f64)], params: &[Param]) -> Result<(f64, GradStore)>
+where
+    M: Learner<B> + Clone + Send,
+    L: Loss,
+    B: Sync,
+{
+    let module = "StepByStep (data-parallel step)";
+    let total: f64 = parts.iter().map(|(_, w)| w).sum();
+    if parts.is_empty() || total.is_nan() || total <= 0.0 {
+        return Err(error(module, format!("expected parts with a positive total weight, got {} parts weighing {total}", parts.len())));
+    }
+    let results: Vec<Result<(f64, GradStore)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .iter()
+            .map(|(batch, _)| {
+                let mut replica = model.clone();
+                s.spawn(move || -> Result<(f64, GradStore)> {
+                    let (yhat, y) = replica.forward_batch(batch)?;
+                    let loss = loss_fn.loss(&yhat, &y)?;
+                    let value = loss.to_scalar::<f32>()? as f64;
+                    Ok((value, loss.backward()?))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(error(module, "a training thread panicked")))).collect()
+    });
+    let results = results.into_iter().collect::<Result<Vec<_>>>()?;
+    let loss = results.iter().zip(parts).map(|((v, _), (_, w))| v * w).sum::<f64>() / total;
+    let mut stores: Vec<GradStore> = results.into_iter().map(|(_, g)| g).collect();
+    let mut combined = stores.remove(0);
+    for p in params {
+        let t = p.tensor();
+        let mut sum: Option<Tensor> = None;
+        for (k, (_, w)) in parts.iter().enumerate() {
+            let g = if k == 0 { combined.get(&t).cloned() } else { stores[k - 1].get(&t).cloned() };
+            if let Some(g) = g {
+                let g = (g * (w / total))?;
+                sum = Some(match sum {
+                    Some(s) => (s + g)?,
+                    None => g,
+                });
+            }
+        }
+        if let Some(s) = sum {
+            combined.insert(&t, s);
+        }
+    }
+    Ok((loss, combined))
+}
+
+/// Splits `n` rows into `parts` runs of consecutive rows, as even as can be (no empty run):
+/// the row ranges of the parts.
+pub fn split_rows(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.clamp(1, n.max(1));
+    let (base, extra) = (n / parts, n % parts);
+    let mut start = 0;
+    (0..parts)
+        .map(|k| {
+            let len = base + usize::from(k < extra);
+            let r = start..start + len;
+            start += len;
+            r
+        })
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_rows;
+
+    #[test]
+    fn rows_split_evenly_without_empty_parts() {
+        assert_eq!(split_rows(5, 2), vec![0..3, 3..5]);
+        assert_eq!(split_rows(1, 2), vec![0..1]);
+        assert_eq!(split_rows(4, 1), vec![0..4]);
+        assert!(split_rows(0, 2).is_empty());
+    }
+}
