@@ -8,7 +8,7 @@
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
-#   make bench       our training against PyTorch's, on one thread each
+#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the translator on two
 #   make fuzz        the property tests with fresh random seeds, round after round, for FUZZ_SECONDS
 #   make clean-tools remove what the targets installed (evcxr_jupyter, build caches, .venv, kernel)
 

@@ -61,5 +61,6 @@ pub mod prelude {
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
+    pub use crate::train::{Translator, quick_run};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }

@@ -11,6 +11,8 @@ pub mod parallel;
 pub mod progress;
 pub mod schedule;
 pub mod step_by_step;
+pub mod translation_learner;
+pub mod translator;
 
 pub use batches::{Batches, Learner};
 pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};
@@ -22,3 +24,4 @@ pub use optim::{Adam, Optimizer, OptimizerState};
 pub use progress::{EpochStats, progress_line};
 pub use schedule::NoamSchedule;
 pub use step_by_step::StepByStep;
+pub use translator::{QUICK_ENV, Translator, quick_run};

@@ -6,6 +6,7 @@ use super::loss::{Loss, MSELoss};
 use super::optim::{Adam, Optimizer};
 use super::progress::{EpochStats, progress_line};
 use super::schedule::NoamSchedule;
+use super::translator::{QUICK_BATCHES, quick_run};
 use crate::data::DataLoader;
 use crate::nn::shape::error;
 use crate::repro;
@@ -118,7 +119,10 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
         let Some(loader) = loader else {
             return if validation { Ok(None) } else { Err(error(module, "no training loader; call set_loaders first")) };
         };
-        let batches = loader.batches()?;
+        let mut batches = loader.batches()?;
+        if quick_run() {
+            batches.truncate(QUICK_BATCHES);
+        }
         if batches.is_empty() {
             return Err(error(module, format!("the {what} loader has no batches (an empty dataset)")));
         }

@@ -303,6 +303,9 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
     }
     let out = Command::new(&exe)
         .env("RAYON_NUM_THREADS", "1")
+        // The crate is built without optimisation here: long trainings run a few batches an epoch
+        // (the one switch that shortens them; `make notebooks` runs them in full).
+        .env(attention_zoo::train::QUICK_ENV, "1")
         .current_dir(path.parent().unwrap_or(Path::new(".")))
         .output()
         .map_err(|e| format!("notebook runner: cannot run {}: {e}", exe.display()))?;

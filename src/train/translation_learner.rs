@@ -1,0 +1,47 @@
+//! The Transformer as a [`Learner`] of translation batches: teacher forcing on the shifted
+//! target, tokens counted for the progress line, and data-parallel half-batches.
+
+use super::batches::Learner;
+use super::loss::Loss;
+use super::parallel::{parallel_grads, split_rows};
+use crate::data::TranslationBatch;
+use crate::models::Transformer;
+use crate::nn::{Module, Param};
+use candle_core::Result;
+use candle_core::Tensor;
+use candle_core::backprop::GradStore;
+
+impl Learner<TranslationBatch> for Transformer {
+    /// Teacher forcing: the decoder reads `<sos>` and the target without its last token, under
+    /// the causal and padding mask, and predicts the target without its `<sos>`.
+    fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
+        let logits = self.forward(&batch.src, &batch.tgt_input()?, Some(&batch.src_mask()?), Some(&batch.tgt_mask()?))?;
+        Ok((logits, batch.tgt_output()?))
+    }
+
+    /// The target tokens the decoder predicts (padding left out).
+    fn batch_tokens(batch: &TranslationBatch) -> Option<usize> {
+        Some(batch.target_tokens())
+    }
+
+    /// Runs of consecutive rows, each weighted by its target tokens (the loss is a mean over
+    /// tokens). `None` while dropout is on in training: parts drawing their masks at once would
+    /// draw them in no fixed order, and the same seed would no longer give the same training.
+    fn parallel_grads<L: Loss>(
+        &self,
+        batch: &TranslationBatch,
+        threads: usize,
+        loss_fn: &L,
+        params: &[Param],
+    ) -> Option<Result<(f64, GradStore)>> {
+        if threads < 2 || batch.len() < 2 || (self.config.dropout > 0.0 && self.is_training()) {
+            return None;
+        }
+        let parts = split_rows(batch.len(), threads).into_iter().map(|r| {
+            let part = batch.rows(r)?;
+            let weight = part.target_tokens() as f64;
+            Ok((part, weight))
+        });
+        Some(parts.collect::<Result<Vec<_>>>().and_then(|parts| parallel_grads(self, loss_fn, &parts, params)))
+    }
+}

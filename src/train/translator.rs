@@ -1,0 +1,125 @@
+//! A trained Transformer with its two vocabularies: sentences in, translations out, greedy or by
+//! beam search, BLEU on a test split, and the attention maps of one translated sentence.
+
+use super::bleu::{Bleu, corpus_bleu};
+use crate::data::text::{EOS_ID, SOS_ID};
+use crate::data::{Vocab, detokenize, tokenize};
+use crate::models::{AttentionMaps, BeamConfig, Transformer, beam_search, greedy_decode};
+use crate::nn::Module;
+use crate::nn::shape::error;
+use candle_core::{Device, Result, Tensor};
+
+/// The environment variable of the one switch that shortens notebook trainings: set to `1` (the
+/// `cargo test` pass over the notebooks sets it, where the crate is built without optimisation),
+/// [`StepByStep::train`](super::StepByStep::train) trains on at most [`QUICK_BATCHES`] batches an
+/// epoch and [`Translator::bleu`] scores the first [`QUICK_PAIRS`] pairs. `make notebooks` leaves
+/// it unset: the real kernel runs every training in full.
+pub const QUICK_ENV: &str = "ATTENTION_ZOO_QUICK";
+/// Batches an epoch (training and validation each) in a quick run.
+pub const QUICK_BATCHES: usize = 3;
+/// Sentence pairs [`Translator::bleu`] scores in a quick run.
+pub const QUICK_PAIRS: usize = 16;
+
+/// Whether this is a quick run ([`QUICK_ENV`] set to `1`).
+pub fn quick_run() -> bool {
+    std::env::var(QUICK_ENV).is_ok_and(|v| v == "1")
+}
+
+/// A Transformer and its vocabularies. Sentences are tokenized as the training pairs were
+/// ([`tokenize`]: lower case, punctuation split off); words the source vocabulary lacks become
+/// `<unk>`.
+#[derive(Clone, Debug)]
+pub struct Translator {
+    pub model: Transformer,
+    pub src_vocab: Vocab,
+    pub tgt_vocab: Vocab,
+    /// The longest translation, in tokens (default 48).
+    pub max_len: usize,
+    /// Sentences decoded at once (default 100).
+    pub batch_size: usize,
+}
+
+impl Translator {
+    pub fn new(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab) -> Self {
+        Translator { model, src_vocab, tgt_vocab, max_len: 48, batch_size: 100 }
+    }
+
+    /// A padded batch of source ids `(N, S)`.
+    fn sources<S: AsRef<str>>(&self, sentences: &[S]) -> Result<Tensor> {
+        let module = "Translator";
+        let ids: Vec<Vec<u32>> = sentences.iter().map(|s| self.src_vocab.encode(&tokenize(s.as_ref()), false)).collect();
+        if let Some(k) = ids.iter().position(|s| s.is_empty()) {
+            return Err(error(module, format!("sentence {k} has no tokens")));
+        }
+        let width = ids.iter().map(Vec::len).max().unwrap_or(0);
+        if width > self.model.config.max_len {
+            return Err(error(
+                module,
+                format!("a sentence of {width} tokens is longer than the model's max_len {}", self.model.config.max_len),
+            ));
+        }
+        let flat: Vec<u32> = ids.iter().flat_map(|s| s.iter().copied().chain(std::iter::repeat_n(0, width - s.len()))).collect();
+        Tensor::from_vec(flat, (ids.len(), width), &Device::Cpu)
+    }
+
+    fn words(&self, ids: &[u32]) -> Result<String> {
+        Ok(detokenize(&self.tgt_vocab.decode(ids)?))
+    }
+
+    /// Greedy translations, one a sentence.
+    pub fn greedy<S: AsRef<str>>(&mut self, sentences: &[S]) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(sentences.len());
+        for chunk in sentences.chunks(self.batch_size.max(1)) {
+            let src = self.sources(chunk)?;
+            for ids in greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len)? {
+                out.push(self.words(&ids)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The best beam-search translation of each sentence, with beams of `beam_width`.
+    pub fn beam<S: AsRef<str>>(&mut self, sentences: &[S], beam_width: usize) -> Result<Vec<String>> {
+        let config = BeamConfig::new(beam_width, self.max_len);
+        let mut out = Vec::with_capacity(sentences.len());
+        for chunk in sentences.chunks(self.batch_size.max(1)) {
+            let src = self.sources(chunk)?;
+            for hyps in beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config)? {
+                let best = hyps.first().ok_or_else(|| error("Translator::beam", "beam search returned no hypothesis"))?;
+                out.push(self.words(&best.tokens)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Corpus BLEU of the translations of `pairs` (source, reference) against the references,
+    /// tokenized the same way: greedy with `beam_width` 1, beam search otherwise. In a quick run
+    /// ([`quick_run`]) only the first [`QUICK_PAIRS`] pairs.
+    pub fn bleu<S: AsRef<str>, T: AsRef<str>>(&mut self, pairs: &[(S, T)], beam_width: usize) -> Result<Bleu> {
+        let pairs = if quick_run() { &pairs[..pairs.len().min(QUICK_PAIRS)] } else { pairs };
+        let sources: Vec<&str> = pairs.iter().map(|(s, _)| s.as_ref()).collect();
+        let references: Vec<String> = pairs.iter().map(|(_, t)| detokenize(&tokenize(t.as_ref()))).collect();
+        let hypotheses = if beam_width <= 1 { self.greedy(&sources)? } else { self.beam(&sources, beam_width)? };
+        corpus_bleu(&hypotheses, &references)
+    }
+
+    /// Translates one sentence greedily and runs the model once more on it with its translation
+    /// as the target: the attention maps of that pass, the source tokens and the target tokens
+    /// (`<sos>` and the translation), as the notebook's `show_cross_attention` takes them.
+    pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
+        let src = self.sources(&[sentence])?;
+        let ids = greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len)?.remove(0);
+        let tgt_ids: Vec<u32> = std::iter::once(SOS_ID).chain(ids).collect();
+        let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
+        let mode = self.model.is_training();
+        self.model.set_training(false);
+        let run = self.model.forward(&src, &tgt, None, None);
+        self.model.set_training(mode);
+        run?;
+        let names =
+            |vocab: &Vocab, ids: &[u32]| -> Result<Vec<String>> { ids.iter().map(|&i| vocab.token(i).map(str::to_string)).collect() };
+        let src_tokens = names(&self.src_vocab, &src.flatten_all()?.to_vec1::<u32>()?)?;
+        let tgt_tokens = names(&self.tgt_vocab, &tgt_ids)?;
+        Ok((self.model.attention_maps()?, src_tokens, tgt_tokens))
+    }
+}
