@@ -12,6 +12,7 @@ pub mod layer;
 pub mod mask;
 pub mod multi_head;
 pub mod narrow;
+pub mod packed;
 pub mod positional;
 pub mod score;
 pub mod vectorised;
@@ -22,6 +23,7 @@ pub use layer::AttentionLayer;
 pub use mask::{MASK_FILL, source_mask, subsequent_mask};
 pub use multi_head::MultiHeadAttention;
 pub use narrow::{MhaOutput, NarrowMultiHeadAttention};
+pub use packed::{PackedMultiheadAttention, key_padding_to_additive};
 pub use positional::{PositionalEncoding, positional_encoding_table};
 pub use score::{
     Score, calc_alphas, context_vector, cosine_products, dot_products, scaled_dot_product_attention, scaled_dot_products, uniform_alphas,

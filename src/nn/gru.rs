@@ -6,15 +6,15 @@ use candle_core::{Result, Tensor};
 
 /// The GRU cell kind (gates `r, z, n`).
 #[derive(Clone, Copy, Debug)]
-pub struct GruCell;
+pub struct GruKind;
 
-impl CellKind for GruCell {
+impl CellKind for GruKind {
     const GATES: usize = 3;
     const NAME: &'static str = "GRU";
 }
 
 /// `nn.GRU(input_size, hidden_size, num_layers, batch_first=True, bidirectional)`.
-pub type Gru = Recurrent<GruCell>;
+pub type Gru = Recurrent<GruKind>;
 
 /// One GRU step in PyTorch's arithmetic: gates `r, z, n`, `h' = (h - n) * z + n`.
 /// `gi`: `(N, 3H)` input gates, `h`: `(N, H)`.
@@ -27,7 +27,7 @@ pub fn gru_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor) -> Result<Tensor> {
     ((h - &n)? * z)? + n
 }
 
-impl Recurrent<GruCell> {
+impl Recurrent<GruKind> {
     /// Runs every layer and direction over the sequence.
     ///
     /// # Shapes

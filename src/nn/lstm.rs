@@ -6,15 +6,15 @@ use candle_core::{Result, Tensor};
 
 /// The LSTM cell kind (gates `i, f, g, o`).
 #[derive(Clone, Copy, Debug)]
-pub struct LstmCell;
+pub struct LstmKind;
 
-impl CellKind for LstmCell {
+impl CellKind for LstmKind {
     const GATES: usize = 4;
     const NAME: &'static str = "LSTM";
 }
 
 /// `nn.LSTM(input_size, hidden_size, num_layers, batch_first=True, bidirectional)`.
-pub type Lstm = Recurrent<LstmCell>;
+pub type Lstm = Recurrent<LstmKind>;
 
 /// One LSTM step in PyTorch's arithmetic: gates `i, f, g, o`; returns `(h', c')`.
 pub fn lstm_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
@@ -29,7 +29,7 @@ pub fn lstm_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<
     Ok((h, c))
 }
 
-impl Recurrent<LstmCell> {
+impl Recurrent<LstmKind> {
     /// Runs every layer and direction over the sequence.
     ///
     /// # Shapes

@@ -21,7 +21,7 @@ pub struct RnnWeights {
 }
 
 impl RnnWeights {
-    fn new(gates: usize, input_size: usize, hidden_size: usize) -> Result<Self> {
+    pub(crate) fn new(gates: usize, input_size: usize, hidden_size: usize) -> Result<Self> {
         let k = 1.0 / (hidden_size as f64).sqrt();
         Ok(RnnWeights {
             weight_ih: Param::new(&uniform_init((gates * hidden_size, input_size), k)?)?,
@@ -31,7 +31,7 @@ impl RnnWeights {
         })
     }
 
-    fn named(&self, suffix: &str) -> NamedParams {
+    pub(crate) fn named(&self, suffix: &str) -> NamedParams {
         vec![
             (format!("weight_ih_{suffix}"), self.weight_ih.clone()),
             (format!("weight_hh_{suffix}"), self.weight_hh.clone()),
@@ -41,7 +41,7 @@ impl RnnWeights {
     }
 
     /// `x W_ih^T + b_ih` for every time step at once: `(N, L, F) -> (N, L, G*H)`.
-    fn input_gates(&self, x: &Tensor) -> Result<Tensor> {
+    pub(crate) fn input_gates(&self, x: &Tensor) -> Result<Tensor> {
         let (n, l, f) = x.dims3()?;
         let g = self.weight_ih.dims()[0];
         x.reshape((n * l, f))?.matmul(&self.weight_ih.t()?)?.broadcast_add(&self.bias_ih.tensor())?.reshape((n, l, g))

@@ -1,0 +1,111 @@
+//! PyTorch's `nn.MultiheadAttention`, sequence-first, with one packed input projection and a
+//! key-padding mask in PyTorch's sense: `True` (non-zero) means "ignore this key", the opposite
+//! of the lecture's keep masks (1 = keep) and unlike its additive masks (`-inf` = ignore).
+
+use super::additive_mask::scaled_dot_product_attention_additive;
+use super::narrow::{MhaOutput, head_size};
+use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::{Dropout, Linear, Module, NamedParams, Param, kernels, prefixed};
+use crate::repro::uniform_init;
+use candle_core::{DType, Result, Tensor};
+
+const MODULE: &str = "PackedMultiheadAttention";
+
+/// `nn.MultiheadAttention(embed_dim, num_heads, dropout)` as PyTorch builds it: `in_proj_weight
+/// (3E, E)` holding the query, key and value projections one block under the other,
+/// `in_proj_bias (3E)`, an `out_proj` linear layer, and dropout on the attention weights. Its
+/// draws follow PyTorch's: `out_proj` first (its bias then set to 0), then Xavier for
+/// `in_proj_weight`; `in_proj_bias` starts at 0.
+#[derive(Clone, Debug)]
+pub struct PackedMultiheadAttention {
+    pub embed_dim: usize,
+    pub num_heads: usize,
+    pub in_proj_weight: Param,
+    pub in_proj_bias: Param,
+    pub out_proj: Linear,
+    pub dropout: Dropout,
+}
+
+/// The additive mask `(N, 1, 1, S)` of a key-padding mask `(N, S)`: `-inf` where it is non-zero
+/// ("ignore"), `0` elsewhere.
+pub fn key_padding_to_additive(module: &str, mask: &Tensor, n: usize, s: usize) -> Result<Tensor> {
+    if mask.dims() != [n, s] {
+        return Err(shape_error(module, format!("a key_padding_mask (N, S) = ({n}, {s}), true where a key is padding"), mask.dims()));
+    }
+    let ignore = mask.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+    let additive: Vec<f32> = ignore.iter().map(|&v| if v != 0.0 { f32::NEG_INFINITY } else { 0.0 }).collect();
+    Tensor::from_vec(additive, (n, 1, 1, s), mask.device())
+}
+
+impl PackedMultiheadAttention {
+    pub fn new(embed_dim: usize, num_heads: usize, dropout: f64) -> Result<Self> {
+        head_size(MODULE, embed_dim, num_heads)?;
+        let out_proj = in_module(MODULE, Linear::new(embed_dim, embed_dim))?;
+        if let Some(b) = &out_proj.bias {
+            b.set(&Tensor::zeros(embed_dim, DType::F32, &candle_core::Device::Cpu)?)?;
+        }
+        let bound = (6.0 / (4 * embed_dim) as f64).sqrt(); // Xavier: fan_in E, fan_out 3E
+        let in_proj_weight = Param::new(&uniform_init((3 * embed_dim, embed_dim), bound)?)?;
+        let in_proj_bias = Param::new(&Tensor::zeros(3 * embed_dim, DType::F32, &candle_core::Device::Cpu)?)?;
+        Ok(PackedMultiheadAttention { embed_dim, num_heads, in_proj_weight, in_proj_bias, out_proj, dropout: Dropout::new(dropout)? })
+    }
+
+    /// Projects `x (L, N, E)` with block `k` (0 query, 1 key, 2 value) of the packed projection
+    /// and splits the heads: `(N, H, L, E / H)`.
+    fn project(&self, x: &Tensor, k: usize) -> Result<Tensor> {
+        let e = self.embed_dim;
+        let (l, n, _) = x.dims3()?;
+        let w = self.in_proj_weight.tensor().narrow(0, k * e, e)?;
+        let b = self.in_proj_bias.tensor().narrow(0, k * e, e)?;
+        let y = kernels::linear(x, &w, Some(&b))?; // (L, N, E)
+        y.reshape((l, n, self.num_heads, e / self.num_heads))?.permute((1, 2, 0, 3))?.contiguous()
+    }
+
+    /// Attention of `query` over `key`/`value`, sequence-first as PyTorch's default
+    /// (`batch_first=False`).
+    ///
+    /// # Shapes
+    /// - `query`: `(L, N, E)`; `key`, `value`: `(S, N, E)`
+    /// - `key_padding_mask`: optional `(N, S)`, non-zero (`true`) where a key is padding
+    /// - returns the output `(L, N, E)` and the weights `(N, H, L, S)` (PyTorch's own averages
+    ///   them over the heads: take `weights.mean(1)`)
+    pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<MhaOutput> {
+        let e = self.embed_dim;
+        let dims = |t: &Tensor, what: &str| match t.dims() {
+            &[l, n, d] if d == e && l > 0 && n > 0 => Ok((l, n)),
+            d => Err(shape_error(MODULE, format!("a sequence-first {what} (L, N, {e})"), d)),
+        };
+        let (l, n) = dims(query, "query")?;
+        let (s, nk) = dims(key, "key")?;
+        if value.dims() != key.dims() || nk != n {
+            return Err(error(MODULE, format!("query {:?}, key {:?} and value {:?} do not fit", query.dims(), key.dims(), value.dims())));
+        }
+        let mask = key_padding_mask.map(|m| key_padding_to_additive(MODULE, m, n, s)).transpose()?;
+        let run = || -> Result<MhaOutput> {
+            let (q, k, v) = (self.project(query, 0)?, self.project(key, 1)?, self.project(value, 2)?);
+            let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref())?;
+            let weights = self.dropout.forward(&weights)?;
+            let context = if self.dropout.training && self.dropout.p > 0.0 { weights.matmul(&v)? } else { context };
+            let context = context.permute((2, 0, 1, 3))?.reshape((l, n, e))?;
+            Ok(MhaOutput { output: self.out_proj.forward(&context)?, weights })
+        };
+        in_module(MODULE, run())
+    }
+}
+
+impl Module for PackedMultiheadAttention {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p =
+            vec![("in_proj_weight".to_string(), self.in_proj_weight.clone()), ("in_proj_bias".to_string(), self.in_proj_bias.clone())];
+        p.extend(prefixed("out_proj", self.out_proj.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.dropout.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.dropout.training
+    }
+}

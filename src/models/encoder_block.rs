@@ -1,0 +1,71 @@
+//! The blog post's Transformer encoder block: PyTorch's multi-head attention with a key-padding
+//! mask, a residual connection, a feed-forward network with dropout, and another residual
+//! connection. As the post writes it, the block has no layer normalisation.
+
+use crate::attention::{MhaOutput, PackedMultiheadAttention};
+use crate::nn::shape::in_module;
+use crate::nn::{Dropout, Linear, Module, NamedParams, prefixed};
+use candle_core::{Result, Tensor};
+
+/// `TransformerEncoderBlock(embed_dim, num_heads, ffn_dim, dropout)`: `attention`
+/// (`nn.MultiheadAttention`), and `ffn` = `Linear(E, F)`, ReLU, dropout, `Linear(F, E)`, dropout,
+/// named `ffn.0` and `ffn.3` as PyTorch's `nn.Sequential` names them, so a PyTorch block's
+/// `state_dict` loads with [`Module::load_pytorch`].
+#[derive(Clone, Debug)]
+pub struct TransformerEncoderBlock {
+    pub attention: PackedMultiheadAttention,
+    pub ffn_in: Linear,
+    pub ffn_out: Linear,
+    pub dropout: Dropout,
+    /// The attention weights of the last forward pass, `(N, H, L, L)`.
+    pub weights: Option<Tensor>,
+}
+
+impl TransformerEncoderBlock {
+    pub fn new(embed_dim: usize, num_heads: usize, ffn_dim: usize, dropout: f64) -> Result<Self> {
+        let build = || -> Result<Self> {
+            let attention = PackedMultiheadAttention::new(embed_dim, num_heads, dropout)?;
+            let ffn_in = Linear::new(embed_dim, ffn_dim)?;
+            let ffn_out = Linear::new(ffn_dim, embed_dim)?;
+            Ok(TransformerEncoderBlock { attention, ffn_in, ffn_out, dropout: Dropout::new(dropout)?, weights: None })
+        };
+        in_module("TransformerEncoderBlock", build())
+    }
+
+    /// `x + attention(x)`, then `x + ffn(x)`.
+    ///
+    /// # Shapes
+    /// - `x`: `(L, N, E)`, sequence first as the post's `nn.MultiheadAttention`
+    /// - `key_padding_mask`: optional `(N, L)`, non-zero (`true`) where a token is padding and
+    ///   must be ignored (the opposite of the lecture's keep masks)
+    /// - returns `(L, N, E)`
+    pub fn forward(&mut self, x: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<Tensor> {
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let MhaOutput { output, weights } = me.attention.forward(x, x, x, key_padding_mask)?;
+            me.weights = Some(weights);
+            let x = (x + output)?;
+            let hidden = me.dropout.forward(&me.ffn_in.forward(&x)?.relu()?)?;
+            let ffn = me.dropout.forward(&me.ffn_out.forward(&hidden)?)?;
+            x + ffn
+        };
+        in_module("TransformerEncoderBlock", run(self))
+    }
+}
+
+impl Module for TransformerEncoderBlock {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("attention", self.attention.named_parameters());
+        p.extend(prefixed("ffn.0", self.ffn_in.named_parameters()));
+        p.extend(prefixed("ffn.3", self.ffn_out.named_parameters()));
+        p
+    }
+
+    fn set_training(&mut self, training: bool) {
+        self.attention.set_training(training);
+        self.dropout.set_training(training);
+    }
+
+    fn is_training(&self) -> bool {
+        self.dropout.training
+    }
+}
