@@ -1,11 +1,12 @@
-//! The Transformer as a [`Learner`] of translation batches: teacher forcing on the shifted
-//! target, tokens counted for the progress line, and data-parallel half-batches.
+//! The Transformer and the LSTM translator as [`Learner`]s of translation batches: teacher
+//! forcing on the shifted target, tokens counted for the progress line, and data-parallel
+//! half-batches.
 
 use super::batches::Learner;
 use super::loss::Loss;
 use super::parallel::{parallel_grads, split_rows};
 use crate::data::TranslationBatch;
-use crate::models::Transformer;
+use crate::models::{LstmTranslator, Transformer};
 use crate::nn::{Module, Param};
 use candle_core::Result;
 use candle_core::Tensor;
@@ -34,14 +35,53 @@ impl Learner<TranslationBatch> for Transformer {
         loss_fn: &L,
         params: &[Param],
     ) -> Option<Result<(f64, GradStore)>> {
-        if threads < 2 || batch.len() < 2 || (self.config.dropout > 0.0 && self.is_training()) {
+        if self.config.dropout > 0.0 && self.is_training() {
             return None;
         }
-        let parts = split_rows(batch.len(), threads).into_iter().map(|r| {
-            let part = batch.rows(r)?;
-            let weight = part.target_tokens() as f64;
-            Ok((part, weight))
-        });
-        Some(parts.collect::<Result<Vec<_>>>().and_then(|parts| parallel_grads(self, loss_fn, &parts, params)))
+        halves(self, batch, threads, loss_fn, params)
+    }
+}
+
+/// A data-parallel step over runs of a translation batch's rows, each weighted by its target
+/// tokens (the loss is a mean over tokens); `None` for fewer than two threads or rows.
+fn halves<M: Learner<TranslationBatch> + Clone + Send, L: Loss>(
+    model: &M,
+    batch: &TranslationBatch,
+    threads: usize,
+    loss_fn: &L,
+    params: &[Param],
+) -> Option<Result<(f64, GradStore)>> {
+    if threads < 2 || batch.len() < 2 {
+        return None;
+    }
+    let parts = split_rows(batch.len(), threads).into_iter().map(|r| {
+        let part = batch.rows(r)?;
+        let weight = part.target_tokens() as f64;
+        Ok((part, weight))
+    });
+    Some(parts.collect::<Result<Vec<_>>>().and_then(|parts| parallel_grads(model, loss_fn, &parts, params)))
+}
+
+impl Learner<TranslationBatch> for LstmTranslator {
+    /// Teacher forcing: `<sos>` and the target without its last token in, the target without
+    /// `<sos>` out.
+    fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
+        let logits = self.forward(&batch.src, &batch.tgt_input()?)?;
+        Ok((logits, batch.tgt_output()?))
+    }
+
+    fn batch_tokens(batch: &TranslationBatch) -> Option<usize> {
+        Some(batch.target_tokens())
+    }
+
+    /// Two (or more) runs of rows at once, one thread each (the model has no dropout).
+    fn parallel_grads<L: Loss>(
+        &self,
+        batch: &TranslationBatch,
+        threads: usize,
+        loss_fn: &L,
+        params: &[Param],
+    ) -> Option<Result<(f64, GradStore)>> {
+        halves(self, batch, threads, loss_fn, params)
     }
 }

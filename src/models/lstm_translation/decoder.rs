@@ -1,0 +1,81 @@
+//! The attention decoder: one `LstmCell` step per target token.
+
+use super::config::LstmTranslatorConfig;
+use crate::nn::shape::in_module;
+use crate::nn::{Embedding, Linear, LstmCell, Module, NamedParams, prefixed, softmax};
+use candle_core::{D, Result, Tensor};
+
+/// `embed` (`nn.Embedding(tgt_vocab, embed_dim)`), `attn` (`Linear(H, H)`, the keys'
+/// projection), `cell` (`LSTMCell(embed_dim + H, H)`) and `out` (`Linear(H, tgt_vocab)`).
+///
+/// The blog post leaves its attention unspecified: we score each encoder output `e_s` against the
+/// previous hidden state `h` with `(W e_s + b) · h / sqrt(H)` (Luong's "general" score, scaled),
+/// padding masked out.
+#[derive(Clone, Debug)]
+pub struct AttnLstmDecoder {
+    pub embed: Embedding,
+    pub attn: Linear,
+    pub cell: LstmCell,
+    pub out: Linear,
+}
+
+impl AttnLstmDecoder {
+    pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
+        let h = cfg.hidden_dim;
+        let build = || -> Result<Self> {
+            Ok(AttnLstmDecoder {
+                embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim)?,
+                attn: Linear::new(h, h)?,
+                cell: LstmCell::new(cfg.embed_dim + h, h)?,
+                out: Linear::new(h, cfg.tgt_vocab)?,
+            })
+        };
+        in_module("AttnLstmDecoder", build())
+    }
+
+    /// The keys the decoder compares its hidden state with: `attn(outputs)`, computed once.
+    ///
+    /// # Shapes
+    /// - `outputs`: the encoder's `(N, S, H)`; returns `(N, S, H)`
+    pub fn keys(&self, outputs: &Tensor) -> Result<Tensor> {
+        self.attn.forward(outputs)
+    }
+
+    /// One step: attend with the previous hidden state, then advance the cell on the token's
+    /// embedding and the context.
+    ///
+    /// # Shapes
+    /// - `token`: ids `(N,)`; `h`, `c`: `(N, H)`
+    /// - `keys`, `outputs`: `(N, S, H)`; `mask`: additive `(N, S)` (`-inf` at padding)
+    /// - returns the logits `(N, V)`, the new `(h, c)` and the attention weights `(N, S)`
+    pub fn forward(
+        &self,
+        token: &Tensor,
+        h: &Tensor,
+        c: &Tensor,
+        keys: &Tensor,
+        outputs: &Tensor,
+        mask: &Tensor,
+    ) -> Result<(Tensor, (Tensor, Tensor), Tensor)> {
+        let run = || -> Result<(Tensor, (Tensor, Tensor), Tensor)> {
+            let scale = (h.dim(1)? as f64).sqrt();
+            let scores = (keys.matmul(&h.unsqueeze(2)?)?.squeeze(2)? / scale)?; // (N, S)
+            let alphas = softmax(&(scores + mask)?)?;
+            let context = alphas.unsqueeze(1)?.matmul(outputs)?.squeeze(1)?; // (N, H)
+            let input = Tensor::cat(&[self.embed.forward(token)?, context], D::Minus1)?;
+            let (h, c) = self.cell.forward(&input, Some((h, c)))?;
+            Ok((self.out.forward(&h)?, (h, c), alphas))
+        };
+        in_module("AttnLstmDecoder", run())
+    }
+}
+
+impl Module for AttnLstmDecoder {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("embed", self.embed.named_parameters());
+        p.extend(prefixed("attn", self.attn.named_parameters()));
+        p.extend(prefixed("cell", self.cell.named_parameters()));
+        p.extend(prefixed("out", self.out.named_parameters()));
+        p
+    }
+}

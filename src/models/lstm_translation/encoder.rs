@@ -1,0 +1,56 @@
+//! The encoder: embeddings, then an LSTM over the padded batch.
+
+use super::config::LstmTranslatorConfig;
+use crate::nn::shape::{error, in_module};
+use crate::nn::{Embedding, Lstm, Module, NamedParams, prefixed};
+use candle_core::{Result, Tensor};
+
+/// `embed` (`nn.Embedding(src_vocab, embed_dim)`) and `rnn` (`nn.LSTM`, batch first; two
+/// directions of `H / 2` units when bidirectional).
+#[derive(Clone, Debug)]
+pub struct LstmEncoder {
+    pub embed: Embedding,
+    pub rnn: Lstm,
+}
+
+impl LstmEncoder {
+    pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
+        let build = || -> Result<Self> {
+            if cfg.bidirectional && !cfg.hidden_dim.is_multiple_of(2) {
+                return Err(error("LstmEncoder", format!("a bidirectional encoder needs an even hidden_dim, got {}", cfg.hidden_dim)));
+            }
+            let units = if cfg.bidirectional { cfg.hidden_dim / 2 } else { cfg.hidden_dim };
+            Ok(LstmEncoder {
+                embed: Embedding::new(cfg.src_vocab, cfg.embed_dim)?,
+                rnn: Lstm::with_layers(cfg.embed_dim, units, 1, cfg.bidirectional)?,
+            })
+        };
+        in_module("LstmEncoder", build())
+    }
+
+    /// Encodes a padded batch.
+    ///
+    /// # Shapes
+    /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths (padding after them)
+    /// - returns the outputs `(N, S, H)` (zero at padding) and the final `(h, c)`, each `(N, H)`
+    ///   (both directions side by side when bidirectional)
+    pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, (Tensor, Tensor))> {
+        let run = || -> Result<(Tensor, (Tensor, Tensor))> {
+            let embedded = self.embed.forward(src)?;
+            let (out, (h, c)) = self.rnn.forward_padded(&embedded, lengths, None)?;
+            // (dirs, N, H / dirs) -> (N, H): the directions side by side.
+            let side_by_side =
+                |s: &Tensor| -> Result<Tensor> { Tensor::cat(&(0..s.dim(0)?).map(|k| s.get(k)).collect::<Result<Vec<_>>>()?, 1) };
+            Ok((out, (side_by_side(&h)?, side_by_side(&c)?)))
+        };
+        in_module("LstmEncoder", run())
+    }
+}
+
+impl Module for LstmEncoder {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("embed", self.embed.named_parameters());
+        p.extend(prefixed("rnn", self.rnn.named_parameters()));
+        p
+    }
+}

@@ -1,0 +1,138 @@
+//! The whole LSTM translator: encoder, attention decoder, teacher forcing, and decoding.
+
+use super::config::LstmTranslatorConfig;
+use super::decoder::AttnLstmDecoder;
+use super::encoder::LstmEncoder;
+use crate::models::decoding::Seq2SeqDecoder;
+use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::{Module, NamedParams, prefixed};
+use candle_core::{DType, Result, Tensor};
+
+/// The encoder and the attention decoder, with the attention weights of the last forward pass.
+#[derive(Clone, Debug)]
+pub struct LstmTranslator {
+    pub config: LstmTranslatorConfig,
+    pub encoder: LstmEncoder,
+    pub decoder: AttnLstmDecoder,
+    /// The attention weights of the last [`LstmTranslator::forward`], `(N, T, S)`.
+    pub alphas: Option<Tensor>,
+}
+
+/// What the encoder leaves for the decoder: outputs, keys, the additive padding mask and the
+/// final state.
+#[derive(Clone, Debug)]
+pub struct LstmState {
+    pub outputs: Tensor,
+    pub keys: Tensor,
+    pub mask: Tensor,
+    pub h: Tensor,
+    pub c: Tensor,
+}
+
+/// The real lengths of a batch of ids padded with 0 at the end: the non-zero ids of each row.
+pub fn source_lengths(src: &Tensor) -> Result<Vec<usize>> {
+    let module = "LstmTranslator";
+    let (n, s) = match src.dims() {
+        &[n, s] if n > 0 && s > 0 => (n, s),
+        d => return Err(shape_error(module, "source ids (N, S) with N, S > 0", d)),
+    };
+    let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+    let lengths: Vec<usize> = ids.chunks(s).map(|row| row.iter().filter(|&&v| v != 0).count()).collect();
+    if let Some(k) = lengths.iter().position(|&l| l == 0) {
+        return Err(error(module, format!("source {k} of {n} is all padding")));
+    }
+    Ok(lengths)
+}
+
+/// `(N, S)`: 0 for the first `lengths[i]` positions of row `i`, `-inf` after them.
+fn padding_mask(lengths: &[usize], s: usize, device: &candle_core::Device) -> Result<Tensor> {
+    let m: Vec<f32> = lengths.iter().flat_map(|&l| (0..s).map(move |t| if t < l { 0.0 } else { f32::NEG_INFINITY })).collect();
+    Tensor::from_vec(m, (lengths.len(), s), device)
+}
+
+impl LstmTranslator {
+    /// Draws the encoder's parameters, then the decoder's, in PyTorch's order.
+    pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
+        Ok(LstmTranslator { config: cfg.clone(), encoder: LstmEncoder::new(cfg)?, decoder: AttnLstmDecoder::new(cfg)?, alphas: None })
+    }
+
+    /// Encodes a padded batch of sources (padding id 0, at the end of each row).
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
+    pub fn encode(&self, src: &Tensor) -> Result<LstmState> {
+        let lengths = source_lengths(src)?;
+        let run = || -> Result<LstmState> {
+            let (outputs, (h, c)) = self.encoder.forward(src, &lengths)?;
+            let keys = self.decoder.keys(&outputs)?;
+            let mask = padding_mask(&lengths, src.dim(1)?, src.device())?;
+            Ok(LstmState { outputs, keys, mask, h, c })
+        };
+        in_module("LstmTranslator", run())
+    }
+
+    /// Runs the decoder over `tgt` from `state`: the logits of every position and the weights.
+    fn decode(&self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        let t = match tgt.dims() {
+            &[n, t] if n == state.h.dim(0)? && t > 0 => t,
+            d => return Err(shape_error("LstmTranslator", format!("target ids (N, T) with N = {} and T > 0", state.h.dim(0)?), d)),
+        };
+        let (mut h, mut c) = (state.h.clone(), state.c.clone());
+        let (mut logits, mut alphas) = (Vec::with_capacity(t), Vec::with_capacity(t));
+        for k in 0..t {
+            let token = tgt.narrow(1, k, 1)?.squeeze(1)?;
+            let (l, (h2, c2), a) = self.decoder.forward(&token, &h, &c, &state.keys, &state.outputs, &state.mask)?;
+            (h, c) = (h2, c2);
+            logits.push(l);
+            alphas.push(a);
+        }
+        Ok((Tensor::stack(&logits, 1)?, Tensor::stack(&alphas, 1)?))
+    }
+
+    /// Teacher forcing: the logits of the token after every position of `tgt_input`.
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
+    /// - returns the logits `(N, T, V)`; [`LstmTranslator::alphas`] holds the weights `(N, T, S)`
+    pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        let state = self.encode(src)?;
+        let (logits, alphas) = in_module("LstmTranslator", self.decode(&state, tgt_input))?;
+        self.alphas = Some(alphas);
+        Ok(logits)
+    }
+}
+
+impl Module for LstmTranslator {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("encoder", self.encoder.named_parameters());
+        p.extend(prefixed("decoder", self.decoder.named_parameters()));
+        p
+    }
+}
+
+impl Seq2SeqDecoder for LstmTranslator {
+    type State = LstmState;
+
+    fn tgt_vocab(&self) -> usize {
+        self.config.tgt_vocab
+    }
+
+    fn pad_id(&self) -> Option<u32> {
+        Some(0)
+    }
+
+    fn encode_src(&mut self, src: &Tensor) -> Result<LstmState> {
+        self.encode(src)
+    }
+
+    fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
+        let pick = |t: &Tensor| t.index_select(rows, 0);
+        Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
+    }
+
+    fn next_logits(&mut self, state: &LstmState, prefix: &Tensor) -> Result<Tensor> {
+        let (logits, _) = self.decode(state, prefix)?;
+        let t = logits.dim(1)?;
+        logits.narrow(1, t - 1, 1)?.squeeze(1)
+    }
+}

@@ -1,0 +1,74 @@
+//! The LSTM translator against PyTorch (tests/fixtures/lstm_translation.json, written by
+//! tools/fixtures/lstm_translation.py): initial weights bit for bit with a one-directional and a
+//! bidirectional encoder, teacher-forced logits and attention weights of a padded batch within
+//! 1e-6; greedy decoding equals beam width 1; bad sources are clear errors.
+
+mod common;
+
+use attention_zoo::models::{LstmTranslator, LstmTranslatorConfig};
+use attention_zoo::prelude::*;
+use common::fixtures::{assert_tensor_close, load, state, tensor, values};
+use serde_json::Value;
+
+fn ids(v: &Value) -> Tensor {
+    let rows: Vec<Vec<u32>> =
+        v.as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()).collect();
+    let (n, t) = (rows.len(), rows[0].len());
+    Tensor::from_vec(rows.concat(), (n, t), &Device::Cpu).unwrap()
+}
+
+fn config(fx: &Value, bidirectional: bool) -> LstmTranslatorConfig {
+    let size = |k: &str| fx["sizes"][k].as_u64().unwrap() as usize;
+    LstmTranslatorConfig {
+        embed_dim: size("embed_dim"),
+        hidden_dim: size("hidden_dim"),
+        bidirectional,
+        ..LstmTranslatorConfig::new(size("src_vocab"), size("tgt_vocab"))
+    }
+}
+
+#[test]
+fn the_lstm_translator_is_pytorchs() {
+    let _guard = common::serial();
+    let fx = load("lstm_translation");
+    let (src, tgt_in) = (ids(&fx["src"]), ids(&fx["tgt_in"]));
+    for case in fx["cases"].as_array().unwrap() {
+        let bi = case["bidirectional"].as_bool().unwrap();
+        let what = format!("bidirectional {bi}");
+        manual_seed(case["seed"].as_i64().unwrap() as i128).unwrap();
+        let mut model = LstmTranslator::new(&config(&fx, bi)).unwrap();
+        let want = state(&case["state"]);
+        let got = model.named_parameters();
+        assert_eq!(
+            got.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            want.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            "{what}"
+        );
+        for ((name, p), (_, w)) in got.iter().zip(&want) {
+            assert_eq!(values(&p.tensor()), values(w), "{what}: initial {name}, bit for bit");
+        }
+        let logits = model.forward(&src, &tgt_in).unwrap();
+        assert_tensor_close(&format!("{what}: logits"), &logits, &tensor(&case["logits"]), 1e-6);
+        assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);
+
+        // Decoding: beam width 1 is greedy.
+        let greedy = greedy_decode(&mut model, &src, 1, 2, 6).unwrap();
+        let beam = beam_search(&mut model, &src, 1, 2, &BeamConfig::new(1, 6)).unwrap();
+        for (g, b) in greedy.iter().zip(&beam) {
+            assert_eq!(g, &b[0].tokens, "{what}: beam width 1 against greedy");
+        }
+    }
+}
+
+#[test]
+fn sources_of_padding_only_are_an_error() {
+    let _guard = common::serial(); // building a model draws from the shared default generator
+    let fx = load("lstm_translation");
+    let model = LstmTranslator::new(&config(&fx, true)).unwrap();
+    let src = Tensor::new(&[[4u32, 5], [0, 0]], &Device::Cpu).unwrap();
+    let e = model.encode(&src).unwrap_err().to_string();
+    assert!(e.contains("LstmTranslator") && e.contains("source 1 of 2 is all padding"), "{e}");
+    let odd = LstmTranslatorConfig { hidden_dim: 7, ..config(&fx, true) };
+    let e = LstmTranslator::new(&odd).unwrap_err().to_string();
+    assert!(e.contains("even hidden_dim, got 7"), "{e}");
+}
