@@ -3,6 +3,7 @@
 use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
+use crate::attention::padding_mask;
 use crate::models::decoding::Seq2SeqDecoder;
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Module, NamedParams, prefixed};
@@ -44,12 +45,6 @@ pub fn source_lengths(src: &Tensor) -> Result<Vec<usize>> {
     Ok(lengths)
 }
 
-/// `(N, S)`: 0 for the first `lengths[i]` positions of row `i`, `-inf` after them.
-fn padding_mask(lengths: &[usize], s: usize, device: &candle_core::Device) -> Result<Tensor> {
-    let m: Vec<f32> = lengths.iter().flat_map(|&l| (0..s).map(move |t| if t < l { 0.0 } else { f32::NEG_INFINITY })).collect();
-    Tensor::from_vec(m, (lengths.len(), s), device)
-}
-
 impl LstmTranslator {
     /// Draws the encoder's parameters, then the decoder's, in PyTorch's order.
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
@@ -65,7 +60,7 @@ impl LstmTranslator {
         let run = || -> Result<LstmState> {
             let (outputs, (h, c)) = self.encoder.forward(src, &lengths)?;
             let keys = self.decoder.keys(&outputs)?;
-            let mask = padding_mask(&lengths, src.dim(1)?, src.device())?;
+            let mask = padding_mask(src, 0)?.squeeze(1)?; // (N, S): -inf at the padding
             Ok(LstmState { outputs, keys, mask, h, c })
         };
         in_module("LstmTranslator", run())
