@@ -49,18 +49,19 @@ pub mod prelude {
         Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,
         EncoderSelfAttn, SelfAttnConfig, StepDecoder, shifted_target,
     };
+    pub use crate::models::{GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, TransformerEncoderBlock};
     pub use crate::nn::{
         Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Module, Param, masked_fill, reverse_time, softmax,
     };
     pub use crate::notebook::{
-        Figure, HeatmapGrid, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, counter_vs_clock, encoding_curves, encoding_degrees,
-        encoding_distances, exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh, plot_sequences, query_and_keys,
-        sequence_pred, show, show_all, show_alphas, show_cross_attention, show_decoder_attention, show_encoder_attention, show_heatmaps,
-        stack_layers,
+        Figure, HeatmapGrid, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, comparison_table, counter_vs_clock, encoding_curves,
+        encoding_degrees, encoding_distances, exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh,
+        plot_sequences, query_and_keys, sequence_pred, show, show_all, show_alphas, show_cross_attention, show_decoder_attention,
+        show_encoder_attention, show_heatmaps, stack_layers,
     };
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
-    pub use crate::train::{Translator, quick_run};
+    pub use crate::train::{TrainingReport, Translator, quick_run, translation_trainer};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }

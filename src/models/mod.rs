@@ -4,14 +4,16 @@
 pub mod attention_decoder;
 pub mod decoding;
 pub mod encoder_block;
+pub mod gru_translation;
 pub mod lstm_translation;
 pub mod self_attention;
 pub mod seq2seq;
 pub mod transformer;
 
 pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
-pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, Seq2SeqDecoder, TransformerState, beam_search, greedy_decode};
+pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, Seq2SeqDecoder, SourceAttention, TransformerState, beam_search, greedy_decode};
 pub use encoder_block::TransformerEncoderBlock;
+pub use gru_translation::{GruAttnDecoder, GruEncoder, GruTranslator, GruTranslatorConfig};
 pub use lstm_translation::{AttnLstmDecoder, LstmEncoder, LstmTranslator, LstmTranslatorConfig};
 pub use self_attention::{
     DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, SelfAttnDecoder, SelfAttnEncoder,

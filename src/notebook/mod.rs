@@ -3,6 +3,7 @@
 //! plots apart from its models. Nothing below this layer imports it.
 
 pub mod alphas;
+pub mod comparison;
 pub mod elide;
 pub mod figure;
 pub mod grid_layout;
@@ -19,6 +20,7 @@ pub mod table;
 pub mod text_table;
 
 pub use alphas::{ShowAlphas, show_alphas};
+pub use comparison::comparison_table;
 pub use figure::Figure;
 pub use heatmap_grid::HeatmapGrid;
 pub use helpers::batch_of_one;

@@ -1,4 +1,4 @@
-//! The Transformer and the LSTM translator as [`Learner`]s of translation batches: teacher
+//! The Transformer and the recurrent translators as [`Learner`]s of translation batches: teacher
 //! forcing on the shifted target, tokens counted for the progress line, and data-parallel
 //! half-batches.
 
@@ -6,7 +6,7 @@ use super::batches::Learner;
 use super::loss::Loss;
 use super::parallel::{parallel_grads, split_rows};
 use crate::data::TranslationBatch;
-use crate::models::{LstmTranslator, Transformer};
+use crate::models::{GruTranslator, LstmTranslator, Transformer};
 use crate::nn::{Module, Param};
 use candle_core::Result;
 use candle_core::Tensor;
@@ -62,26 +62,34 @@ fn halves<M: Learner<TranslationBatch> + Clone + Send, L: Loss>(
     Some(parts.collect::<Result<Vec<_>>>().and_then(|parts| parallel_grads(model, loss_fn, &parts, params)))
 }
 
-impl Learner<TranslationBatch> for LstmTranslator {
-    /// Teacher forcing: `<sos>` and the target without its last token in, the target without
-    /// `<sos>` out.
-    fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
-        let logits = self.forward(&batch.src, &batch.tgt_input()?)?;
-        Ok((logits, batch.tgt_output()?))
-    }
+/// The recurrent translators: teacher forcing through their `forward(src, tgt_input)`, and
+/// data-parallel runs of rows (neither has dropout).
+macro_rules! recurrent_learner {
+    ($($model:ty),*) => {$(
+        impl Learner<TranslationBatch> for $model {
+            /// Teacher forcing: `<sos>` and the target without its last token in, the target
+            /// without `<sos>` out.
+            fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
+                let logits = self.forward(&batch.src, &batch.tgt_input()?)?;
+                Ok((logits, batch.tgt_output()?))
+            }
 
-    fn batch_tokens(batch: &TranslationBatch) -> Option<usize> {
-        Some(batch.target_tokens())
-    }
+            fn batch_tokens(batch: &TranslationBatch) -> Option<usize> {
+                Some(batch.target_tokens())
+            }
 
-    /// Two (or more) runs of rows at once, one thread each (the model has no dropout).
-    fn parallel_grads<L: Loss>(
-        &self,
-        batch: &TranslationBatch,
-        threads: usize,
-        loss_fn: &L,
-        params: &[Param],
-    ) -> Option<Result<(f64, GradStore)>> {
-        halves(self, batch, threads, loss_fn, params)
-    }
+            /// Two (or more) runs of rows at once, one thread each.
+            fn parallel_grads<L: Loss>(
+                &self,
+                batch: &TranslationBatch,
+                threads: usize,
+                loss_fn: &L,
+                params: &[Param],
+            ) -> Option<Result<(f64, GradStore)>> {
+                halves(self, batch, threads, loss_fn, params)
+            }
+        }
+    )*};
 }
+
+recurrent_learner!(LstmTranslator, GruTranslator);

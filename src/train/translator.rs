@@ -1,10 +1,10 @@
-//! A trained Transformer with its two vocabularies: sentences in, translations out, greedy or by
-//! beam search, BLEU on a test split, and the attention maps of one translated sentence.
+//! A trained translation model with its two vocabularies: sentences in, translations out, greedy
+//! or by beam search, BLEU on a test split, and the attention of one translated sentence.
 
 use super::bleu::{Bleu, corpus_bleu};
 use crate::data::text::{EOS_ID, SOS_ID};
 use crate::data::{Vocab, detokenize, tokenize};
-use crate::models::{AttentionMaps, BeamConfig, Transformer, beam_search, greedy_decode};
+use crate::models::{AttentionMaps, BeamConfig, Seq2SeqDecoder, SourceAttention, Transformer, beam_search, greedy_decode};
 use crate::nn::Module;
 use crate::nn::shape::error;
 use candle_core::{Device, Result, Tensor};
@@ -25,12 +25,13 @@ pub fn quick_run() -> bool {
     std::env::var(QUICK_ENV).is_ok_and(|v| v == "1")
 }
 
-/// A Transformer and its vocabularies. Sentences are tokenized as the training pairs were
-/// ([`tokenize`]: lower case, punctuation split off); words the source vocabulary lacks become
-/// `<unk>`.
+/// A translation model and its vocabularies: the [`Transformer`] (the default), or any other
+/// [`Seq2SeqDecoder`] such as the recurrent translators. Sentences are tokenized as the training
+/// pairs were ([`tokenize`]: lower case, punctuation split off); words the source vocabulary lacks
+/// become `<unk>`.
 #[derive(Clone, Debug)]
-pub struct Translator {
-    pub model: Transformer,
+pub struct Translator<M = Transformer> {
+    pub model: M,
     pub src_vocab: Vocab,
     pub tgt_vocab: Vocab,
     /// The longest translation, in tokens (default 48).
@@ -39,8 +40,8 @@ pub struct Translator {
     pub batch_size: usize,
 }
 
-impl Translator {
-    pub fn new(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab) -> Self {
+impl<M: Seq2SeqDecoder> Translator<M> {
+    pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Self {
         Translator { model, src_vocab, tgt_vocab, max_len: 48, batch_size: 100 }
     }
 
@@ -52,11 +53,8 @@ impl Translator {
             return Err(error(module, format!("sentence {k} has no tokens")));
         }
         let width = ids.iter().map(Vec::len).max().unwrap_or(0);
-        if width > self.model.config.max_len {
-            return Err(error(
-                module,
-                format!("a sentence of {width} tokens is longer than the model's max_len {}", self.model.config.max_len),
-            ));
+        if let Some(max_len) = self.model.max_len().filter(|&m| width > m) {
+            return Err(error(module, format!("a sentence of {width} tokens is longer than the model's max_len {max_len}")));
         }
         let flat: Vec<u32> = ids.iter().flat_map(|s| s.iter().copied().chain(std::iter::repeat_n(0, width - s.len()))).collect();
         Tensor::from_vec(flat, (ids.len(), width), &Device::Cpu)
@@ -103,23 +101,53 @@ impl Translator {
         corpus_bleu(&hypotheses, &references)
     }
 
+    /// Source and target token names of one sentence's ids.
+    fn token_names(&self, src: &Tensor, tgt_ids: &[u32]) -> Result<(Vec<String>, Vec<String>)> {
+        let names =
+            |vocab: &Vocab, ids: &[u32]| -> Result<Vec<String>> { ids.iter().map(|&i| vocab.token(i).map(str::to_string)).collect() };
+        Ok((names(&self.src_vocab, &src.flatten_all()?.to_vec1::<u32>()?)?, names(&self.tgt_vocab, tgt_ids)?))
+    }
+
+    /// `<sos>` and the greedy translation of the one sentence in `src`, or `<sos>` and the given
+    /// target's ids.
+    fn target_ids(&mut self, src: &Tensor, target: Option<&str>) -> Result<Vec<u32>> {
+        let ids = match target {
+            Some(t) => self.tgt_vocab.encode(&tokenize(t), false),
+            None => greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, self.max_len)?.remove(0),
+        };
+        Ok(std::iter::once(SOS_ID).chain(ids).collect())
+    }
+}
+
+impl<M: Seq2SeqDecoder + SourceAttention> Translator<M> {
+    /// The attention of one sentence: the weights of each target step over the source tokens
+    /// `(T, S)`, the source tokens and the target tokens the decoder read (`<sos>` and the
+    /// translation). The target is the greedy translation, or `target` where given (teacher
+    /// forcing on a reference, so that several models can be compared on the same words).
+    pub fn alphas(&mut self, sentence: &str, target: Option<&str>) -> Result<(Tensor, Vec<String>, Vec<String>)> {
+        let src = self.sources(&[sentence])?;
+        let tgt_ids = self.target_ids(&src, target)?;
+        let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
+        let alphas = self.model.source_alphas(&src, &tgt)?.squeeze(0)?;
+        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
+        Ok((alphas, src_tokens, tgt_tokens))
+    }
+}
+
+impl Translator<Transformer> {
     /// Translates one sentence greedily and runs the model once more on it with its translation
     /// as the target: the attention maps of that pass, the source tokens and the target tokens
     /// (`<sos>` and the translation), as the notebook's `show_cross_attention` takes them.
     pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
         let src = self.sources(&[sentence])?;
-        let ids = greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len)?.remove(0);
-        let tgt_ids: Vec<u32> = std::iter::once(SOS_ID).chain(ids).collect();
+        let tgt_ids = self.target_ids(&src, None)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
         let mode = self.model.is_training();
         self.model.set_training(false);
         let run = self.model.forward(&src, &tgt, None, None);
         self.model.set_training(mode);
         run?;
-        let names =
-            |vocab: &Vocab, ids: &[u32]| -> Result<Vec<String>> { ids.iter().map(|&i| vocab.token(i).map(str::to_string)).collect() };
-        let src_tokens = names(&self.src_vocab, &src.flatten_all()?.to_vec1::<u32>()?)?;
-        let tgt_tokens = names(&self.tgt_vocab, &tgt_ids)?;
+        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
         Ok((self.model.attention_maps()?, src_tokens, tgt_tokens))
     }
 }

@@ -18,5 +18,5 @@ pub mod transformer;
 
 pub use beam::{BeamConfig, Hypothesis, LengthPenalty, beam_search};
 pub use greedy::greedy_decode;
-pub use model::Seq2SeqDecoder;
+pub use model::{Seq2SeqDecoder, SourceAttention};
 pub use transformer::TransformerState;

@@ -49,6 +49,17 @@ pub trait Seq2SeqDecoder: Module {
     fn next_logits(&mut self, state: &Self::State, prefix: &Tensor) -> Result<Tensor>;
 }
 
+/// A translator with one attention distribution over the source at each target step (the
+/// recurrent translators), so that notebooks can draw what each output word read.
+pub trait SourceAttention {
+    /// Teacher forcing over `tgt_input`, keeping only the attention weights.
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
+    /// - returns the weights `(N, T, S)`, 0 at the padding
+    fn source_alphas(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor>;
+}
+
 /// Runs `f` with the model in evaluation mode and puts back the mode it was in, whatever `f`
 /// returns.
 pub(crate) fn in_eval<M: Module, T>(model: &mut M, f: impl FnOnce(&mut M) -> Result<T>) -> Result<T> {

@@ -57,14 +57,32 @@ impl AttnLstmDecoder {
         outputs: &Tensor,
         mask: &Tensor,
     ) -> Result<(Tensor, (Tensor, Tensor), Tensor)> {
-        let run = || -> Result<(Tensor, (Tensor, Tensor), Tensor)> {
+        let ((h, c), alphas) = self.step(token, h, c, keys, outputs, mask)?;
+        let logits = in_module("AttnLstmDecoder", self.out.forward(&h))?;
+        Ok((logits, (h, c), alphas))
+    }
+
+    /// [`AttnLstmDecoder::forward`] without the output layer, which a whole sequence of hidden
+    /// states can then go through at once.
+    ///
+    /// # Shapes
+    /// - as [`AttnLstmDecoder::forward`]; returns the new `(h, c)` and the weights `(N, S)`
+    pub fn step(
+        &self,
+        token: &Tensor,
+        h: &Tensor,
+        c: &Tensor,
+        keys: &Tensor,
+        outputs: &Tensor,
+        mask: &Tensor,
+    ) -> Result<((Tensor, Tensor), Tensor)> {
+        let run = || -> Result<((Tensor, Tensor), Tensor)> {
             let scale = (h.dim(1)? as f64).sqrt();
             let scores = (keys.matmul(&h.unsqueeze(2)?)?.squeeze(2)? / scale)?; // (N, S)
             let alphas = softmax(&(scores + mask)?)?;
             let context = alphas.unsqueeze(1)?.matmul(outputs)?.squeeze(1)?; // (N, H)
             let input = Tensor::cat(&[self.embed.forward(token)?, context], D::Minus1)?;
-            let (h, c) = self.cell.forward(&input, Some((h, c)))?;
-            Ok((self.out.forward(&h)?, (h, c), alphas))
+            Ok((self.cell.forward(&input, Some((h, c)))?, alphas))
         };
         in_module("AttnLstmDecoder", run())
     }

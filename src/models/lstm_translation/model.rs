@@ -4,7 +4,7 @@ use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
-use crate::models::decoding::Seq2SeqDecoder;
+use crate::models::decoding::{Seq2SeqDecoder, SourceAttention};
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Module, NamedParams, prefixed};
 use candle_core::{DType, Result, Tensor};
@@ -73,15 +73,17 @@ impl LstmTranslator {
             d => return Err(shape_error("LstmTranslator", format!("target ids (N, T) with N = {} and T > 0", state.h.dim(0)?), d)),
         };
         let (mut h, mut c) = (state.h.clone(), state.c.clone());
-        let (mut logits, mut alphas) = (Vec::with_capacity(t), Vec::with_capacity(t));
+        let (mut hs, mut alphas) = (Vec::with_capacity(t), Vec::with_capacity(t));
         for k in 0..t {
             let token = tgt.narrow(1, k, 1)?.squeeze(1)?;
-            let (l, (h2, c2), a) = self.decoder.forward(&token, &h, &c, &state.keys, &state.outputs, &state.mask)?;
+            let ((h2, c2), a) = self.decoder.step(&token, &h, &c, &state.keys, &state.outputs, &state.mask)?;
             (h, c) = (h2, c2);
-            logits.push(l);
+            hs.push(h.clone());
             alphas.push(a);
         }
-        Ok((Tensor::stack(&logits, 1)?, Tensor::stack(&alphas, 1)?))
+        // The output layer once over every step: one (N*T, H) x (H, V) product, not T small ones.
+        let logits = self.decoder.out.forward(&Tensor::stack(&hs, 1)?)?;
+        Ok((logits, Tensor::stack(&alphas, 1)?))
     }
 
     /// Teacher forcing: the logits of the token after every position of `tgt_input`.
@@ -129,5 +131,13 @@ impl Seq2SeqDecoder for LstmTranslator {
         let (logits, _) = self.decode(state, prefix)?;
         let t = logits.dim(1)?;
         logits.narrow(1, t - 1, 1)?.squeeze(1)
+    }
+}
+
+impl SourceAttention for LstmTranslator {
+    fn source_alphas(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        let state = self.encode(src)?;
+        let (_, alphas) = in_module("LstmTranslator", self.decode(&state, tgt_input))?;
+        Ok(alphas)
     }
 }

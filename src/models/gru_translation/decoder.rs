@@ -1,0 +1,64 @@
+//! The decoder: the lecture's `DecoderAttn` with embeddings and a vocabulary-wide output layer.
+
+use super::config::GruTranslatorConfig;
+use crate::attention::Attention;
+use crate::nn::shape::in_module;
+use crate::nn::{Embedding, Gru, Linear, Module, NamedParams, prefixed};
+use candle_core::{D, Result, Tensor};
+
+/// `embed` (`nn.Embedding(tgt_vocab, embed_dim)`), `basic_rnn` (`nn.GRU(embed_dim, H)`), `attn`
+/// (the lecture's `Attention(H)`: scaled dot product of projected queries and keys, the encoder's
+/// states as values) and `out` (`Linear(2H, tgt_vocab)` on `[context; query]`, the lecture's
+/// `regression` turned into logits).
+///
+/// As in the lecture, the GRU reads only the previous token and the context does not feed back
+/// into it: the queries of every target position come from one run of the GRU, and teacher
+/// forcing needs no loop over time.
+#[derive(Clone, Debug)]
+pub struct GruAttnDecoder {
+    pub embed: Embedding,
+    pub basic_rnn: Gru,
+    pub attn: Attention,
+    pub out: Linear,
+}
+
+impl GruAttnDecoder {
+    pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
+        let h = cfg.hidden_dim;
+        let build = || -> Result<Self> {
+            Ok(GruAttnDecoder {
+                embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim)?,
+                basic_rnn: Gru::new(cfg.embed_dim, h)?,
+                attn: Attention::new(h, None, false)?,
+                out: Linear::new(2 * h, cfg.tgt_vocab)?,
+            })
+        };
+        in_module("GruAttnDecoder", build())
+    }
+
+    /// Runs the GRU over the target prefix from the encoder's final state, lets every output
+    /// attend over the source (keys set by `attn.init_keys`), and maps `[context; query]` to
+    /// logits.
+    ///
+    /// # Shapes
+    /// - `tgt`: ids `(N, T)`; `hidden`: `(1, N, H)`; `mask`: keep mask `(N, 1, S)` (0 at padding)
+    /// - returns the logits `(N, T, V)`; `attn.alphas` holds the weights `(N, T, S)`
+    pub fn forward(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
+        let run = |me: &mut Self| -> Result<Tensor> {
+            let (queries, _) = me.basic_rnn.forward(&me.embed.forward(tgt)?, Some(hidden))?;
+            let context = me.attn.forward(&queries, Some(mask))?;
+            me.out.forward(&Tensor::cat(&[context, queries], D::Minus1)?)
+        };
+        in_module("GruAttnDecoder", run(self))
+    }
+}
+
+impl Module for GruAttnDecoder {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("embed", self.embed.named_parameters());
+        p.extend(prefixed("basic_rnn", self.basic_rnn.named_parameters()));
+        p.extend(prefixed("attn", self.attn.named_parameters()));
+        p.extend(prefixed("out", self.out.named_parameters()));
+        p
+    }
+}

@@ -1,0 +1,58 @@
+//! The encoder: embeddings, then the lecture's GRU, its final state read at each true length.
+
+use super::config::GruTranslatorConfig;
+use crate::nn::shape::{error, in_module};
+use crate::nn::{Embedding, Gru, Module, NamedParams, prefixed};
+use candle_core::{Device, Result, Tensor};
+
+/// `embed` (`nn.Embedding(src_vocab, embed_dim)`) and `basic_rnn` (`nn.GRU(embed_dim, H)`, batch
+/// first), the lecture's `Encoder` given token ids instead of coordinates.
+#[derive(Clone, Debug)]
+pub struct GruEncoder {
+    pub embed: Embedding,
+    pub basic_rnn: Gru,
+}
+
+impl GruEncoder {
+    pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
+        let build = || -> Result<Self> {
+            Ok(GruEncoder { embed: Embedding::new(cfg.src_vocab, cfg.embed_dim)?, basic_rnn: Gru::new(cfg.embed_dim, cfg.hidden_dim)? })
+        };
+        in_module("GruEncoder", build())
+    }
+
+    /// Encodes a batch padded at the end. A one-directional GRU's states at the real tokens do not
+    /// depend on the padding that follows, so the whole padded batch runs at once; the final
+    /// state of each sentence is its state at its last real token, not at the end of the padding.
+    ///
+    /// # Shapes
+    /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths, each in `1..=S`
+    /// - returns the states `(N, S, H)` (padding positions included: mask them) and the final
+    ///   hidden state `(1, N, H)`
+    pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, Tensor)> {
+        let run = || -> Result<(Tensor, Tensor)> {
+            let (n, s) = src.dims2()?;
+            if lengths.len() != n {
+                return Err(error("GruEncoder", format!("{} lengths for a batch of {n}", lengths.len())));
+            }
+            if let Some(k) = lengths.iter().position(|&l| l == 0 || l > s) {
+                return Err(error("GruEncoder", format!("length {} of sentence {k} is not in 1..={s}", lengths[k])));
+            }
+            let (states, _) = self.basic_rnn.forward(&self.embed.forward(src)?, None)?;
+            let h = self.basic_rnn.hidden_size;
+            let last: Vec<u32> = lengths.iter().flat_map(|&l| std::iter::repeat_n(l as u32 - 1, h)).collect();
+            let index = Tensor::from_vec(last, (n, 1, h), &Device::Cpu)?;
+            let hidden = states.gather(&index, 1)?.transpose(0, 1)?.contiguous()?;
+            Ok((states, hidden))
+        };
+        in_module("GruEncoder", run())
+    }
+}
+
+impl Module for GruEncoder {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("embed", self.embed.named_parameters());
+        p.extend(prefixed("basic_rnn", self.basic_rnn.named_parameters()));
+        p
+    }
+}

@@ -1,0 +1,129 @@
+//! The whole GRU translator: encoder, attention decoder, teacher forcing and decoding.
+
+use super::config::GruTranslatorConfig;
+use super::decoder::GruAttnDecoder;
+use super::encoder::GruEncoder;
+use crate::models::decoding::{Seq2SeqDecoder, SourceAttention};
+use crate::models::lstm_translation::source_lengths;
+use crate::nn::shape::{in_module, shape_error};
+use crate::nn::{Module, NamedParams, prefixed};
+use candle_core::{DType, Result, Tensor};
+
+/// The encoder and the attention decoder, with the attention weights of the last forward pass.
+#[derive(Clone, Debug)]
+pub struct GruTranslator {
+    pub config: GruTranslatorConfig,
+    pub encoder: GruEncoder,
+    pub decoder: GruAttnDecoder,
+    /// The attention weights of the last [`GruTranslator::forward`], `(N, T, S)`.
+    pub alphas: Option<Tensor>,
+}
+
+/// What the encoder leaves for the decoder: its states (the attention's values), their
+/// projections (the keys), the keep mask of the source and the final hidden state.
+#[derive(Clone, Debug)]
+pub struct GruState {
+    pub states: Tensor,
+    pub proj_keys: Tensor,
+    pub mask: Tensor,
+    pub hidden: Tensor,
+}
+
+impl GruTranslator {
+    /// Draws the encoder's parameters, then the decoder's, in PyTorch's order.
+    pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
+        Ok(GruTranslator { config: cfg.clone(), encoder: GruEncoder::new(cfg)?, decoder: GruAttnDecoder::new(cfg)?, alphas: None })
+    }
+
+    /// Encodes a padded batch of sources (padding id 0, at the end of each row).
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
+    pub fn encode(&self, src: &Tensor) -> Result<GruState> {
+        let lengths = source_lengths(src)?;
+        let run = || -> Result<GruState> {
+            let (states, hidden) = self.encoder.forward(src, &lengths)?;
+            let proj_keys = self.decoder.attn.linear_key.forward(&states)?;
+            let mask = src.to_dtype(DType::U32)?.ne(0u32)?.to_dtype(DType::U8)?.unsqueeze(1)?; // (N, 1, S): 1 at real tokens
+            Ok(GruState { states, proj_keys, mask, hidden })
+        };
+        in_module("GruTranslator", run())
+    }
+
+    /// The decoder's logits over `tgt` from `state`, and its attention weights.
+    fn decode(&mut self, state: &GruState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        let n = state.hidden.dim(1)?;
+        match tgt.dims() {
+            &[m, t] if m == n && t > 0 => {}
+            d => return Err(shape_error("GruTranslator", format!("target ids (N, T) with N = {n} and T > 0"), d)),
+        }
+        let attn = &mut self.decoder.attn;
+        attn.keys = Some(state.states.clone());
+        attn.proj_keys = Some(state.proj_keys.clone());
+        attn.values = Some(state.states.clone());
+        let logits = self.decoder.forward(tgt, &state.hidden, &state.mask)?;
+        let alphas =
+            self.decoder.attn.alphas.clone().ok_or_else(|| candle_core::Error::Msg("GruTranslator: no attention weights".into()))?;
+        Ok((logits, alphas))
+    }
+
+    /// Teacher forcing: the logits of the token after every position of `tgt_input`.
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
+    /// - returns the logits `(N, T, V)`; [`GruTranslator::alphas`] holds the weights `(N, T, S)`
+    pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        let state = self.encode(src)?;
+        let (logits, alphas) = in_module("GruTranslator", self.decode(&state, tgt_input))?;
+        self.alphas = Some(alphas);
+        Ok(logits)
+    }
+}
+
+impl Module for GruTranslator {
+    fn named_parameters(&self) -> NamedParams {
+        let mut p = prefixed("encoder", self.encoder.named_parameters());
+        p.extend(prefixed("decoder", self.decoder.named_parameters()));
+        p
+    }
+}
+
+impl Seq2SeqDecoder for GruTranslator {
+    type State = GruState;
+
+    fn tgt_vocab(&self) -> usize {
+        self.config.tgt_vocab
+    }
+
+    fn pad_id(&self) -> Option<u32> {
+        Some(0)
+    }
+
+    fn encode_src(&mut self, src: &Tensor) -> Result<GruState> {
+        self.encode(src)
+    }
+
+    fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
+        let pick = |t: &Tensor| t.index_select(rows, 0);
+        Ok(GruState {
+            states: pick(&s.states)?,
+            proj_keys: pick(&s.proj_keys)?,
+            mask: pick(&s.mask)?,
+            hidden: s.hidden.index_select(rows, 1)?,
+        })
+    }
+
+    fn next_logits(&mut self, state: &GruState, prefix: &Tensor) -> Result<Tensor> {
+        let (logits, _) = self.decode(state, prefix)?;
+        let t = logits.dim(1)?;
+        logits.narrow(1, t - 1, 1)?.squeeze(1)
+    }
+}
+
+impl SourceAttention for GruTranslator {
+    fn source_alphas(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        let state = self.encode(src)?;
+        let (_, alphas) = in_module("GruTranslator", self.decode(&state, tgt_input))?;
+        Ok(alphas)
+    }
+}

@@ -1,0 +1,95 @@
+//! The GRU translator against PyTorch (tests/fixtures/gru_translation.json, written by
+//! tools/fixtures/gru_translation.py): initial weights bit for bit, teacher-forced logits and
+//! attention weights of a padded batch within 1e-6, the cross-entropy and every gradient within
+//! 1e-5; beam width 1 is greedy; bad batches are clear errors.
+
+mod common;
+
+use attention_zoo::models::{GruEncoder, GruTranslator, GruTranslatorConfig};
+use attention_zoo::prelude::*;
+use common::fixtures::{assert_tensor_close, load, state, tensor, values};
+use serde_json::Value;
+
+fn ids(v: &Value) -> Tensor {
+    let rows: Vec<Vec<u32>> =
+        v.as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()).collect();
+    let (n, t) = (rows.len(), rows[0].len());
+    Tensor::from_vec(rows.concat(), (n, t), &Device::Cpu).unwrap()
+}
+
+fn config(fx: &Value) -> GruTranslatorConfig {
+    let size = |k: &str| fx["sizes"][k].as_u64().unwrap() as usize;
+    GruTranslatorConfig {
+        embed_dim: size("embed_dim"),
+        hidden_dim: size("hidden_dim"),
+        ..GruTranslatorConfig::new(size("src_vocab"), size("tgt_vocab"))
+    }
+}
+
+#[test]
+fn the_gru_translator_is_pytorchs() {
+    let _guard = common::serial();
+    let fx = load("gru_translation");
+    let (src, tgt_in, tgt_out) = (ids(&fx["src"]), ids(&fx["tgt_in"]), ids(&fx["tgt_out"]));
+    for case in fx["cases"].as_array().unwrap() {
+        let what = format!("seed {}", case["seed"]);
+        manual_seed(case["seed"].as_i64().unwrap() as i128).unwrap();
+        let mut model = GruTranslator::new(&config(&fx)).unwrap();
+        let want = state(&case["state"]);
+        let got = model.named_parameters();
+        assert_eq!(
+            got.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            want.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            "{what}"
+        );
+        for ((name, p), (_, w)) in got.iter().zip(&want) {
+            assert_eq!(values(&p.tensor()), values(w), "{what}: initial {name}, bit for bit");
+        }
+        let logits = model.forward(&src, &tgt_in).unwrap();
+        assert_tensor_close(&format!("{what}: logits"), &logits, &tensor(&case["logits"]), 1e-6);
+        assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);
+        let alphas = values(model.alphas.as_ref().unwrap());
+        // The second sentence has two real tokens: every step gives the three pads exactly 0.
+        for t in 0..4 {
+            let row = &alphas[(4 + t) * 5..(4 + t) * 5 + 5];
+            assert_eq!(&row[2..], &[0.0, 0.0, 0.0], "{what}: weights of padding at step {t}");
+        }
+
+        let loss = CrossEntropyLoss::new().ignore_index(0).forward(&logits, &tgt_out).unwrap();
+        let l = loss.to_scalar::<f32>().unwrap() as f64;
+        assert!((l - case["loss"].as_f64().unwrap()).abs() < 1e-5, "{what}: loss {l} against {}", case["loss"]);
+        let grads = loss.backward().unwrap();
+        let want_grads = state(&case["grads"]);
+        for (name, p) in &got {
+            let g = grads.get(&p.tensor());
+            match want_grads.iter().find(|(n, _)| n == name) {
+                Some((_, w)) => assert_tensor_close(&format!("{what}: gradient of {name}"), g.expect(name), w, 1e-5),
+                // The lecture's attention draws a value layer it never uses (proj_values false).
+                None => assert!(g.is_none() && name.contains("linear_value"), "{what}: {name} has a gradient PyTorch lacks"),
+            }
+        }
+
+        let greedy = greedy_decode(&mut model, &src, 1, 2, 6).unwrap();
+        let beam = beam_search(&mut model, &src, 1, 2, &BeamConfig::new(1, 6)).unwrap();
+        for (g, b) in greedy.iter().zip(&beam) {
+            assert_eq!(g, &b[0].tokens, "{what}: beam width 1 against greedy");
+        }
+    }
+}
+
+#[test]
+fn bad_batches_are_clear_errors() {
+    let _guard = common::serial(); // building a model draws from the shared default generator
+    let fx = load("gru_translation");
+    let mut model = GruTranslator::new(&config(&fx)).unwrap();
+    let e = model.encode(&Tensor::new(&[[4u32, 5], [0, 0]], &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("source 1 of 2 is all padding"), "{e}");
+    let src = Tensor::new(&[[4u32, 5], [6, 0]], &Device::Cpu).unwrap();
+    let e = model.forward(&src, &Tensor::new(&[[1u32, 5]], &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("GruTranslator") && e.contains("N = 2"), "{e}");
+    let encoder = GruEncoder::new(&config(&fx)).unwrap();
+    for (lengths, says) in [(vec![2, 3], "length 3 of sentence 1 is not in 1..=2"), (vec![2], "1 lengths for a batch of 2")] {
+        let e = encoder.forward(&src, &lengths).unwrap_err().to_string();
+        assert!(e.contains("GruEncoder") && e.contains(says), "{e}");
+    }
+}
