@@ -13,9 +13,11 @@ pub mod generator;
 pub mod init;
 pub mod mt19937;
 pub mod numpy;
+pub mod python;
 
 pub use default::{bernoulli, manual_seed, rand, rand_scalar, randn, randperm, uniform, with_default};
 pub use generator::{Generator, MAX_SEED};
 pub use init::{kaiming_uniform_bound, uniform_init};
 pub use mt19937::Mt19937;
 pub use numpy::RandomState;
+pub use python::PyRandom;

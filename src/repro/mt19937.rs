@@ -30,6 +30,40 @@ impl Mt19937 {
         Mt19937 { state, next: N }
     }
 
+    /// Seeds from a key of 32-bit words, as the reference `init_by_array` does (Python's
+    /// `random.seed` passes the words of its integer seed this way).
+    pub fn from_key(key: &[u32]) -> Self {
+        let mut mt = Mt19937::new(19_650_218);
+        let s = &mut mt.state;
+        let key: &[u32] = if key.is_empty() { &[0] } else { key };
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..N.max(key.len()) {
+            let prev = s[i - 1] ^ (s[i - 1] >> 30);
+            s[i] = (s[i] ^ prev.wrapping_mul(1_664_525)).wrapping_add(key[j]).wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= N {
+                s[0] = s[N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..N - 1 {
+            let prev = s[i - 1] ^ (s[i - 1] >> 30);
+            s[i] = (s[i] ^ prev.wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            i += 1;
+            if i >= N {
+                s[0] = s[N - 1];
+                i = 1;
+            }
+        }
+        s[0] = 0x8000_0000;
+        mt.next = N;
+        mt
+    }
+
     fn twist(&mut self) {
         for i in 0..N {
             let y = (self.state[i] & UPPER_MASK) | (self.state[(i + 1) % N] & LOWER_MASK);

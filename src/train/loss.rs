@@ -34,3 +34,33 @@ impl Loss for MSELoss {
         (prediction - target)?.sqr()?.mean_all()
     }
 }
+
+/// A loss on the first `features` features of the last dimension only, such as 001's MSE on
+/// latitude and longitude that leaves the timestamp out: `LeadingFeatures::new(MSELoss, 2)`.
+#[derive(Clone, Copy, Debug)]
+pub struct LeadingFeatures<L> {
+    pub inner: L,
+    pub features: usize,
+}
+
+impl<L: Loss> LeadingFeatures<L> {
+    pub fn new(inner: L, features: usize) -> Self {
+        LeadingFeatures { inner, features }
+    }
+}
+
+impl<L: Loss> Loss for LeadingFeatures<L> {
+    fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor> {
+        let last = |t: &Tensor| t.dims().last().copied().unwrap_or(0);
+        if self.features == 0 || last(prediction) < self.features || last(target) < self.features {
+            bail!(
+                "LeadingFeatures: a loss on the first {} features needs that many in the last dimension, got prediction {:?} and target {:?}",
+                self.features,
+                prediction.dims(),
+                target.dims()
+            )
+        }
+        let lead = |t: &Tensor| t.narrow(candle_core::D::Minus1, 0, self.features);
+        self.inner.loss(&lead(prediction)?, &lead(target)?)
+    }
+}

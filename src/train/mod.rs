@@ -21,7 +21,7 @@ pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tok
 pub use checkpoint::{CheckpointRecord, tensors_checksum};
 pub use clip::{clip_grad_norm, clip_grad_norm_with};
 pub use cross_entropy::{CrossEntropyLoss, Reduction};
-pub use loss::{Loss, MSELoss};
+pub use loss::{LeadingFeatures, Loss, MSELoss};
 pub use optim::{Adam, Optimizer, OptimizerState};
 pub use progress::{EpochStats, progress_line};
 pub use recipe::translation_trainer;
