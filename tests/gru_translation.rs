@@ -7,15 +7,8 @@ mod common;
 
 use attention_zoo::models::{GruEncoder, GruTranslator, GruTranslatorConfig};
 use attention_zoo::prelude::*;
-use common::fixtures::{assert_tensor_close, load, state, tensor, values};
+use common::fixtures::{assert_params, assert_tensor_close, id_rows, load, state, tensor, values};
 use serde_json::Value;
-
-fn ids(v: &Value) -> Tensor {
-    let rows: Vec<Vec<u32>> =
-        v.as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()).collect();
-    let (n, t) = (rows.len(), rows[0].len());
-    Tensor::from_vec(rows.concat(), (n, t), &Device::Cpu).unwrap()
-}
 
 fn config(fx: &Value) -> GruTranslatorConfig {
     let size = |k: &str| fx["sizes"][k].as_u64().unwrap() as usize;
@@ -30,21 +23,13 @@ fn config(fx: &Value) -> GruTranslatorConfig {
 fn the_gru_translator_is_pytorchs() {
     let _guard = common::serial();
     let fx = load("gru_translation");
-    let (src, tgt_in, tgt_out) = (ids(&fx["src"]), ids(&fx["tgt_in"]), ids(&fx["tgt_out"]));
+    let (src, tgt_in, tgt_out) = (id_rows(&fx["src"]), id_rows(&fx["tgt_in"]), id_rows(&fx["tgt_out"]));
     for case in fx["cases"].as_array().unwrap() {
         let what = format!("seed {}", case["seed"]);
         manual_seed(case["seed"].as_i64().unwrap() as i128).unwrap();
         let mut model = GruTranslator::new(&config(&fx)).unwrap();
-        let want = state(&case["state"]);
+        assert_params(&format!("{what}: initial weights, bit for bit"), &model, &case["state"], 0.0);
         let got = model.named_parameters();
-        assert_eq!(
-            got.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-            want.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-            "{what}"
-        );
-        for ((name, p), (_, w)) in got.iter().zip(&want) {
-            assert_eq!(values(&p.tensor()), values(w), "{what}: initial {name}, bit for bit");
-        }
         let logits = model.forward(&src, &tgt_in).unwrap();
         assert_tensor_close(&format!("{what}: logits"), &logits, &tensor(&case["logits"]), 1e-6);
         assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);

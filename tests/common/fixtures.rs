@@ -31,6 +31,18 @@ pub fn tensor(v: &Value) -> Tensor {
     Tensor::from_vec(data, shape, &Device::Cpu).expect("fixture tensor")
 }
 
+/// Rows of token ids `[[4, 5, 0], ...]` as a `u32` tensor `(N, T)`.
+pub fn id_rows(v: &Value) -> Tensor {
+    let rows: Vec<Vec<u32>> = v
+        .as_array()
+        .expect("a list of rows")
+        .iter()
+        .map(|r| r.as_array().expect("a row").iter().map(|x| x.as_u64().expect("an id") as u32).collect())
+        .collect();
+    let (n, t) = (rows.len(), rows.first().map_or(0, Vec::len));
+    Tensor::from_vec(rows.concat(), (n, t), &Device::Cpu).expect("id rows")
+}
+
 /// `[[name, tensor], ...]` as pairs.
 pub fn state(v: &Value) -> Vec<(String, Tensor)> {
     v.as_array().expect("a state list").iter().map(|p| (p[0].as_str().expect("a name").to_string(), tensor(&p[1]))).collect()
