@@ -54,11 +54,12 @@ pub mod prelude {
         Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Module, Param, masked_fill, reverse_time, softmax,
     };
     pub use crate::notebook::{
-        Figure, HeatmapGrid, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, comparison_table, counter_vs_clock, encoding_curves,
-        encoding_degrees, encoding_distances, exponential_dials, figure9, plot_attention, plot_data, plot_losses, plot_mesh,
-        plot_sequences, query_and_keys, sequence_pred, show, show_all, show_alphas, show_cross_attention, show_decoder_attention,
-        show_encoder_attention, show_heatmaps, stack_layers,
+        Figure, HeatmapGrid, PositionCode, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, comparison_table, counter_vs_clock,
+        encoding_curves, encoding_degrees, encoding_distances, exponential_dials, figure9, plot_attention, plot_data, plot_losses,
+        plot_mesh, plot_sequences, query_and_keys, sequence_pred, show, show_all, show_alphas, show_cross_attention,
+        show_decoder_attention, show_encoder_attention, show_heatmaps, stack_layers,
     };
+    pub use crate::notebook::{code_difference, code_difference_table, modulo_codes, position_codes, sine_cosine_codes};
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};

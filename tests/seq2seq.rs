@@ -48,6 +48,58 @@ fn lecture_values_of_encoder_decoder_and_teacher_forcing() {
     assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, -0.0226, 0.4628]);
 }
 
+/// 001's coin-toss cell and its `EncoderDecoder` cell in training mode, run as the notebook runs
+/// them: the decoder made after `manual_seed(21)`, the two cells without coins, then the coins of
+/// the default generator (`rand_scalar`, PyTorch's `torch.rand(1)`) with p = 0.5. The first coin
+/// (0.62) says "own prediction", the model's first coin says "teacher": 001's printed numbers.
+#[test]
+fn the_coin_toss_cells_print_001s_numbers() {
+    let _serial = common::serial();
+    let fx = &load("seq2seq")["coin_cells"];
+    let full = corners();
+    let (source, target) = (full.narrow(1, 0, 2).unwrap(), full.narrow(1, 2, 2).unwrap());
+    manual_seed(21).unwrap();
+    let mut encoder = Encoder::new(2, 2).unwrap();
+    let states = encoder.forward(&source).unwrap();
+    manual_seed(21).unwrap();
+    let mut decoder = Decoder::new(2, 2).unwrap();
+    for forcing in [false, true] {
+        decoder.init_hidden(&states).unwrap();
+        let mut input = source.narrow(1, 1, 1).unwrap();
+        for i in 0..2 {
+            let out = decoder.forward(&input).unwrap();
+            input = if forcing { target.narrow(1, i, 1).unwrap() } else { out };
+        }
+    }
+    decoder.init_hidden(&states).unwrap();
+    let mut input = source.narrow(1, 1, 1).unwrap();
+    let (mut hiddens, mut outputs, mut coins) = (vec![], vec![], vec![]);
+    for i in 0..2 {
+        hiddens.push(values(decoder.hidden.as_ref().unwrap()));
+        let out = decoder.forward(&input).unwrap();
+        outputs.push(values(&out));
+        let coin = rand_scalar() as f64;
+        coins.push(coin);
+        input = if coin <= 0.5 { target.narrow(1, i, 1).unwrap() } else { out };
+    }
+    assert_close("coins", &coins, &f64s(&fx["coins"]), 0.0);
+    for i in 0..2 {
+        assert_close(&format!("coin cell hidden {i}"), &hiddens[i], &f64s(&fx["hiddens"][i]), 1e-6);
+        assert_close(&format!("coin cell output {i}"), &outputs[i], &f64s(&fx["outputs"][i]), 1e-6);
+    }
+    // As 001 prints them.
+    assert_eq!(round4(&hiddens.concat()), vec![0.3105, -0.5263, 0.3913, -0.6853]);
+    assert_eq!(round4(&outputs.concat()), vec![-0.2339, 0.4702, -0.0226, 0.4628]);
+
+    let mut encdec = EncoderDecoder::new(encoder, decoder, 2, 2, 0.5).unwrap();
+    encdec.train();
+    let out = encdec.forward(&full).unwrap();
+    assert_tensor_close("training mode, p = 0.5", &out, &tensor(&fx["encdec_train"]), 1e-6);
+    assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, 0.2265, 0.4529]);
+    // The model drew one coin a step, as PyTorch's does: the generators are still in step.
+    assert_eq!(rand_scalar() as f64, fx["next_rand"].as_f64().unwrap());
+}
+
 fn lecture_loaders() -> (DataLoader, DataLoader) {
     let full_train = generate_sequences(256, false, 13).unwrap().to_tensor().unwrap();
     let full_test = generate_sequences(128, false, 19).unwrap().to_tensor().unwrap();
