@@ -39,6 +39,24 @@ pub(crate) fn plot_err<E: std::fmt::Debug>(e: E) -> candle_core::Error {
     candle_core::Error::Msg(format!("plots: drawing failed: {e:?}"))
 }
 
+/// Draws a chart's legend (its series labels) in a white, slightly see-through box with a light
+/// grey border at `position`, the labels at `font_size` points: one look for every figure.
+pub(crate) fn draw_legend<'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(("sans-serif", font_size))
+        .position(position)
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
+}
+
 /// The widest or tallest figure drawn, in pixels: larger sizes are an error, never a giant SVG.
 pub const MAX_PIXELS: u32 = 40_000;
 

@@ -2,7 +2,7 @@
 
 use crate::nn::shape::{error, shape_error};
 use crate::notebook::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
-use crate::notebook::figure::{Figure, NOTE_HEIGHT, figure, figure_size, plot_err, with_note};
+use crate::notebook::figure::{Figure, NOTE_HEIGHT, draw_legend, figure, figure_size, plot_err, with_note};
 use crate::notebook::heatmap::{heatmap_cells, heatmap_panel};
 use crate::notebook::palette::CORNER_COLORS;
 use crate::notebook::read::{check_readable, read_matrix, read_values, to_f64};
@@ -162,14 +162,7 @@ pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Re
             let head = vec![tip, (tip.0 - ux - uy * 0.5, tip.1 - uy + ux * 0.5), (tip.0 - ux + uy * 0.5, tip.1 - uy - ux * 0.5)];
             chart.draw_series(std::iter::once(Polygon::new(head, color.filled()))).map_err(plot_err)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .label_font(("sans-serif", 11))
-            .position(SeriesLabelPosition::LowerLeft)
-            .draw()
-            .map_err(plot_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerLeft, 11)?;
         Ok(())
     })
 }

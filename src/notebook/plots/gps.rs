@@ -3,7 +3,7 @@
 
 use crate::data::Trajectories;
 use crate::nn::shape::error;
-use crate::notebook::figure::{Figure, figure, plot_err};
+use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
 use crate::notebook::palette::{PRED_COLOR, SOURCE_COLOR, TARGET_COLOR};
 use candle_core::Result;
 use plotters::prelude::*;
@@ -109,14 +109,7 @@ pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 
                     .legend(|(x, y)| Polygon::new(vec![(x + 10, y - 6), (x + 15, y), (x + 10, y + 6), (x + 5, y)], END_COLOR.filled()));
             }
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(plot_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
         Ok(())
     })
 }

@@ -2,7 +2,7 @@
 
 use crate::nn::Module;
 use crate::nn::shape::error;
-use crate::notebook::figure::{Figure, figure, plot_err};
+use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
 use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
 use crate::train::Batches;
 use crate::train::{Loss, Optimizer, StepByStep};
@@ -133,14 +133,7 @@ pub fn plot_losses(losses: &[f64], val_losses: &[f64]) -> Result<Figure> {
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(plot_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
         Ok(())
     })
 }

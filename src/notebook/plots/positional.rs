@@ -3,7 +3,7 @@
 use crate::attention::positional_encoding_table;
 use crate::nn::shape::{check_size, error, shape_error};
 use crate::notebook::elide::{Axis, MAX_CELLS, grid, joined_note};
-use crate::notebook::figure::{Figure, NOTE_HEIGHT, anchored_text, figure, figure_size, plot_err, with_note};
+use crate::notebook::figure::{Figure, NOTE_HEIGHT, anchored_text, draw_legend, figure, figure_size, plot_err, with_note};
 use crate::notebook::heatmap::heatmap_cells;
 use crate::notebook::palette::TARGET_COLOR;
 use crate::notebook::read::{check_readable, read_matrix, to_f64};
@@ -193,13 +193,7 @@ pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .label_font(("sans-serif", 10))
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(plot_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight, 10)?;
         let value = |p: usize, d: usize| table.get(rows.indices()[p]).and_then(|r| r.get(cols.indices()[d])).copied().unwrap_or(f64::NAN);
         let shade = grid(&rows, &cols, |p, d| (value(p, d) + 1.0) / 2.0);
         let values = grid(&rows, &cols, value);
