@@ -8,7 +8,11 @@
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
-#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the translator on two
+#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the translator on two;
+#                    then `make seeds`
+#   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for
+#                    self-attention; about 6 minutes): our final losses against PyTorch's
+#                    (tests/fixtures/seed_spread.json), two-sample KS at 5% and medians within 25%
 #   make fuzz        the property tests with fresh random seeds, round after round, for FUZZ_SECONDS
 #   make clean-tools remove what the targets installed (evcxr_jupyter, build caches, .venv, kernel)
 
@@ -36,7 +40,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/tools/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab fixtures bench fuzz setup cargo-test clean-tools
+.PHONY: notebooks test lint lab fixtures bench seeds fuzz setup cargo-test clean-tools
 
 notebooks: setup
 	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) $(NOTEBOOK_OUT) $(NOTEBOOKS)
@@ -83,6 +87,11 @@ fixtures: $(REF_VENV)/.installed
 bench: $(REF_VENV)/.installed
 	cargo build --release --example bench
 	$(REF_VENV)/bin/python tools/bench.py $(ROOT)/target/release/examples/bench
+	$(MAKE) seeds
+
+seeds:
+	cargo build --release --example bench
+	$(ROOT)/target/release/examples/bench seeds=$(ROOT)/tests/fixtures/seed_spread.json
 
 FUZZ_SECONDS ?= 600
 FUZZ_CASES ?= 2000

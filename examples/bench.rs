@@ -1,27 +1,72 @@
 //! `make bench`: trains the lecture's models with this crate and prints one JSON line per model
 //! (seconds, final losses). `tools/bench.py` runs the same trainings in PyTorch and compares.
+//! `bench seeds=tests/fixtures/seed_spread.json` (`make seeds`, part of `make bench`) trains them
+//! over many seeds and checks that the final losses spread as PyTorch's.
 //! Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
 use attention_zoo::prelude::*;
 use std::time::Instant;
 
-/// Trains a lecture model for 100 epochs on the squares (Adam 0.01, MSE, batches of 16; the
-/// model is made right after `manual_seed(seed)`); returns (seconds, final loss, final
-/// validation loss).
-fn train_lecture<M: Model>(seed: i128, make: impl Fn() -> Result<M>) -> Result<(f64, f64, f64)> {
-    let full_train = generate_sequences(256, false, 13)?.to_tensor()?;
-    let full_test = generate_sequences(128, false, 19)?.to_tensor()?;
-    let train = TensorDataset::new(&full_train, &full_train.narrow(1, 2, 2)?)?;
-    let test = TensorDataset::new(&full_test.narrow(1, 0, 2)?, &full_test.narrow(1, 2, 2)?)?;
-    manual_seed(seed)?;
-    let model = make()?;
-    let optimizer = Adam::new(model.parameters(), 0.01)?;
-    let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
-    sbs.progress_every = 0;
-    sbs.set_loaders(DataLoader::shuffled(train, 16, Generator::default())?, Some(DataLoader::new(test, 16)?));
+/// Trains a lecture recipe for 100 epochs, its model made right after `manual_seed` with the
+/// lecture's seed; returns (seconds, final loss, final validation loss).
+fn train_lecture(recipe: LectureRecipe) -> Result<(f64, f64, f64)> {
     let start = Instant::now();
-    sbs.train(100)?;
-    Ok((start.elapsed().as_secs_f64(), sbs.losses[99], sbs.val_losses[99]))
+    let last = recipe.train(recipe.lecture_seed(), 100)?;
+    Ok((start.elapsed().as_secs_f64(), last.loss, last.val_loss))
+}
+
+/// The seed-spread check: every lecture recipe trained for the model seeds of the PyTorch
+/// fixture at `path` (tests/fixtures/seed_spread.json); our final losses against PyTorch's, by a
+/// two-sample Kolmogorov-Smirnov test at 5% and medians within 25%. Prints a table; errors when
+/// a recipe fails the check.
+fn seed_spread(path: &str) -> Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| candle_core::Error::Msg(format!("{path}: {e}")))?;
+    let fixture: serde_json::Value = serde_json::from_str(&text).map_err(|e| candle_core::Error::Msg(format!("{path}: {e}")))?;
+    let numbers =
+        |v: &serde_json::Value| v.as_array().map(|a| a.iter().filter_map(|x| x.as_f64()).collect::<Vec<f64>>()).unwrap_or_default();
+    let epochs = fixture["epochs"].as_u64().unwrap_or(100) as usize;
+    println!("seed spread: {epochs} epochs, the lecture's recipe but for the model seed (ours on one thread)");
+    println!(
+        "{:<12}{:>6}{:>7}{:>9}{:>9}{:>13}{:>10}{:>8}{:>8}{:>9}  verdict",
+        "model", "seeds", "losses", "KS D", "p-value", "median ours", "PyTorch", "gap", "chance", "seconds"
+    );
+    let mut failed = Vec::new();
+    for recipe in LectureRecipe::ALL {
+        let seeds: Vec<i128> = numbers(&fixture["runs"][recipe.name()]["seeds"]).iter().map(|&s| s as i128).collect();
+        let start = Instant::now();
+        let runs = seeds.iter().map(|&s| recipe.train(s, epochs)).collect::<Result<Vec<_>>>()?;
+        let secs = start.elapsed().as_secs_f64();
+        for (which, ours) in
+            [("loss", runs.iter().map(|r| r.loss).collect::<Vec<_>>()), ("val_loss", runs.iter().map(|r| r.val_loss).collect())]
+        {
+            let theirs = numbers(&fixture["runs"][recipe.name()][which]);
+            let s = SeedSpread::new(recipe.name(), ours, theirs)?;
+            let verdict = if s.passes() { "same" } else { "DIFFERENT" };
+            println!(
+                "{:<12}{:>6}{:>7}{:>9.4}{:>9.4}{:>13.3e}{:>10.3e}{:>7.1}%{:>7.0}%{:>9.1}  {verdict}",
+                recipe.name(),
+                seeds.len(),
+                if which == "loss" { "train" } else { "valid" },
+                s.ks.statistic,
+                s.ks.pvalue,
+                s.median_ours,
+                s.median_pytorch,
+                100.0 * s.median_gap(),
+                100.0 * s.chance_of_median_gap(10_000, 0)?,
+                secs
+            );
+            if !s.passes() {
+                failed.push(format!("{} ({which})", recipe.name()));
+            }
+        }
+    }
+    println!("(chance: how often two samples of these sizes, drawn from both pooled, differ by more than 25% in median)");
+    if failed.is_empty() {
+        println!("seed spread: all four recipes end as PyTorch's do (KS at 5%, medians within 25%)");
+        Ok(())
+    } else {
+        Err(candle_core::Error::Msg(format!("seed spread: our final losses differ from PyTorch's for {}", failed.join(", "))))
+    }
 }
 
 /// The translation bench: one epoch of notebook 04's training (the generated corpus, batches of 32
@@ -78,32 +123,18 @@ fn main() -> Result<()> {
     let report = |name: &str, (secs, loss, val): (f64, f64, f64)| {
         println!("{{\"model\": \"{name}\", \"seconds\": {secs:.4}, \"loss\": {loss:.6}, \"val_loss\": {val:.6}}}");
     };
-    if run("seq2seq") {
-        report("seq2seq", train_lecture(23, || EncoderDecoder::new(Encoder::new(2, 2)?, Decoder::new(2, 2)?, 2, 2, 0.5))?);
-    }
-    if run("attention") {
-        report("attention", train_lecture(23, || EncoderDecoderAttn::new(Encoder::new(2, 2)?, DecoderAttn::new(2, 2)?, 2, 2, 0.5))?);
-    }
-    if run("selfattn") {
-        report(
-            "selfattn",
-            train_lecture(23, || {
-                EncoderDecoderSelfAttn::new(EncoderSelfAttn::new(3, 2, 10, Some(2))?, DecoderSelfAttn::new(3, 2, 10, Some(2))?, 2, 2)
-            })?,
-        );
-    }
     if let Some(path) = which.iter().find_map(|w| w.strip_prefix("translation=")) {
         let (secs, tokens, loss) = train_translation(path)?;
         println!("{{\"model\": \"translation\", \"seconds\": {secs:.4}, \"tokens\": {tokens}, \"loss\": {loss:.6}}}");
         return Ok(());
     }
-    if run("selfattn_pe") {
-        report(
-            "selfattn_pe",
-            train_lecture(43, || {
-                EncoderDecoderSelfAttn::new(EncoderPe::new(3, 2, 10, Some(2), 100)?, DecoderPe::new(3, 2, 10, Some(2), 100)?, 2, 2)
-            })?,
-        );
+    if let Some(path) = which.iter().find_map(|w| w.strip_prefix("seeds=")) {
+        return seed_spread(path);
+    }
+    for recipe in LectureRecipe::ALL {
+        if run(recipe.name()) {
+            report(recipe.name(), train_lecture(recipe)?);
+        }
     }
     Ok(())
 }

@@ -63,6 +63,6 @@ pub mod prelude {
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
     pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
-    pub use crate::train::{TrainingReport, Translator, quick_run, translation_trainer};
+    pub use crate::train::{LectureRecipe, SeedSpread, TrainingReport, Translator, ks_2samp, quick_run, translation_trainer};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }
