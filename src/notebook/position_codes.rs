@@ -91,8 +91,9 @@ fn check_codes(m: &str, codes: &[PositionCode]) -> Result<()> {
 ///
 /// ```
 /// use attention_zoo::notebook::{PositionCode, position_codes};
-/// let t = position_codes(&[PositionCode::Modulo(4)], 8).unwrap();
+/// let t = position_codes(&[PositionCode::Modulo(4)], 8)?;
 /// assert_eq!(t.rows[0][1..].join(" "), "0.00 0.25 0.50 0.75 0.00 0.25 0.50 0.75");
+/// # Ok::<(), candle_core::Error>(())
 /// ```
 pub fn position_codes(codes: &[PositionCode], positions: usize) -> Result<Table> {
     const M: &str = "position_codes";
