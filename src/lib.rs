@@ -9,7 +9,7 @@
 //! | module | what it holds | where the lecture has it |
 //! |---|---|---|
 //! | [`repro`] | PyTorch's generator, NumPy's `RandomState`, PyTorch's init recipes | `torch.manual_seed`, `np.random.seed` |
-//! | [`nn`] | `Module`, `Param`, layers (linear, embedding, layer norm, dropout, GRU, LSTM, feed-forward), ops, fused kernels, shape checks | `torch.nn` |
+//! | [`nn`] | `Walk` (the module tree: parameters, buffers, training mode), `Param`, layers (linear, embedding, layer norm, dropout, GRU, LSTM, feed-forward), ops, fused kernels, shape checks | `torch.nn` |
 //! | [`attention`] | scoring functions, alphas, masks (keep/drop and additive), `Attention`, wide, narrow and vectorised multi-head attention, positional encoding | part 2 (attention), part 3 (masks, positional encoding), the Transformer lecture |
 //! | [`models`] | GRU encoder-decoder, attention decoder, self-attention encoder-decoder, the Transformer | part 1, part 2, part 3, the Transformer lecture |
 //! | [`data`] | the squares, `TensorDataset`, `DataLoader`, a generated German-English corpus, tokenizer, `Vocab`, padded translation batches | the book's `generate_sequences`, PyTorch's loaders, 002's German-English task |
@@ -51,7 +51,8 @@ pub mod prelude {
     };
     pub use crate::models::{GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, TransformerEncoderBlock};
     pub use crate::nn::{
-        Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Module, Param, masked_fill, reverse_time, softmax,
+        Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Param, TrainingMode, Walk, Walker, masked_fill, reverse_time,
+        softmax,
     };
     pub use crate::notebook::{
         Figure, HeatmapGrid, PositionCode, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, comparison_table, counter_vs_clock,

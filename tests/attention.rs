@@ -9,7 +9,7 @@ use common::fixtures::*;
 use common::{corners, round4};
 use std::collections::HashMap;
 
-fn load_into<M: Module>(m: &M, state_fx: &serde_json::Value) {
+fn load_into<M: Walk>(m: &M, state_fx: &serde_json::Value) {
     let s: HashMap<String, Tensor> = state(state_fx).into_iter().collect();
     m.load_state_dict(&s).unwrap();
 }

@@ -15,7 +15,7 @@ fn size(case: &Value, key: &str) -> usize {
     case[key].as_u64().unwrap_or_else(|| panic!("{key}")) as usize
 }
 
-fn same_weights<M: Module>(what: &str, module: &M, want: &Value) {
+fn same_weights<M: Walk>(what: &str, module: &M, want: &Value) {
     let want = state(want);
     let got = module.named_parameters();
     assert_eq!(

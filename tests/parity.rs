@@ -56,7 +56,7 @@ fn generator_functions_match_pytorch() {
 }
 
 /// Initialisations, uniform and normal (embeddings), are PyTorch's bit for bit.
-fn check_state<M: Module>(what: &str, m: &M, want: &serde_json::Value) {
+fn check_state<M: Walk>(what: &str, m: &M, want: &serde_json::Value) {
     assert_params(what, m, want, 0.0);
 }
 

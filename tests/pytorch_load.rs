@@ -4,7 +4,7 @@
 
 mod common;
 
-use attention_zoo::nn::{NamedParams, prefixed, read_pytorch};
+use attention_zoo::nn::read_pytorch;
 use attention_zoo::prelude::*;
 use common::fixtures::*;
 
@@ -12,7 +12,7 @@ fn pt(name: &str) -> String {
     format!("{}/tests/fixtures/pt/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn snapshot<M: Module>(m: &M) -> Vec<Vec<f64>> {
+fn snapshot<M: Walk>(m: &M) -> Vec<Vec<f64>> {
     m.parameters().iter().map(|p| values(&p.tensor())).collect()
 }
 
@@ -168,12 +168,10 @@ struct Buffered {
     pe: Tensor,
 }
 
-impl Module for Buffered {
-    fn named_parameters(&self) -> NamedParams {
-        prefixed("lin", self.lin.named_parameters())
-    }
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        vec![("pe".to_string(), self.pe.clone())]
+impl Walk for Buffered {
+    fn walk(&self, w: &mut Walker) {
+        w.child("lin", &self.lin);
+        w.buffer("pe", &self.pe);
     }
 }
 
@@ -201,9 +199,9 @@ fn buffers_are_checked_not_loaded() {
 
     // A module that does not declare the buffer finds it unexpected.
     struct Plain(Linear);
-    impl Module for Plain {
-        fn named_parameters(&self) -> NamedParams {
-            prefixed("lin", self.0.named_parameters())
+    impl Walk for Plain {
+        fn walk(&self, w: &mut Walker) {
+            w.child("lin", &self.0);
         }
     }
     let e = Plain(Linear::new(2, 2).unwrap()).load_pytorch(&file).unwrap_err().to_string();
@@ -228,7 +226,7 @@ fn reproduces(what: &str, got: &Tensor, want: &serde_json::Value) -> f64 {
 
 /// Checks that the file holds exactly our parameters and buffers, and that each buffer in it is
 /// ours within `BUFFER_TOLERANCE`; returns the largest buffer difference.
-fn buffers_match<M: Module>(what: &str, m: &M, file: &str) -> f64 {
+fn buffers_match<M: Walk>(what: &str, m: &M, file: &str) -> f64 {
     let in_file = read_pytorch(pt(file)).unwrap();
     let mut names: Vec<String> = in_file.iter().map(|(n, _)| n.clone()).collect();
     let buffers = m.named_buffers();

@@ -5,7 +5,7 @@ use super::mask::MASK_FILL;
 use super::score::{Score, context_vector, cosine_products, dot_products, scaled_dot_products};
 use crate::nn::ops::{masked_fill, softmax};
 use crate::nn::shape::check_batch;
-use crate::nn::{Linear, Module, NamedParams, prefixed};
+use crate::nn::{Linear, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
@@ -158,17 +158,16 @@ impl Attention {
     }
 }
 
-impl Module for Attention {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("linear_query", self.linear_query.named_parameters());
-        p.extend(prefixed("linear_key", self.linear_key.named_parameters()));
-        p.extend(prefixed("linear_value", self.linear_value.named_parameters()));
-        if let Some(w) = &self.linear_score {
-            p.extend(prefixed("linear_score", w.named_parameters()));
+impl Walk for Attention {
+    fn walk(&self, w: &mut Walker) {
+        w.child("linear_query", &self.linear_query);
+        w.child("linear_key", &self.linear_key);
+        w.child("linear_value", &self.linear_value);
+        if let Some(l) = &self.linear_score {
+            w.child("linear_score", l);
         }
-        if let Some(v) = &self.linear_v {
-            p.extend(prefixed("linear_v", v.named_parameters()));
+        if let Some(l) = &self.linear_v {
+            w.child("linear_v", l);
         }
-        p
     }
 }

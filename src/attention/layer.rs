@@ -2,7 +2,7 @@
 
 use super::score::{context_vector, dot_products};
 use crate::nn::ops::softmax;
-use crate::nn::{Linear, Module, NamedParams, prefixed};
+use crate::nn::{Linear, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// The blog post's plain attention layer `AttentionLayer(input_dim, output_dim)`: linear maps to
@@ -38,11 +38,10 @@ impl AttentionLayer {
     }
 }
 
-impl Module for AttentionLayer {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("query", self.query.named_parameters());
-        p.extend(prefixed("key", self.key.named_parameters()));
-        p.extend(prefixed("value", self.value.named_parameters()));
-        p
+impl Walk for AttentionLayer {
+    fn walk(&self, w: &mut Walker) {
+        w.child("query", &self.query);
+        w.child("key", &self.key);
+        w.child("value", &self.value);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::head::Attention;
 use crate::nn::shape::in_module;
-use crate::nn::{Linear, Module, NamedParams, prefixed};
+use crate::nn::{Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor, bail};
 
 /// The lecture's wide `MultiHeadAttention(n_heads, d_model, input_dim, proj_values)`: every head
@@ -61,12 +61,9 @@ impl MultiHeadAttention {
     }
 }
 
-impl Module for MultiHeadAttention {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("linear_out", self.linear_out.named_parameters());
-        for (i, h) in self.attn_heads.iter().enumerate() {
-            p.extend(prefixed(&format!("attn_heads.{i}"), h.named_parameters()));
-        }
-        p
+impl Walk for MultiHeadAttention {
+    fn walk(&self, w: &mut Walker) {
+        w.child("linear_out", &self.linear_out);
+        w.children("attn_heads", &self.attn_heads);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::additive_mask::{attend, check_additive_mask};
 use crate::nn::shape::{check_float, error, in_module, shape_error};
-use crate::nn::{Dropout, Linear, Module, NamedParams, prefixed};
+use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
 /// What a multi-head attention returns: the output and every head's attention weights.
@@ -129,23 +129,12 @@ impl NarrowMultiHeadAttention {
     }
 }
 
-impl Module for NarrowMultiHeadAttention {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = vec![];
-        for (name, layers) in [("linear_Qs", &self.linear_qs), ("linear_Ks", &self.linear_ks), ("linear_Vs", &self.linear_vs)] {
-            for (h, l) in layers.iter().enumerate() {
-                p.extend(prefixed(&format!("{name}.{h}"), l.named_parameters()));
-            }
-        }
-        p.extend(prefixed("mha_linear", self.mha_linear.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.is_training()
+impl Walk for NarrowMultiHeadAttention {
+    fn walk(&self, w: &mut Walker) {
+        w.children("linear_Qs", &self.linear_qs);
+        w.children("linear_Ks", &self.linear_ks);
+        w.children("linear_Vs", &self.linear_vs);
+        w.child("mha_linear", &self.mha_linear);
+        w.child("dropout", &self.dropout);
     }
 }

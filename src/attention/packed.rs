@@ -5,7 +5,7 @@
 use super::additive_mask::scaled_dot_product_attention_additive;
 use super::narrow::{MhaOutput, head_size};
 use crate::nn::shape::{error, in_module, shape_error};
-use crate::nn::{Dropout, Linear, Module, NamedParams, Param, kernels, prefixed};
+use crate::nn::{Dropout, Linear, Param, Walk, Walker, kernels};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
 
@@ -85,7 +85,7 @@ impl PackedMultiheadAttention {
             let (q, k, v) = (self.project(query, 0)?, self.project(key, 1)?, self.project(value, 2)?);
             let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref())?;
             let weights = self.dropout.forward(&weights)?;
-            let context = if self.dropout.training && self.dropout.p > 0.0 { weights.matmul(&v)? } else { context };
+            let context = if self.dropout.is_training() && self.dropout.p > 0.0 { weights.matmul(&v)? } else { context };
             let context = context.permute((2, 0, 1, 3))?.reshape((l, n, e))?;
             Ok(MhaOutput { output: self.out_proj.forward(&context)?, weights })
         };
@@ -93,19 +93,11 @@ impl PackedMultiheadAttention {
     }
 }
 
-impl Module for PackedMultiheadAttention {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p =
-            vec![("in_proj_weight".to_string(), self.in_proj_weight.clone()), ("in_proj_bias".to_string(), self.in_proj_bias.clone())];
-        p.extend(prefixed("out_proj", self.out_proj.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.training
+impl Walk for PackedMultiheadAttention {
+    fn walk(&self, w: &mut Walker) {
+        w.param("in_proj_weight", &self.in_proj_weight);
+        w.param("in_proj_bias", &self.in_proj_bias);
+        w.child("out_proj", &self.out_proj);
+        w.child("dropout", &self.dropout);
     }
 }

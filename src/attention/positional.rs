@@ -1,7 +1,7 @@
 //! Sinusoidal positional encoding: the table and the lecture's `PositionalEncoding` module.
 
 use crate::nn::shape::check_batch;
-use crate::nn::{Module, NamedParams};
+use crate::nn::{Walk, Walker};
 use candle_core::{Device, Result, Tensor, bail};
 
 /// The sinusoidal encoding table `(max_len, d_model)`: `sin(pos * w_i)` in even dimensions,
@@ -56,13 +56,9 @@ impl PositionalEncoding {
     }
 }
 
-impl Module for PositionalEncoding {
-    fn named_parameters(&self) -> NamedParams {
-        vec![]
-    }
-
+impl Walk for PositionalEncoding {
     /// The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        vec![("pe".to_string(), self.pe.clone())]
+    fn walk(&self, w: &mut Walker) {
+        w.buffer("pe", &self.pe);
     }
 }

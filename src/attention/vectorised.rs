@@ -4,7 +4,7 @@
 
 use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_qkv, head_size};
 use crate::nn::shape::in_module;
-use crate::nn::{Dropout, Linear, Module, NamedParams, Param, prefixed};
+use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 use super::additive_mask::attend;
@@ -116,20 +116,12 @@ impl VectorisedMultiHeadAttention {
     }
 }
 
-impl Module for VectorisedMultiHeadAttention {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("query", self.query.named_parameters());
-        p.extend(prefixed("key", self.key.named_parameters()));
-        p.extend(prefixed("value", self.value.named_parameters()));
-        p.extend(prefixed("output", self.output.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.is_training()
+impl Walk for VectorisedMultiHeadAttention {
+    fn walk(&self, w: &mut Walker) {
+        w.child("query", &self.query);
+        w.child("key", &self.key);
+        w.child("value", &self.value);
+        w.child("output", &self.output);
+        w.child("dropout", &self.dropout);
     }
 }

@@ -3,7 +3,7 @@
 use super::seq2seq::{EncoderDecoder, StepDecoder, final_state_seq_first, gru_step};
 use crate::attention::Attention;
 use crate::nn::shape::in_module;
-use crate::nn::{Gru, Linear, Module, NamedParams, prefixed};
+use crate::nn::{Gru, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
 /// The lecture's `DecoderAttn(n_features, hidden_dim)`: a GRU step, attention of its output over
@@ -59,12 +59,11 @@ impl DecoderAttn {
     }
 }
 
-impl Module for DecoderAttn {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("basic_rnn", self.basic_rnn.named_parameters());
-        p.extend(prefixed("attn", self.attn.named_parameters()));
-        p.extend(prefixed("regression", self.regression.named_parameters()));
-        p
+impl Walk for DecoderAttn {
+    fn walk(&self, w: &mut Walker) {
+        w.child("basic_rnn", &self.basic_rnn);
+        w.child("attn", &self.attn);
+        w.child("regression", &self.regression);
     }
 }
 

@@ -4,13 +4,13 @@
 
 use crate::attention::{MhaOutput, PackedMultiheadAttention};
 use crate::nn::shape::in_module;
-use crate::nn::{Dropout, Linear, Module, NamedParams, prefixed};
+use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// `TransformerEncoderBlock(embed_dim, num_heads, ffn_dim, dropout)`: `attention`
 /// (`nn.MultiheadAttention`), and `ffn` = `Linear(E, F)`, ReLU, dropout, `Linear(F, E)`, dropout,
 /// named `ffn.0` and `ffn.3` as PyTorch's `nn.Sequential` names them, so a PyTorch block's
-/// `state_dict` loads with [`Module::load_pytorch`].
+/// `state_dict` loads with [`Walk::load_pytorch`].
 #[derive(Clone, Debug)]
 pub struct TransformerEncoderBlock {
     pub attention: PackedMultiheadAttention,
@@ -52,20 +52,11 @@ impl TransformerEncoderBlock {
     }
 }
 
-impl Module for TransformerEncoderBlock {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("attention", self.attention.named_parameters());
-        p.extend(prefixed("ffn.0", self.ffn_in.named_parameters()));
-        p.extend(prefixed("ffn.3", self.ffn_out.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.attention.set_training(training);
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.training
+impl Walk for TransformerEncoderBlock {
+    fn walk(&self, w: &mut Walker) {
+        w.child("attention", &self.attention);
+        w.child("ffn.0", &self.ffn_in);
+        w.child("ffn.3", &self.ffn_out);
+        w.child("dropout", &self.dropout);
     }
 }

@@ -4,7 +4,7 @@
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
 use crate::nn::shape::{check_batch, error, in_module, shape_error};
-use crate::nn::{Gru, Linear, Model, Module, NamedParams, prefixed};
+use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker};
 use crate::repro;
 use candle_core::{Result, Tensor, bail};
 
@@ -61,9 +61,9 @@ impl Encoder {
     }
 }
 
-impl Module for Encoder {
-    fn named_parameters(&self) -> NamedParams {
-        prefixed("basic_rnn", self.basic_rnn.named_parameters())
+impl Walk for Encoder {
+    fn walk(&self, w: &mut Walker) {
+        w.child("basic_rnn", &self.basic_rnn);
     }
 }
 
@@ -108,16 +108,15 @@ impl Decoder {
     }
 }
 
-impl Module for Decoder {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("basic_rnn", self.basic_rnn.named_parameters());
-        p.extend(prefixed("regression", self.regression.named_parameters()));
-        p
+impl Walk for Decoder {
+    fn walk(&self, w: &mut Walker) {
+        w.child("basic_rnn", &self.basic_rnn);
+        w.child("regression", &self.regression);
     }
 }
 
 /// A decoder an [`EncoderDecoder`] can drive, one step at a time.
-pub trait StepDecoder: Module {
+pub trait StepDecoder: Walk {
     fn n_features(&self) -> usize;
     fn hidden_dim(&self) -> usize;
     /// Takes the encoder's states.
@@ -178,7 +177,7 @@ pub struct EncoderDecoder<D: StepDecoder = Decoder> {
     /// With an attention decoder, the alphas of every target step of the last call,
     /// `(N, target_len, input_len)`.
     pub alphas: Option<Tensor>,
-    pub training: bool,
+    training: TrainingMode,
 }
 
 impl<D: StepDecoder> EncoderDecoder<D> {
@@ -196,7 +195,16 @@ impl<D: StepDecoder> EncoderDecoder<D> {
             bail!("EncoderDecoder: input_len and target_len must be positive, got {input_len} and {target_len}")
         }
         check_probability(teacher_forcing_prob)?;
-        Ok(EncoderDecoder { encoder, decoder, input_len, target_len, teacher_forcing_prob, outputs: None, alphas: None, training: true })
+        Ok(EncoderDecoder {
+            encoder,
+            decoder,
+            input_len,
+            target_len,
+            teacher_forcing_prob,
+            outputs: None,
+            alphas: None,
+            training: TrainingMode::new(true),
+        })
     }
 
     /// Encodes the source, then decodes `target_len` steps from its last point, feeding back the
@@ -225,7 +233,7 @@ impl<D: StepDecoder> EncoderDecoder<D> {
                 if let Some(a) = me.decoder.step_alphas() {
                     alphas.push(a);
                 }
-                let prob = if me.training { check_probability(me.teacher_forcing_prob)? } else { 0.0 };
+                let prob = if me.training.get() { check_probability(me.teacher_forcing_prob)? } else { 0.0 };
                 dec_inputs = if teacher_forcing(prob) {
                     if i >= target.dim(1)? {
                         bail!(
@@ -249,19 +257,11 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     }
 }
 
-impl<D: StepDecoder> Module for EncoderDecoder<D> {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("encoder", self.encoder.named_parameters());
-        p.extend(prefixed("decoder", self.decoder.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.training = training;
-    }
-
-    fn is_training(&self) -> bool {
-        self.training
+impl<D: StepDecoder> Walk for EncoderDecoder<D> {
+    fn walk(&self, w: &mut Walker) {
+        w.mode(&self.training);
+        w.child("encoder", &self.encoder);
+        w.child("decoder", &self.decoder);
     }
 }
 

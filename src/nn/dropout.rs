@@ -1,7 +1,7 @@
 //! `nn.Dropout`: zeroes elements at random in training mode, drawing its masks from the default
 //! generator exactly as PyTorch's CPU dropout does.
 
-use super::module::{Module, NamedParams};
+use super::module::{TrainingMode, Walk, Walker};
 use super::shape::{check_float, error};
 use crate::repro;
 use candle_core::{DType, Result, Tensor};
@@ -18,7 +18,7 @@ use candle_core::{DType, Result, Tensor};
 /// use attention_zoo::prelude::*;
 /// # fn main() -> Result<()> {
 /// manual_seed(42)?;
-/// let mut dropout = Dropout::new(0.5)?;
+/// let dropout = Dropout::new(0.5)?;
 /// let x = Tensor::ones((2, 4), DType::F32, &Device::Cpu)?;
 /// let y = dropout.forward(&x)?; // zeros and twos
 /// assert!(y.flatten_all()?.to_vec1::<f32>()?.iter().all(|v| *v == 0.0 || *v == 2.0));
@@ -31,7 +31,7 @@ use candle_core::{DType, Result, Tensor};
 pub struct Dropout {
     /// The probability of zeroing an element, in `[0, 1]`.
     pub p: f64,
-    pub training: bool,
+    training: TrainingMode,
 }
 
 impl Dropout {
@@ -40,7 +40,7 @@ impl Dropout {
         if !(0.0..=1.0).contains(&p) {
             return Err(error("Dropout", format!("dropout probability has to be between 0 and 1, but got {p}")));
         }
-        Ok(Dropout { p, training: true })
+        Ok(Dropout { p, training: TrainingMode::new(true) })
     }
 
     /// Zeroes and scales in training mode; the identity in evaluation mode.
@@ -50,7 +50,7 @@ impl Dropout {
     /// - returns the same shape
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_float("Dropout", x)?;
-        if !self.training || self.p == 0.0 || x.elem_count() == 0 {
+        if !self.training.get() || self.p == 0.0 || x.elem_count() == 0 {
             return Ok(x.clone());
         }
         if self.p == 1.0 {
@@ -70,17 +70,9 @@ impl Dropout {
     }
 }
 
-impl Module for Dropout {
-    fn named_parameters(&self) -> NamedParams {
-        vec![]
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.training = training;
-    }
-
-    fn is_training(&self) -> bool {
-        self.training
+impl Walk for Dropout {
+    fn walk(&self, w: &mut Walker) {
+        w.mode(&self.training);
     }
 }
 
@@ -89,8 +81,8 @@ impl Module for Dropout {
 /// # Errors
 /// `p` outside `[0, 1]`, or a tensor that is not floating point.
 pub fn dropout(x: &Tensor, p: f64, training: bool) -> Result<Tensor> {
-    let mut d = Dropout::new(p)?;
-    d.training = training;
+    let d = Dropout::new(p)?;
+    d.set_training(training);
     d.forward(x)
 }
 

@@ -1,6 +1,6 @@
 //! `nn.Embedding`: a lookup table of vectors, initialised with standard normals.
 
-use super::module::{Module, NamedParams};
+use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_size, error};
 use crate::repro;
@@ -56,8 +56,8 @@ impl Embedding {
     }
 }
 
-impl Module for Embedding {
-    fn named_parameters(&self) -> NamedParams {
-        vec![("weight".to_string(), self.weight.clone())]
+impl Walk for Embedding {
+    fn walk(&self, w: &mut Walker) {
+        w.param("weight", &self.weight);
     }
 }

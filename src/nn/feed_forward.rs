@@ -1,7 +1,7 @@
 //! The position-wise feed-forward block: linear, ReLU, linear.
 
 use super::linear::Linear;
-use super::module::{Module, NamedParams, prefixed};
+use super::module::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// `nn.Sequential(Linear(d_in, ff_units), ReLU(), Linear(ff_units, d_out))`, named `0` and `2`
@@ -27,10 +27,9 @@ impl FeedForward {
     }
 }
 
-impl Module for FeedForward {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("0", self.layer0.named_parameters());
-        p.extend(prefixed("2", self.layer2.named_parameters()));
-        p
+impl Walk for FeedForward {
+    fn walk(&self, w: &mut Walker) {
+        w.child("0", &self.layer0);
+        w.child("2", &self.layer2);
     }
 }

@@ -1,7 +1,7 @@
 //! `nn.LayerNorm` with a backward pass (candle's own layer norm records none).
 
 use super::kernels;
-use super::module::{Module, NamedParams};
+use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_last_dim, check_size};
 use candle_core::{CpuStorage, CustomOp3, D, DType, Device, Layout, Result, Shape, Tensor, bail};
@@ -148,8 +148,9 @@ impl CustomOp3 for LayerNormOp {
     }
 }
 
-impl Module for LayerNorm {
-    fn named_parameters(&self) -> NamedParams {
-        vec![("weight".to_string(), self.weight.clone()), ("bias".to_string(), self.bias.clone())]
+impl Walk for LayerNorm {
+    fn walk(&self, w: &mut Walker) {
+        w.param("weight", &self.weight);
+        w.param("bias", &self.bias);
     }
 }

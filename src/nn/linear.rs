@@ -1,7 +1,7 @@
 //! `nn.Linear`, with PyTorch's initialisation and float32 sums.
 
 use super::kernels;
-use super::module::{Module, NamedParams};
+use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_last_dim, check_size};
 use crate::repro::{kaiming_uniform_bound, uniform_init};
@@ -45,12 +45,11 @@ impl Linear {
     }
 }
 
-impl Module for Linear {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = vec![("weight".to_string(), self.weight.clone())];
+impl Walk for Linear {
+    fn walk(&self, w: &mut Walker) {
+        w.param("weight", &self.weight);
         if let Some(b) = &self.bias {
-            p.push(("bias".to_string(), b.clone()));
+            w.param("bias", b);
         }
-        p
     }
 }

@@ -1,7 +1,7 @@
 //! `nn.LSTMCell`: one LSTM step, as the blog post's attention decoder takes one token at a time.
 
 use super::lstm::{LstmKind, lstm_cell};
-use super::module::{Module, NamedParams};
+use super::module::{Walk, Walker};
 use super::rnn::{CellKind, RnnWeights};
 use super::shape::{check_float, check_size, error, shape_error};
 use candle_core::{Result, Tensor};
@@ -59,13 +59,9 @@ impl LstmCell {
     }
 }
 
-impl Module for LstmCell {
-    fn named_parameters(&self) -> NamedParams {
-        let mut named = self.weights.named("");
-        for (name, _) in &mut named {
-            // `weight_ih_` -> `weight_ih`: a cell has no layer suffix.
-            name.pop();
-        }
-        named
+impl Walk for LstmCell {
+    /// A cell's tensors have no layer suffix: `weight_ih`, `weight_hh`, `bias_ih`, `bias_hh`.
+    fn walk(&self, w: &mut Walker) {
+        self.weights.walk_suffixed(w, "");
     }
 }

@@ -35,7 +35,7 @@ pub use linear::Linear;
 pub use lstm::Lstm;
 pub use lstm::LstmKind;
 pub use lstm_cell::LstmCell;
-pub use module::{Model, Module, NamedParams, prefixed};
+pub use module::{Leaf, Model, NamedParams, TrainingMode, Walk, Walker};
 pub use ops::{masked_fill, reverse_time, sigmoid, softmax};
 pub use param::Param;
 pub use pytorch::read_pytorch;

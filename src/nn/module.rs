@@ -1,37 +1,158 @@
-//! What every layer and model offers (`Module`), and what the trainer needs of a model (`Model`).
+//! The module tree. Every layer and model says once, in [`Walk::walk`], which direct children it
+//! has and which tensors it owns, under PyTorch's `state_dict` names; everything PyTorch's
+//! `nn.Module` derives from its registrations is derived here from that one walk: the parameters,
+//! the buffers, training mode (`train()` / `eval()` reach every child), re-homing, `state_dict`
+//! checks and loading, `.pt` loading, checkpoints and parameter counts.
+//!
+//! ```
+//! use attention_zoo::prelude::*;
+//! # fn main() -> Result<()> {
+//! /// A student's own model: two linear layers and a dropout between them.
+//! struct Mlp {
+//!     hidden: Linear,
+//!     dropout: Dropout,
+//!     out: Linear,
+//! }
+//!
+//! impl Walk for Mlp {
+//!     fn walk(&self, w: &mut Walker) {
+//!         w.child("hidden", &self.hidden);
+//!         w.child("dropout", &self.dropout);
+//!         w.child("out", &self.out);
+//!     }
+//! }
+//!
+//! let mlp = Mlp { hidden: Linear::new(2, 4)?, dropout: Dropout::new(0.1)?, out: Linear::new(4, 1)? };
+//! let names: Vec<String> = mlp.named_parameters().into_iter().map(|(n, _)| n).collect();
+//! assert_eq!(names, ["hidden.weight", "hidden.bias", "out.weight", "out.bias"]);
+//! assert_eq!(mlp.count_parameters(), 17);
+//! mlp.eval();
+//! assert!(!mlp.is_training() && !mlp.dropout.is_training());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The trait is called `Walk`, not `Module`, so that it and candle's own forward trait
+//! (`candle_nn::Module`) can both be imported.
 
 use super::param::Param;
 use super::{pytorch, shape};
 use candle_core::{Result, Tensor};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Named parameters in registration order, as `named_parameters()` lists them in PyTorch.
 pub type NamedParams = Vec<(String, Param)>;
 
-/// What every layer and model offers: its parameters under PyTorch's state_dict names, and a
-/// training flag (`train()` / `eval()`).
-pub trait Module {
+/// The training flag of a module whose behaviour depends on it (dropout, teacher forcing), as
+/// PyTorch's `module.training`. It is shared-mutable so that `train()` and `eval()` reach it
+/// through the same `&self` walk as the parameters; a clone copies the current value.
+#[derive(Debug, Default)]
+pub struct TrainingMode(AtomicBool);
+
+impl TrainingMode {
+    /// A flag set to `training`.
+    pub fn new(training: bool) -> Self {
+        TrainingMode(AtomicBool::new(training))
+    }
+
+    /// Whether the module is in training mode.
+    pub fn get(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Turns training mode on or off.
+    pub fn set(&self, training: bool) {
+        self.0.store(training, Ordering::Relaxed)
+    }
+}
+
+impl Clone for TrainingMode {
+    fn clone(&self) -> Self {
+        TrainingMode::new(self.get())
+    }
+}
+
+/// One thing a walk meets, under its full name (`decoder.attn.linear_query.weight`).
+pub enum Leaf<'a> {
+    /// A trainable parameter.
+    Param(&'a Param),
+    /// A tensor PyTorch keeps in the `state_dict` beside the parameters (`register_buffer`):
+    /// computed here, not learned (a positional encoding's table).
+    Buffer(&'a Tensor),
+    /// A training flag.
+    Mode(&'a TrainingMode),
+}
+
+/// What a module's [`Walk::walk`] is handed: it names the module's own tensors and flags, and its
+/// children, each under the name PyTorch gives it. The walker keeps the path of names.
+pub struct Walker<'v> {
+    prefix: String,
+    visit: &'v mut dyn FnMut(&str, Leaf<'_>),
+}
+
+impl<'v> Walker<'v> {
+    /// Walks `module`, calling `visit` with every leaf and its full name.
+    pub fn run<M: Walk + ?Sized>(module: &M, visit: &'v mut dyn FnMut(&str, Leaf<'_>)) {
+        module.walk(&mut Walker { prefix: String::new(), visit });
+    }
+
+    fn leaf(&mut self, name: &str, leaf: Leaf<'_>) {
+        let len = self.prefix.len();
+        self.prefix.push_str(name);
+        (self.visit)(&self.prefix, leaf);
+        self.prefix.truncate(len);
+    }
+
+    /// A trainable parameter of this module (`weight`, `bias`, `in_proj_weight`).
+    pub fn param(&mut self, name: &str, param: &Param) {
+        self.leaf(name, Leaf::Param(param));
+    }
+
+    /// A buffer of this module (a positional encoding's `pe`).
+    pub fn buffer(&mut self, name: &str, tensor: &Tensor) {
+        self.leaf(name, Leaf::Buffer(tensor));
+    }
+
+    /// This module's own training flag.
+    pub fn mode(&mut self, mode: &TrainingMode) {
+        self.leaf("", Leaf::Mode(mode));
+    }
+
+    /// A direct child, under its field name (`encoder`, `basic_rnn`).
+    pub fn child<M: Walk + ?Sized>(&mut self, name: &str, child: &M) {
+        let len = self.prefix.len();
+        self.prefix.push_str(name);
+        self.prefix.push('.');
+        child.walk(self);
+        self.prefix.truncate(len);
+    }
+
+    /// A list of children, as PyTorch's `nn.ModuleList` names them: `layers.0`, `layers.1`, ...
+    pub fn children<'c, M: Walk + 'c>(&mut self, name: &str, children: impl IntoIterator<Item = &'c M>) {
+        for (i, child) in children.into_iter().enumerate() {
+            self.child(&format!("{name}.{i}"), child);
+        }
+    }
+}
+
+/// A layer or model: it names its direct children and its own tensors once, in [`walk`](Self::walk),
+/// and gets PyTorch's `nn.Module` methods from that walk.
+pub trait Walk {
+    /// Names this module's own parameters, buffers and training flag, and its direct children,
+    /// in PyTorch's registration order and under PyTorch's names.
+    fn walk(&self, w: &mut Walker);
+
     /// `(name, parameter)` pairs in PyTorch's order, named as in its `state_dict`.
-    fn named_parameters(&self) -> NamedParams;
-
-    /// Switches training mode on or off (dropout, teacher forcing). Layers without such
-    /// behaviour ignore it.
-    fn set_training(&mut self, _training: bool) {}
-
-    /// Whether the module is in training mode (layers without such behaviour: `false`).
-    fn is_training(&self) -> bool {
-        false
-    }
-
-    /// Training mode, like `model.train()`.
-    fn train(&mut self) {
-        self.set_training(true)
-    }
-
-    /// Evaluation mode, like `model.eval()`.
-    fn eval(&mut self) {
-        self.set_training(false)
+    fn named_parameters(&self) -> NamedParams {
+        let mut params = vec![];
+        Walker::run(self, &mut |name, leaf| {
+            if let Leaf::Param(p) = leaf {
+                params.push((name.to_string(), p.clone()));
+            }
+        });
+        params
     }
 
     /// The parameters alone, in order.
@@ -39,15 +160,59 @@ pub trait Module {
         self.named_parameters().into_iter().map(|(_, v)| v).collect()
     }
 
+    /// Tensors PyTorch keeps in the `state_dict` beside the parameters (`register_buffer`), named
+    /// as there (a positional encoding's `pe`): computed, not learned.
+    fn named_buffers(&self) -> Vec<(String, Tensor)> {
+        let mut buffers = vec![];
+        Walker::run(self, &mut |name, leaf| {
+            if let Leaf::Buffer(t) = leaf {
+                buffers.push((name.to_string(), t.clone()));
+            }
+        });
+        buffers
+    }
+
+    /// Switches training mode on or off in this module and every module beneath it (dropout,
+    /// teacher forcing). Modules without such behaviour have no flag and ignore it.
+    fn set_training(&self, training: bool) {
+        Walker::run(self, &mut |_, leaf| {
+            if let Leaf::Mode(m) = leaf {
+                m.set(training);
+            }
+        });
+    }
+
+    /// Whether any module of the tree is in training mode, as PyTorch's `model.training` after
+    /// `train()` (`false` for a tree without training flags).
+    fn is_training(&self) -> bool {
+        let mut any = false;
+        Walker::run(self, &mut |_, leaf| {
+            if let Leaf::Mode(m) = leaf {
+                any |= m.get();
+            }
+        });
+        any
+    }
+
+    /// Training mode, like `model.train()`.
+    fn train(&self) {
+        self.set_training(true)
+    }
+
+    /// Evaluation mode, like `model.eval()`.
+    fn eval(&self) {
+        self.set_training(false)
+    }
+
     /// Re-makes every parameter with the code running now (see [`Param`]): needed before
     /// a backward pass in a notebook cell other than the one that made the model.
     fn rehome(&self) -> Result<()> {
-        self.named_parameters().iter().try_for_each(|(_, p)| p.rehome())
+        self.parameters().iter().try_for_each(Param::rehome)
     }
 
     /// The number of trainable values.
     fn count_parameters(&self) -> usize {
-        self.named_parameters().iter().map(|(_, v)| v.elem_count()).sum()
+        self.parameters().iter().map(Param::elem_count).sum()
     }
 
     /// Copies of the current values, by name.
@@ -80,13 +245,6 @@ pub trait Module {
         Ok(())
     }
 
-    /// Tensors PyTorch keeps in the `state_dict` beside the parameters (`register_buffer`), named
-    /// as there (a positional encoding's `pe`): computed, not learned. None unless a module says
-    /// so; a module with sub-modules lists theirs, [`prefixed`] like its parameters.
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        vec![]
-    }
-
     /// Loads a `state_dict` saved by PyTorch, `torch.save(model.state_dict(), path)`, by name:
     /// `model.load_pytorch("encoder.pt")?`. Every parameter must be in the file with its shape
     /// (float64, float16 and bfloat16 are converted, integers refused), the file must hold
@@ -101,14 +259,14 @@ pub trait Module {
     }
 }
 
-/// Prefixes the names of a sub-module's parameters (or buffers), as PyTorch does
-/// (`encoder.basic_rnn.weight_ih_l0`).
-pub fn prefixed<T>(prefix: &str, items: Vec<(String, T)>) -> Vec<(String, T)> {
-    items.into_iter().map(|(n, v)| (format!("{prefix}.{n}"), v)).collect()
+impl<M: Walk + ?Sized> Walk for Box<M> {
+    fn walk(&self, w: &mut Walker) {
+        (**self).walk(w)
+    }
 }
 
 /// What the trainer needs from a model: a forward pass over a batch.
-pub trait Model: Module {
+pub trait Model: Walk {
     /// One batch in, predictions out (what `StepByStep` calls).
     ///
     /// # Shapes

@@ -1,5 +1,5 @@
 //! Weights from PyTorch: a `state_dict` written by `torch.save(model.state_dict(), path)`, loaded
-//! into any of our modules by name with [`Module::load_pytorch`](super::Module::load_pytorch):
+//! into any of our modules by name with [`Walk::load_pytorch`](super::Walk::load_pytorch):
 //!
 //! ```no_run
 //! # use attention_zoo::prelude::*;
@@ -16,7 +16,7 @@
 //! - **Parameters**: every parameter of the module must be in the file, under its name, with its
 //!   shape. float64, float16 and bfloat16 tensors are converted to float32; integer and bool
 //!   tensors are refused.
-//! - **Buffers** ([`Module::named_buffers`](super::Module::named_buffers)): tensors PyTorch keeps
+//! - **Buffers** ([`Walk::named_buffers`](super::Walk::named_buffers)): tensors PyTorch keeps
 //!   in the `state_dict` beside the parameters (`register_buffer`), such as a positional
 //!   encoding's `pe`. Ours are computed, not learned, so a buffer in the file is checked, not
 //!   loaded: it must have our shape and our values within [`BUFFER_TOLERANCE`]. A buffer missing
@@ -168,8 +168,8 @@ fn check(problems: &mut Vec<String>, name: &str, entry: &Entry, expected: &[usiz
 }
 
 /// Loads a `.pt` state_dict into `params` by name after checking it against them and against
-/// `buffers` (the module's [`named_parameters`](super::Module::named_parameters) and
-/// [`named_buffers`](super::Module::named_buffers)); see the rules above.
+/// `buffers` (the module's [`named_parameters`](super::Walk::named_parameters) and
+/// [`named_buffers`](super::Walk::named_buffers)); see the rules above.
 pub fn load_pytorch_into(path: &Path, params: &[(String, Param)], buffers: &[(String, Tensor)]) -> Result<()> {
     let listed = contents(path)?;
     let in_file: HashMap<&str, &Entry> = listed.tensors.iter().map(|(n, e)| (n.as_str(), e)).collect();

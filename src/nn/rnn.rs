@@ -3,7 +3,7 @@
 //! runs any cell over layers and directions. [`Gru`](super::Gru) and [`Lstm`](super::Lstm) add
 //! their cell and their state.
 
-use super::module::{Module, NamedParams};
+use super::module::{Walk, Walker};
 use super::ops::reverse_time;
 use super::param::Param;
 use super::shape::{check_float, check_size, error, shape_error};
@@ -31,13 +31,13 @@ impl RnnWeights {
         })
     }
 
-    pub(crate) fn named(&self, suffix: &str) -> NamedParams {
-        vec![
-            (format!("weight_ih_{suffix}"), self.weight_ih.clone()),
-            (format!("weight_hh_{suffix}"), self.weight_hh.clone()),
-            (format!("bias_ih_{suffix}"), self.bias_ih.clone()),
-            (format!("bias_hh_{suffix}"), self.bias_hh.clone()),
-        ]
+    /// Names the four tensors `weight_ih{suffix}`, ..., `bias_hh{suffix}` (`suffix`: `_l0`,
+    /// `_l1_reverse`, or empty for a cell).
+    pub(crate) fn walk_suffixed(&self, w: &mut Walker, suffix: &str) {
+        w.param(&format!("weight_ih{suffix}"), &self.weight_ih);
+        w.param(&format!("weight_hh{suffix}"), &self.weight_hh);
+        w.param(&format!("bias_ih{suffix}"), &self.bias_ih);
+        w.param(&format!("bias_hh{suffix}"), &self.bias_hh);
     }
 
     /// `x W_ih^T + b_ih` for every time step at once: `(N, L, F) -> (N, L, G*H)`.
@@ -191,8 +191,10 @@ impl<C: CellKind> Recurrent<C> {
     }
 }
 
-impl<C: CellKind> Module for Recurrent<C> {
-    fn named_parameters(&self) -> NamedParams {
-        layer_suffixes(self.num_layers, self.bidirectional).iter().zip(&self.weights).flat_map(|(s, w)| w.named(s)).collect()
+impl<C: CellKind> Walk for Recurrent<C> {
+    fn walk(&self, w: &mut Walker) {
+        for (suffix, weights) in layer_suffixes(self.num_layers, self.bidirectional).iter().zip(&self.weights) {
+            weights.walk_suffixed(w, &format!("_{suffix}"));
+        }
     }
 }

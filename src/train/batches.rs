@@ -9,7 +9,7 @@
 
 use super::loss::Loss;
 use crate::data::{BucketIterator, DataLoader, TranslationBatch};
-use crate::nn::{Model, Module, Param};
+use crate::nn::{Model, Param, Walk};
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
 
@@ -48,7 +48,7 @@ impl Batches for BucketIterator {
 }
 
 /// A model [`StepByStep`](super::StepByStep) can train on batches of type `B`.
-pub trait Learner<B>: Module {
+pub trait Learner<B>: Walk {
     /// The predictions for one batch and the targets they are scored against, in the shapes the
     /// trainer's loss takes.
     ///

@@ -7,7 +7,7 @@ use super::batches::Batches;
 use super::loss::Loss;
 use super::optim::{Optimizer, OptimizerState};
 use super::step_by_step::StepByStep;
-use crate::nn::Module;
+use crate::nn::Walk;
 use crate::nn::shape::error;
 use candle_core::{DType, Device, Result, Tensor};
 use serde::{Deserialize, Serialize};
@@ -116,7 +116,7 @@ fn write_whole(module: &str, path: &Path, bytes: &[u8]) -> Result<()> {
     written.map_err(fail)
 }
 
-impl<M: Module, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
+impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
     /// Saves the weights, the optimiser's state and the training record (epochs, losses, seed,
     /// parameter names, the optimiser's hyperparameters) into one safetensors file at `path`,
     /// with a checksum over the tensors. The file is written whole beside `path`, then renamed:

@@ -7,7 +7,7 @@ use super::loss::Loss;
 use super::parallel::{parallel_grads, split_rows};
 use crate::data::TranslationBatch;
 use crate::models::{GruTranslator, LstmTranslator, Transformer};
-use crate::nn::{Module, Param};
+use crate::nn::{Param, Walk};
 use candle_core::Result;
 use candle_core::Tensor;
 use candle_core::backprop::GradStore;

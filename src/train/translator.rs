@@ -5,7 +5,7 @@ use super::bleu::{Bleu, corpus_bleu};
 use crate::data::text::{EOS_ID, SOS_ID};
 use crate::data::{Vocab, detokenize, tokenize};
 use crate::models::{AttentionMaps, BeamConfig, Seq2SeqDecoder, SourceAttention, Transformer, beam_search, greedy_decode};
-use crate::nn::Module;
+use crate::nn::Walk;
 use crate::nn::shape::error;
 use candle_core::{Device, Result, Tensor};
 

@@ -70,7 +70,7 @@ pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
 /// Asserts a module's parameters equal a `[[name, tensor], ...]` fixture: same names, same
 /// order, values within `tol`.
 #[track_caller]
-pub fn assert_params<M: Module>(what: &str, m: &M, want: &Value, tol: f64) {
+pub fn assert_params<M: Walk>(what: &str, m: &M, want: &Value, tol: f64) {
     let want = state(want);
     let got = m.named_parameters();
     let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();

@@ -1,7 +1,7 @@
 //! What decoding needs from a model ([`Seq2SeqDecoder`]), and the checks and helpers that greedy
 //! decoding and beam search share.
 
-use crate::nn::Module;
+use crate::nn::Walk;
 use crate::nn::shape::{error, shape_error};
 use candle_core::{DType, Result, Tensor};
 
@@ -9,7 +9,7 @@ use candle_core::{DType, Result, Tensor};
 /// the logits of the next target token. Recurrent encoder-decoders can implement it as well as
 /// the [`Transformer`](crate::models::Transformer): their state would be the encoder's final
 /// hidden state, and `next_logits` would run the decoder over the prefix.
-pub trait Seq2SeqDecoder: Module {
+pub trait Seq2SeqDecoder: Walk {
     /// What the encoder leaves for the decoder: for the Transformer the memory and the source mask.
     type State;
 
@@ -62,7 +62,7 @@ pub trait SourceAttention {
 
 /// Runs `f` with the model in evaluation mode and puts back the mode it was in, whatever `f`
 /// returns.
-pub(crate) fn in_eval<M: Module, T>(model: &mut M, f: impl FnOnce(&mut M) -> Result<T>) -> Result<T> {
+pub(crate) fn in_eval<M: Walk, T>(model: &mut M, f: impl FnOnce(&mut M) -> Result<T>) -> Result<T> {
     let was_training = model.is_training();
     model.set_training(false);
     let out = f(model);

@@ -3,7 +3,7 @@
 use super::config::GruTranslatorConfig;
 use crate::attention::Attention;
 use crate::nn::shape::in_module;
-use crate::nn::{Embedding, Gru, Linear, Module, NamedParams, prefixed};
+use crate::nn::{Embedding, Gru, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
 /// `embed` (`nn.Embedding(tgt_vocab, embed_dim)`), `basic_rnn` (`nn.GRU(embed_dim, H)`), `attn`
@@ -53,12 +53,11 @@ impl GruAttnDecoder {
     }
 }
 
-impl Module for GruAttnDecoder {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("embed", self.embed.named_parameters());
-        p.extend(prefixed("basic_rnn", self.basic_rnn.named_parameters()));
-        p.extend(prefixed("attn", self.attn.named_parameters()));
-        p.extend(prefixed("out", self.out.named_parameters()));
-        p
+impl Walk for GruAttnDecoder {
+    fn walk(&self, w: &mut Walker) {
+        w.child("embed", &self.embed);
+        w.child("basic_rnn", &self.basic_rnn);
+        w.child("attn", &self.attn);
+        w.child("out", &self.out);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::config::GruTranslatorConfig;
 use crate::nn::shape::{error, in_module};
-use crate::nn::{Embedding, Gru, Module, NamedParams, prefixed};
+use crate::nn::{Embedding, Gru, Walk, Walker};
 use candle_core::{Device, Result, Tensor};
 
 /// `embed` (`nn.Embedding(src_vocab, embed_dim)`) and `basic_rnn` (`nn.GRU(embed_dim, H)`, batch
@@ -49,10 +49,9 @@ impl GruEncoder {
     }
 }
 
-impl Module for GruEncoder {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("embed", self.embed.named_parameters());
-        p.extend(prefixed("basic_rnn", self.basic_rnn.named_parameters()));
-        p
+impl Walk for GruEncoder {
+    fn walk(&self, w: &mut Walker) {
+        w.child("embed", &self.embed);
+        w.child("basic_rnn", &self.basic_rnn);
     }
 }

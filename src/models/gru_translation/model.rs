@@ -6,7 +6,7 @@ use super::encoder::GruEncoder;
 use crate::models::decoding::{Seq2SeqDecoder, SourceAttention};
 use crate::models::lstm_translation::source_lengths;
 use crate::nn::shape::{in_module, shape_error};
-use crate::nn::{Module, NamedParams, prefixed};
+use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
 
 /// The encoder and the attention decoder, with the attention weights of the last forward pass.
@@ -80,11 +80,10 @@ impl GruTranslator {
     }
 }
 
-impl Module for GruTranslator {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("encoder", self.encoder.named_parameters());
-        p.extend(prefixed("decoder", self.decoder.named_parameters()));
-        p
+impl Walk for GruTranslator {
+    fn walk(&self, w: &mut Walker) {
+        w.child("encoder", &self.encoder);
+        w.child("decoder", &self.decoder);
     }
 }
 

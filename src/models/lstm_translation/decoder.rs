@@ -2,7 +2,7 @@
 
 use super::config::LstmTranslatorConfig;
 use crate::nn::shape::in_module;
-use crate::nn::{Embedding, Linear, LstmCell, Module, NamedParams, prefixed, softmax};
+use crate::nn::{Embedding, Linear, LstmCell, Walk, Walker, softmax};
 use candle_core::{D, Result, Tensor};
 
 /// `embed` (`nn.Embedding(tgt_vocab, embed_dim)`), `attn` (`Linear(H, H)`, the keys'
@@ -88,12 +88,11 @@ impl AttnLstmDecoder {
     }
 }
 
-impl Module for AttnLstmDecoder {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("embed", self.embed.named_parameters());
-        p.extend(prefixed("attn", self.attn.named_parameters()));
-        p.extend(prefixed("cell", self.cell.named_parameters()));
-        p.extend(prefixed("out", self.out.named_parameters()));
-        p
+impl Walk for AttnLstmDecoder {
+    fn walk(&self, w: &mut Walker) {
+        w.child("embed", &self.embed);
+        w.child("attn", &self.attn);
+        w.child("cell", &self.cell);
+        w.child("out", &self.out);
     }
 }

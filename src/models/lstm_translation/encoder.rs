@@ -2,7 +2,7 @@
 
 use super::config::LstmTranslatorConfig;
 use crate::nn::shape::{error, in_module};
-use crate::nn::{Embedding, Lstm, Module, NamedParams, prefixed};
+use crate::nn::{Embedding, Lstm, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// `embed` (`nn.Embedding(src_vocab, embed_dim)`) and `rnn` (`nn.LSTM`, batch first; two
@@ -47,10 +47,9 @@ impl LstmEncoder {
     }
 }
 
-impl Module for LstmEncoder {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("embed", self.embed.named_parameters());
-        p.extend(prefixed("rnn", self.rnn.named_parameters()));
-        p
+impl Walk for LstmEncoder {
+    fn walk(&self, w: &mut Walker) {
+        w.child("embed", &self.embed);
+        w.child("rnn", &self.rnn);
     }
 }

@@ -6,7 +6,7 @@ use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
 use crate::models::decoding::{Seq2SeqDecoder, SourceAttention};
 use crate::nn::shape::{error, in_module, shape_error};
-use crate::nn::{Module, NamedParams, prefixed};
+use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
 
 /// The encoder and the attention decoder, with the attention weights of the last forward pass.
@@ -99,11 +99,10 @@ impl LstmTranslator {
     }
 }
 
-impl Module for LstmTranslator {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("encoder", self.encoder.named_parameters());
-        p.extend(prefixed("decoder", self.decoder.named_parameters()));
-        p
+impl Walk for LstmTranslator {
+    fn walk(&self, w: &mut Walker) {
+        w.child("encoder", &self.encoder);
+        w.child("decoder", &self.decoder);
     }
 }
 

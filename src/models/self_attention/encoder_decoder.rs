@@ -4,7 +4,7 @@
 use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnEncoder};
 use crate::attention::subsequent_mask;
 use crate::nn::shape::{in_module, shape_error};
-use crate::nn::{Model, Module, NamedParams, prefixed};
+use crate::nn::{Model, TrainingMode, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
 
 /// The lecture's `EncoderDecoderSelfAttn(encoder, decoder, input_len, target_len)`. In training
@@ -18,7 +18,7 @@ pub struct EncoderDecoderSelfAttn<E: SelfAttnEncoder = EncoderSelfAttn, D: SelfA
     pub target_len: usize,
     /// `(1, target_len, target_len)`.
     pub trg_masks: Tensor,
-    pub training: bool,
+    training: TrainingMode,
     encoded: bool,
 }
 
@@ -42,7 +42,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
             input_len,
             target_len,
             trg_masks: subsequent_mask(target_len)?,
-            training: true,
+            training: TrainingMode::new(true),
             encoded: false,
         })
     }
@@ -113,7 +113,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
             }
             let source = x.narrow(1, 0, me.input_len)?;
             me.encode(&source, source_mask)?;
-            if me.training {
+            if me.training.get() {
                 if l < me.input_len + me.target_len {
                     bail!(
                         "EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}",
@@ -141,27 +141,11 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     }
 }
 
-impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Module for EncoderDecoderSelfAttn<E, D> {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("encoder", self.encoder.named_parameters());
-        p.extend(prefixed("decoder", self.decoder.named_parameters()));
-        p
-    }
-
-    /// The encoder's and the decoder's buffers (with positional encoding: `encoder.pe.pe` and
-    /// `decoder.pe.pe`).
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        let mut b = prefixed("encoder", self.encoder.named_buffers());
-        b.extend(prefixed("decoder", self.decoder.named_buffers()));
-        b
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.training = training;
-    }
-
-    fn is_training(&self) -> bool {
-        self.training
+impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Walk for EncoderDecoderSelfAttn<E, D> {
+    fn walk(&self, w: &mut Walker) {
+        w.mode(&self.training);
+        w.child("encoder", &self.encoder);
+        w.child("decoder", &self.decoder);
     }
 }
 

@@ -3,7 +3,7 @@
 use super::config::SelfAttnConfig;
 use crate::attention::MultiHeadAttention;
 use crate::nn::shape::{check_batch, in_module};
-use crate::nn::{FeedForward, Module, NamedParams, prefixed};
+use crate::nn::{FeedForward, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
 
 /// The lecture's `EncoderSelfAttn(n_heads, d_model, ff_units, n_features)`: multi-head
@@ -51,11 +51,10 @@ impl EncoderSelfAttn {
     }
 }
 
-impl Module for EncoderSelfAttn {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("self_attn_heads", self.self_attn_heads.named_parameters());
-        p.extend(prefixed("ffn", self.ffn.named_parameters()));
-        p
+impl Walk for EncoderSelfAttn {
+    fn walk(&self, w: &mut Walker) {
+        w.child("self_attn_heads", &self.self_attn_heads);
+        w.child("ffn", &self.ffn);
     }
 }
 
@@ -125,17 +124,16 @@ impl DecoderSelfAttn {
     }
 }
 
-impl Module for DecoderSelfAttn {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("self_attn_heads", self.self_attn_heads.named_parameters());
-        p.extend(prefixed("cross_attn_heads", self.cross_attn_heads.named_parameters()));
-        p.extend(prefixed("ffn", self.ffn.named_parameters()));
-        p
+impl Walk for DecoderSelfAttn {
+    fn walk(&self, w: &mut Walker) {
+        w.child("self_attn_heads", &self.self_attn_heads);
+        w.child("cross_attn_heads", &self.cross_attn_heads);
+        w.child("ffn", &self.ffn);
     }
 }
 
 /// An encoder the self-attention encoder-decoder can drive.
-pub trait SelfAttnEncoder: Module {
+pub trait SelfAttnEncoder: Walk {
     /// The width of the states it returns.
     fn d_model(&self) -> usize;
     /// The features of the source it takes.
@@ -149,7 +147,7 @@ pub trait SelfAttnEncoder: Module {
 }
 
 /// A decoder the self-attention encoder-decoder can drive.
-pub trait SelfAttnDecoder: Module {
+pub trait SelfAttnDecoder: Walk {
     /// The width of the encoder states it attends over.
     fn d_model(&self) -> usize;
     /// The features of the target it takes and predicts.

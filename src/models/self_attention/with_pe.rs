@@ -4,7 +4,7 @@
 use super::config::SelfAttnConfig;
 use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnEncoder};
 use crate::attention::PositionalEncoding;
-use crate::nn::{Module, NamedParams, prefixed};
+use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// Positional encoding, then a self-attention layer (its parameters under `layer.`, as in the
@@ -71,16 +71,11 @@ impl WithPe<DecoderSelfAttn> {
     }
 }
 
-impl<L: Module> Module for WithPe<L> {
-    fn named_parameters(&self) -> NamedParams {
-        prefixed("layer", self.layer.named_parameters())
-    }
-
-    /// The encoding's table as PyTorch's `state_dict` names it, `pe.pe` `(1, max_len, F)`.
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        let mut b = prefixed("pe", self.pe.named_buffers());
-        b.extend(prefixed("layer", self.layer.named_buffers()));
-        b
+impl<L: Walk> Walk for WithPe<L> {
+    fn walk(&self, w: &mut Walker) {
+        // PyTorch's `state_dict` names the encoding's table `pe.pe` `(1, max_len, F)`.
+        w.child("pe", &self.pe);
+        w.child("layer", &self.layer);
     }
 }
 

@@ -2,7 +2,7 @@
 //! positional encoding (added without scaling the input, then dropout).
 
 use crate::nn::shape::{check_batch, check_size, error, in_module};
-use crate::nn::{Dropout, Embedding, Module, NamedParams, prefixed};
+use crate::nn::{Dropout, Embedding, Walk, Walker};
 use candle_core::{Device, Result, Tensor};
 
 /// The lecture's `Embeddings(len_vocab, d_model)`: an `nn.Embedding(len_vocab, d_model)` (standard
@@ -30,9 +30,9 @@ impl Embeddings {
     }
 }
 
-impl Module for Embeddings {
-    fn named_parameters(&self) -> NamedParams {
-        prefixed("embedding", self.embedding.named_parameters())
+impl Walk for Embeddings {
+    fn walk(&self, w: &mut Walker) {
+        w.child("embedding", &self.embedding);
     }
 }
 
@@ -107,21 +107,10 @@ impl TransformerPositionalEncoding {
     }
 }
 
-impl Module for TransformerPositionalEncoding {
-    fn named_parameters(&self) -> NamedParams {
-        vec![]
-    }
-
-    /// The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        vec![("pe".to_string(), self.pe.clone())]
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.is_training()
+impl Walk for TransformerPositionalEncoding {
+    fn walk(&self, w: &mut Walker) {
+        // The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.
+        w.buffer("pe", &self.pe);
+        w.child("dropout", &self.dropout);
     }
 }

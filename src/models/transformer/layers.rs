@@ -4,7 +4,7 @@ use super::config::{HeadLayout, TransformerConfig};
 use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
 use crate::nn::shape::{check_batch, error, in_module};
-use crate::nn::{Module, NamedParams, prefixed};
+use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// The lecture's `EncoderLayer(d_model, num_heads, d_ff, p_drop)`: multi-head self-attention,
@@ -65,24 +65,12 @@ impl EncoderLayer {
     }
 }
 
-impl Module for EncoderLayer {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("MHA", self.mha.named_parameters());
-        p.extend(prefixed("addNorm1", self.add_norm1.named_parameters()));
-        p.extend(prefixed("addNorm2", self.add_norm2.named_parameters()));
-        p.extend(prefixed("PFFN", self.pffn.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.mha.set_training(training);
-        self.add_norm1.set_training(training);
-        self.add_norm2.set_training(training);
-        self.pffn.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.mha.is_training()
+impl Walk for EncoderLayer {
+    fn walk(&self, w: &mut Walker) {
+        w.child("MHA", &self.mha);
+        w.child("addNorm1", &self.add_norm1);
+        w.child("addNorm2", &self.add_norm2);
+        w.child("PFFN", &self.pffn);
     }
 }
 
@@ -164,27 +152,13 @@ impl DecoderLayer {
     }
 }
 
-impl Module for DecoderLayer {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("masked_MHA", self.masked_mha.named_parameters());
-        p.extend(prefixed("addNorm1", self.add_norm1.named_parameters()));
-        p.extend(prefixed("cross_MHA", self.cross_mha.named_parameters()));
-        p.extend(prefixed("addNorm2", self.add_norm2.named_parameters()));
-        p.extend(prefixed("PFFN", self.pffn.named_parameters()));
-        p.extend(prefixed("addNorm3", self.add_norm3.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.masked_mha.set_training(training);
-        self.add_norm1.set_training(training);
-        self.cross_mha.set_training(training);
-        self.add_norm2.set_training(training);
-        self.pffn.set_training(training);
-        self.add_norm3.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.masked_mha.is_training()
+impl Walk for DecoderLayer {
+    fn walk(&self, w: &mut Walker) {
+        w.child("masked_MHA", &self.masked_mha);
+        w.child("addNorm1", &self.add_norm1);
+        w.child("cross_MHA", &self.cross_mha);
+        w.child("addNorm2", &self.add_norm2);
+        w.child("PFFN", &self.pffn);
+        w.child("addNorm3", &self.add_norm3);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::config::HeadLayout;
 use crate::attention::{MhaOutput, NarrowMultiHeadAttention, VectorisedMultiHeadAttention};
-use crate::nn::{Module, NamedParams};
+use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// A Transformer layer's multi-head attention: narrow (the lecture's) or vectorised (the blog
@@ -51,25 +51,11 @@ impl LayerAttention {
     }
 }
 
-impl Module for LayerAttention {
-    fn named_parameters(&self) -> NamedParams {
+impl Walk for LayerAttention {
+    fn walk(&self, w: &mut Walker) {
         match self {
-            LayerAttention::Narrow(a) => a.named_parameters(),
-            LayerAttention::Vectorised(a) => a.named_parameters(),
-        }
-    }
-
-    fn set_training(&mut self, training: bool) {
-        match self {
-            LayerAttention::Narrow(a) => a.set_training(training),
-            LayerAttention::Vectorised(a) => a.set_training(training),
-        }
-    }
-
-    fn is_training(&self) -> bool {
-        match self {
-            LayerAttention::Narrow(a) => a.is_training(),
-            LayerAttention::Vectorised(a) => a.is_training(),
+            LayerAttention::Narrow(a) => a.walk(w),
+            LayerAttention::Vectorised(a) => a.walk(w),
         }
     }
 }

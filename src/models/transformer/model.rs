@@ -6,7 +6,7 @@ use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_e
 use super::stacks::{TransformerDecoder, TransformerEncoder};
 use crate::attention::{padding_mask, target_mask};
 use crate::nn::shape::{error, in_module, shape_error};
-use crate::nn::{Linear, Module, NamedParams, prefixed};
+use crate::nn::{Linear, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{Result, Tensor};
 
@@ -52,7 +52,7 @@ fn labelled<T>(module: &str, result: Result<T>) -> Result<T> {
 /// Checks token ids `(N, L)` with `L > 0` and returns `(N, L)`.
 /// `nn.init.xavier_uniform_` on every parameter of two or more dimensions, in parameter order:
 /// uniform in `±sqrt(6 / (fan_in + fan_out))`, drawn from the default generator as PyTorch draws.
-pub fn xavier_uniform<M: Module>(model: &M) -> Result<()> {
+pub fn xavier_uniform<M: Walk>(model: &M) -> Result<()> {
     for (_, p) in model.named_parameters() {
         let dims = p.dims();
         if let [fan_out, fan_in, rest @ ..] = dims.as_slice() {
@@ -197,34 +197,16 @@ impl Transformer {
     }
 }
 
-impl Module for Transformer {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("src_embedding", self.src_embedding.named_parameters());
-        p.extend(prefixed("encoder", self.encoder.named_parameters()));
-        p.extend(prefixed("tgt_embedding", self.tgt_embedding.named_parameters()));
-        p.extend(prefixed("decoder", self.decoder.named_parameters()));
-        p.extend(prefixed("linear", self.linear.named_parameters()));
-        p
-    }
-
-    /// The two encodings' tables, as PyTorch's `state_dict` names them: `src_pe.pe` and
-    /// `tgt_pe.pe`, each `(1, max_len, d_model)` (one table here, shared).
-    fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        let mut b = prefixed("src_pe", self.src_pe.named_buffers());
-        b.extend(prefixed("encoder", self.encoder.named_buffers()));
-        b.extend(prefixed("tgt_pe", self.tgt_pe.named_buffers()));
-        b.extend(prefixed("decoder", self.decoder.named_buffers()));
-        b
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.src_pe.set_training(training);
-        self.encoder.set_training(training);
-        self.tgt_pe.set_training(training);
-        self.decoder.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.encoder.is_training()
+impl Walk for Transformer {
+    fn walk(&self, w: &mut Walker) {
+        // The two encodings' tables are buffers, as PyTorch's `state_dict` names them: `src_pe.pe` and
+        // `tgt_pe.pe`, each `(1, max_len, d_model)` (one table here, shared).
+        w.child("src_embedding", &self.src_embedding);
+        w.child("src_pe", &self.src_pe);
+        w.child("encoder", &self.encoder);
+        w.child("tgt_embedding", &self.tgt_embedding);
+        w.child("tgt_pe", &self.tgt_pe);
+        w.child("decoder", &self.decoder);
+        w.child("linear", &self.linear);
     }
 }

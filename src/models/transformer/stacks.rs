@@ -3,7 +3,7 @@
 use super::config::TransformerConfig;
 use super::layers::{DecoderLayer, EncoderLayer};
 use crate::nn::shape::{error, in_module};
-use crate::nn::{Module, NamedParams, prefixed};
+use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// A stack of `n_layers` [`EncoderLayer`]s (named `TransformerEncoder` so as not to clash with the
@@ -49,17 +49,9 @@ impl TransformerEncoder {
     }
 }
 
-impl Module for TransformerEncoder {
-    fn named_parameters(&self) -> NamedParams {
-        self.layers.iter().enumerate().flat_map(|(i, l)| prefixed(&format!("layers.{i}"), l.named_parameters())).collect()
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.layers.iter_mut().for_each(|l| l.set_training(training));
-    }
-
-    fn is_training(&self) -> bool {
-        self.layers.first().is_some_and(|l| l.is_training())
+impl Walk for TransformerEncoder {
+    fn walk(&self, w: &mut Walker) {
+        w.children("layers", &self.layers);
     }
 }
 
@@ -111,16 +103,8 @@ impl TransformerDecoder {
     }
 }
 
-impl Module for TransformerDecoder {
-    fn named_parameters(&self) -> NamedParams {
-        self.layers.iter().enumerate().flat_map(|(i, l)| prefixed(&format!("layers.{i}"), l.named_parameters())).collect()
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.layers.iter_mut().for_each(|l| l.set_training(training));
-    }
-
-    fn is_training(&self) -> bool {
-        self.layers.first().is_some_and(|l| l.is_training())
+impl Walk for TransformerDecoder {
+    fn walk(&self, w: &mut Walker) {
+        w.children("layers", &self.layers);
     }
 }

@@ -2,7 +2,7 @@
 //! normalisation (`AddNorm`) and the position-wise feed-forward network.
 
 use crate::nn::shape::{check_last_dim, in_module};
-use crate::nn::{Dropout, LayerNorm, Linear, Module, NamedParams, prefixed};
+use crate::nn::{Dropout, LayerNorm, Linear, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 /// The lecture's `AddNorm(d_model, p_drop)`: `dropout(layer_norm(res_input + x))`, the residual
@@ -39,17 +39,10 @@ impl AddNorm {
     }
 }
 
-impl Module for AddNorm {
-    fn named_parameters(&self) -> NamedParams {
-        prefixed("layer_norm", self.layer_norm.named_parameters())
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.is_training()
+impl Walk for AddNorm {
+    fn walk(&self, w: &mut Walker) {
+        w.child("layer_norm", &self.layer_norm);
+        w.child("dropout", &self.dropout);
     }
 }
 
@@ -83,18 +76,10 @@ impl PointwiseFeedforward {
     }
 }
 
-impl Module for PointwiseFeedforward {
-    fn named_parameters(&self) -> NamedParams {
-        let mut p = prefixed("pffn.0", self.linear1.named_parameters());
-        p.extend(prefixed("pffn.3", self.linear2.named_parameters()));
-        p
-    }
-
-    fn set_training(&mut self, training: bool) {
-        self.dropout.set_training(training);
-    }
-
-    fn is_training(&self) -> bool {
-        self.dropout.is_training()
+impl Walk for PointwiseFeedforward {
+    fn walk(&self, w: &mut Walker) {
+        w.child("pffn.0", &self.linear1);
+        w.child("pffn.3", &self.linear2);
+        w.child("dropout", &self.dropout);
     }
 }

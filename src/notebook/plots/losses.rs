@@ -1,6 +1,6 @@
 //! Training and validation losses, and `StepByStep::plot_losses`.
 
-use crate::nn::Module;
+use crate::nn::Walk;
 use crate::nn::shape::error;
 use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
 use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
@@ -138,7 +138,7 @@ pub fn plot_losses(losses: &[f64], val_losses: &[f64]) -> Result<Figure> {
     })
 }
 
-impl<M: Module, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
+impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
     /// The training and validation losses, log scale (the book's `plot_losses`).
     pub fn plot_losses(&self) -> Result<Figure> {
         plot_losses(&self.losses, &self.val_losses)
