@@ -49,7 +49,9 @@ pub mod prelude {
         Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,
         EncoderSelfAttn, SelfAttnConfig, StepDecoder, shifted_target,
     };
-    pub use crate::models::{GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, TransformerEncoderBlock};
+    pub use crate::models::{
+        GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, SentenceAttention, TransformerEncoderBlock, Translate,
+    };
     pub use crate::nn::{
         Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Param, TrainingMode, Walk, Walker, masked_fill, reverse_time,
         softmax,

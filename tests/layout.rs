@@ -1,6 +1,6 @@
 //! The crate's layout rules, checked on its sources: layers import only layers below them, no
-//! import cycle among files, no file over 400 lines, and every public `forward`, `predict`,
-//! `decode` and `encode` documents its shapes.
+//! import cycle among files, no file over 400 lines, every public `forward`, `predict`,
+//! `decode` and `encode` documents its shapes, and a model's contracts are implemented beside it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -180,4 +180,47 @@ fn every_public_forward_documents_its_shapes() {
         }
     }
     assert!(missing.is_empty(), "public functions without a `# Shapes` doc section:\n{}", missing.join("\n"));
+}
+
+/// The traits that make a model a model: its module tree, its forward for the trainer, its
+/// translation contract, and the trainer's view of it.
+const CONTRACTS: [&str; 4] = ["Walk", "Model", "Translate", "Learner"];
+
+#[test]
+fn contracts_are_implemented_in_the_models_own_folder() {
+    let known = modules();
+    // Where each public struct or enum is defined.
+    let mut defined: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for path in known.values() {
+        for line in code(path).lines() {
+            let t = line.trim_start();
+            if let Some(rest) = t.strip_prefix("pub struct ").or_else(|| t.strip_prefix("pub enum ")) {
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                defined.insert(name, path.clone());
+            }
+        }
+    }
+    let mut seen = 0;
+    let mut misplaced = vec![];
+    for path in known.values() {
+        for line in code(path).lines() {
+            let t = line.trim_start();
+            if !t.starts_with("impl") {
+                continue;
+            }
+            let Some((head, ty)) = t.split_once(" for ") else { continue };
+            let Some(contract) = CONTRACTS.iter().find(|c| head.contains(&format!(" {c}")) || head.contains(&format!(">{c}"))) else {
+                continue;
+            };
+            let name: String = ty.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            // Blanket impls (`for M`) are generic code, not a model's.
+            let Some(home) = defined.get(&name) else { continue };
+            seen += 1;
+            if home.parent() != path.parent() {
+                misplaced.push(format!("{}: `{contract}` for {name}, defined in {}", path.display(), home.display()));
+            }
+        }
+    }
+    assert!(seen > 30, "found only {seen} contract impls");
+    assert!(misplaced.is_empty(), "contracts implemented away from their model's folder:\n{}", misplaced.join("\n"));
 }

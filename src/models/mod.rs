@@ -9,9 +9,10 @@ pub mod lstm_translation;
 pub mod self_attention;
 pub mod seq2seq;
 pub mod transformer;
+pub mod translate;
 
 pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
-pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, Seq2SeqDecoder, SourceAttention, TransformerState, beam_search, greedy_decode};
+pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, beam_search, greedy_decode};
 pub use encoder_block::TransformerEncoderBlock;
 pub use gru_translation::{GruAttnDecoder, GruEncoder, GruTranslator, GruTranslatorConfig};
 pub use lstm_translation::{AttnLstmDecoder, LstmEncoder, LstmTranslator, LstmTranslatorConfig};
@@ -22,5 +23,6 @@ pub use self_attention::{
 pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};
 pub use transformer::{
     AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, LayerAttention, PointwiseFeedforward, Transformer,
-    TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, transformer_encoding_table,
+    TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
 };
+pub use translate::{SentenceAttention, Translate};

@@ -4,8 +4,7 @@
 use super::bleu::{Bleu, corpus_bleu};
 use crate::data::text::{EOS_ID, SOS_ID};
 use crate::data::{Vocab, detokenize, tokenize};
-use crate::models::{AttentionMaps, BeamConfig, Seq2SeqDecoder, SourceAttention, Transformer, beam_search, greedy_decode};
-use crate::nn::Walk;
+use crate::models::{AttentionMaps, BeamConfig, SentenceAttention, Transformer, Translate, beam_search, greedy_decode};
 use crate::nn::shape::error;
 use candle_core::{Device, Result, Tensor};
 
@@ -26,7 +25,7 @@ pub fn quick_run() -> bool {
 }
 
 /// A translation model and its vocabularies: the [`Transformer`] (the default), or any other
-/// [`Seq2SeqDecoder`] such as the recurrent translators. Sentences are tokenized as the training
+/// [`Translate`] model such as the recurrent translators. Sentences are tokenized as the training
 /// pairs were ([`tokenize`]: lower case, punctuation split off); words the source vocabulary lacks
 /// become `<unk>`.
 #[derive(Clone, Debug)]
@@ -40,7 +39,7 @@ pub struct Translator<M = Transformer> {
     pub batch_size: usize,
 }
 
-impl<M: Seq2SeqDecoder> Translator<M> {
+impl<M: Translate> Translator<M> {
     pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Self {
         Translator { model, src_vocab, tgt_vocab, max_len: 48, batch_size: 100 }
     }
@@ -117,37 +116,45 @@ impl<M: Seq2SeqDecoder> Translator<M> {
         };
         Ok(std::iter::once(SOS_ID).chain(ids).collect())
     }
-}
 
-impl<M: Seq2SeqDecoder + SourceAttention> Translator<M> {
-    /// The attention of one sentence: the weights of each target step over the source tokens
-    /// `(T, S)`, the source tokens and the target tokens the decoder read (`<sos>` and the
-    /// translation). The target is the greedy translation, or `target` where given (teacher
-    /// forcing on a reference, so that several models can be compared on the same words).
-    pub fn alphas(&mut self, sentence: &str, target: Option<&str>) -> Result<(Tensor, Vec<String>, Vec<String>)> {
+    /// The attention of one sentence (see [`Translate::sentence_attention`]), with the source
+    /// tokens and the target tokens the decoder read: `<sos>` and the greedy translation, or
+    /// `<sos>` and `target` where given (teacher forcing on a reference, so that several models
+    /// can be compared on the same words). The model runs in evaluation mode.
+    pub fn sentence_attention(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
         let src = self.sources(&[sentence])?;
         let tgt_ids = self.target_ids(&src, target)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
-        let alphas = self.model.source_alphas(&src, &tgt)?.squeeze(0)?;
-        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
-        Ok((alphas, src_tokens, tgt_tokens))
-    }
-}
-
-impl Translator<Transformer> {
-    /// Translates one sentence greedily and runs the model once more on it with its translation
-    /// as the target: the attention maps of that pass, the source tokens and the target tokens
-    /// (`<sos>` and the translation), as the notebook's `show_cross_attention` takes them.
-    pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
-        let src = self.sources(&[sentence])?;
-        let tgt_ids = self.target_ids(&src, None)?;
-        let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
         let mode = self.model.is_training();
         self.model.set_training(false);
-        let run = self.model.forward(&src, &tgt, None, None);
+        let attention = self.model.sentence_attention(&src, &tgt);
         self.model.set_training(mode);
-        run?;
         let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
-        Ok((self.model.attention_maps()?, src_tokens, tgt_tokens))
+        Ok((attention?, src_tokens, tgt_tokens))
+    }
+
+    /// For a translator that attends once a step (the recurrent ones): the weights of each
+    /// target step over the source tokens `(T, S)`, the source tokens and the target tokens, as
+    /// [`sentence_attention`](Self::sentence_attention) gives them.
+    pub fn alphas(&mut self, sentence: &str, target: Option<&str>) -> Result<(Tensor, Vec<String>, Vec<String>)> {
+        match self.sentence_attention(sentence, target)? {
+            (SentenceAttention::Source(alphas), src, tgt) => Ok((alphas.squeeze(0)?, src, tgt)),
+            (SentenceAttention::Maps(_), ..) => {
+                Err(error("Translator::alphas", "this model has one map per layer and head: use Translator::attention"))
+            }
+        }
+    }
+
+    /// For a translator with attention maps (the Transformer): translates one sentence greedily
+    /// and runs the model once more on it with its translation as the target, giving the maps of
+    /// that pass, the source tokens and the target tokens (`<sos>` and the translation), as the
+    /// notebook's `show_cross_attention` takes them.
+    pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
+        match self.sentence_attention(sentence, None)? {
+            (SentenceAttention::Maps(maps), src, tgt) => Ok((maps, src, tgt)),
+            (SentenceAttention::Source(_), ..) => {
+                Err(error("Translator::attention", "this model attends once a step: use Translator::alphas"))
+            }
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Beam search: keep the `beam_width` most likely prefixes of every sentence, extend each by every
 //! token, keep the best again, until the beams have ended or `max_len` tokens.
 
-use super::model::{Seq2SeqDecoder, check_request, in_eval, log_softmax, logits_rows, prefix_tensor};
+use super::support::{check_request, log_softmax, logits_rows, prefix_tensor};
+use crate::models::translate::{Translate, in_eval};
 use crate::nn::shape::{error, in_module};
 use candle_core::{Result, Tensor};
 
@@ -86,13 +87,7 @@ pub struct Hypothesis {
 /// # Shapes
 /// - `src`: source ids `(N, S)`
 /// - returns `N` lists of `n_best` hypotheses, best first
-pub fn beam_search<M: Seq2SeqDecoder>(
-    model: &mut M,
-    src: &Tensor,
-    sos: u32,
-    eos: u32,
-    config: &BeamConfig,
-) -> Result<Vec<Vec<Hypothesis>>> {
+pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, config: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>> {
     let module = "beam_search";
     check_config(module, config)?;
     let (n, _) = check_request(module, model, src, sos, eos, config.max_len)?;
@@ -130,7 +125,7 @@ fn hypothesis(tokens: Vec<u32>, score: f64, finished: bool, penalty: &LengthPena
 }
 
 /// The beam search of sentence `i` of the encoded batch.
-fn search_one<M: Seq2SeqDecoder>(
+fn search_one<M: Translate>(
     model: &mut M,
     all: &M::State,
     i: usize,

@@ -1,6 +1,7 @@
 //! Greedy decoding: from `<sos>`, append the most likely next token until `<eos>` or `max_len`.
 
-use super::model::{Seq2SeqDecoder, argmax, check_request, in_eval, logits_rows, prefix_tensor};
+use super::support::{argmax, check_request, logits_rows, prefix_tensor};
+use crate::models::translate::{Translate, in_eval};
 use crate::nn::shape::in_module;
 use candle_core::{Result, Tensor};
 
@@ -19,13 +20,13 @@ use candle_core::{Result, Tensor};
 /// # Shapes
 /// - `src`: source ids `(N, S)`
 /// - returns `N` sequences of at most `max_len` target ids each
-pub fn greedy_decode<M: Seq2SeqDecoder>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<Vec<Vec<u32>>> {
+pub fn greedy_decode<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<Vec<Vec<u32>>> {
     let module = "greedy_decode";
     let (n, _) = check_request(module, model, src, sos, eos, max_len)?;
     in_eval(model, |m| in_module(module, run(m, src, sos, eos, max_len, n)))
 }
 
-fn run<M: Seq2SeqDecoder>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize, n: usize) -> Result<Vec<Vec<u32>>> {
+fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize, n: usize) -> Result<Vec<Vec<u32>>> {
     let vocab = model.tgt_vocab();
     let mut out: Vec<Vec<u32>> = vec![vec![]; n];
     // The sentences still being decoded, and the state of exactly those rows.

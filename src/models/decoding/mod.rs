@@ -1,10 +1,8 @@
-//! Decoding for sequence-to-sequence models: from source ids to target ids, one token at a time.
+//! Decoding for translators: from source ids to target ids, one token at a time.
 //!
-//! Any model that maps (source ids, target prefix) to the logits of the next token implements
-//! [`Seq2SeqDecoder`] (the [`Transformer`](crate::models::Transformer) does, through
-//! [`TransformerState`]); [`greedy_decode`] and [`beam_search`] then work for it. Both encode
-//! the source once and reuse the encoder's state at every step, run the model in evaluation mode
-//! (dropout off) and put back the mode they found.
+//! Any model that implements [`Translate`](crate::models::Translate) gets [`greedy_decode`] and
+//! [`beam_search`]. Both encode the source once and reuse the encoder's state at every step, run
+//! the model in evaluation mode (dropout off) and put back the mode they found.
 //!
 //! There is no key/value cache: every step runs the decoder over the whole prefix again and keeps
 //! the last position's logits, so decoding `T` tokens costs `O(T^2)` decoder positions. For the
@@ -13,10 +11,7 @@
 
 pub mod beam;
 pub mod greedy;
-pub mod model;
-pub mod transformer;
+mod support;
 
 pub use beam::{BeamConfig, Hypothesis, LengthPenalty, beam_search};
 pub use greedy::greedy_decode;
-pub use model::{Seq2SeqDecoder, SourceAttention};
-pub use transformer::TransformerState;

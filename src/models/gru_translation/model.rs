@@ -3,8 +3,8 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
-use crate::models::decoding::{Seq2SeqDecoder, SourceAttention};
 use crate::models::lstm_translation::source_lengths;
+use crate::models::translate::{SentenceAttention, Translate};
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -87,7 +87,7 @@ impl Walk for GruTranslator {
     }
 }
 
-impl Seq2SeqDecoder for GruTranslator {
+impl Translate for GruTranslator {
     type State = GruState;
 
     fn tgt_vocab(&self) -> usize {
@@ -117,12 +117,16 @@ impl Seq2SeqDecoder for GruTranslator {
         let t = logits.dim(1)?;
         logits.narrow(1, t - 1, 1)?.squeeze(1)
     }
-}
 
-impl SourceAttention for GruTranslator {
-    fn source_alphas(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+    /// Teacher forcing through [`GruTranslator::forward`].
+    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        self.forward(src, tgt_input)
+    }
+
+    /// The decoder's weights over the source at every target step, `(N, T, S)`.
+    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
         let state = self.encode(src)?;
         let (_, alphas) = in_module("GruTranslator", self.decode(&state, tgt_input))?;
-        Ok(alphas)
+        Ok(SentenceAttention::Source(alphas))
     }
 }

@@ -4,7 +4,7 @@ use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
-use crate::models::decoding::{Seq2SeqDecoder, SourceAttention};
+use crate::models::translate::{SentenceAttention, Translate};
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -106,7 +106,7 @@ impl Walk for LstmTranslator {
     }
 }
 
-impl Seq2SeqDecoder for LstmTranslator {
+impl Translate for LstmTranslator {
     type State = LstmState;
 
     fn tgt_vocab(&self) -> usize {
@@ -131,12 +131,16 @@ impl Seq2SeqDecoder for LstmTranslator {
         let t = logits.dim(1)?;
         logits.narrow(1, t - 1, 1)?.squeeze(1)
     }
-}
 
-impl SourceAttention for LstmTranslator {
-    fn source_alphas(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+    /// Teacher forcing through [`LstmTranslator::forward`].
+    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        self.forward(src, tgt_input)
+    }
+
+    /// The decoder's weights over the source at every target step, `(N, T, S)`.
+    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
         let state = self.encode(src)?;
         let (_, alphas) = in_module("LstmTranslator", self.decode(&state, tgt_input))?;
-        Ok(alphas)
+        Ok(SentenceAttention::Source(alphas))
     }
 }

@@ -12,6 +12,7 @@ pub mod mha;
 pub mod model;
 pub mod stacks;
 pub mod sublayers;
+pub mod translate;
 
 pub use config::{HeadLayout, TransformerConfig};
 pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
@@ -20,3 +21,4 @@ pub use mha::LayerAttention;
 pub use model::{AttentionMaps, Transformer, xavier_uniform};
 pub use stacks::{TransformerDecoder, TransformerEncoder};
 pub use sublayers::{AddNorm, PointwiseFeedforward};
+pub use translate::TransformerState;

@@ -1,80 +1,14 @@
-//! What decoding needs from a model ([`Seq2SeqDecoder`]), and the checks and helpers that greedy
-//! decoding and beam search share.
+//! The checks and helpers that greedy decoding and beam search share.
 
-use crate::nn::Walk;
+use crate::models::translate::Translate;
 use crate::nn::shape::{error, shape_error};
 use candle_core::{DType, Result, Tensor};
-
-/// A model that encodes a batch of source sentences once and then, given target prefixes, gives
-/// the logits of the next target token. Recurrent encoder-decoders can implement it as well as
-/// the [`Transformer`](crate::models::Transformer): their state would be the encoder's final
-/// hidden state, and `next_logits` would run the decoder over the prefix.
-pub trait Seq2SeqDecoder: Walk {
-    /// What the encoder leaves for the decoder: for the Transformer the memory and the source mask.
-    type State;
-
-    /// The target vocabulary size `V`: the width of the logits; target ids lie in `0..V`.
-    fn tgt_vocab(&self) -> usize;
-
-    /// The longest source and the longest target prefix the model takes (e.g. what its
-    /// positional encoding covers); `None` for no limit.
-    fn max_len(&self) -> Option<usize> {
-        None
-    }
-
-    /// The padding id, if the model masks one out: `<sos>` must differ from it.
-    fn pad_id(&self) -> Option<u32> {
-        None
-    }
-
-    /// Runs the encoder over a batch of source sentences, once per decoding call.
-    ///
-    /// # Shapes
-    /// - `src`: source ids `(N, S)`
-    /// - returns the state of `N` sentences
-    fn encode_src(&mut self, src: &Tensor) -> Result<Self::State>;
-
-    /// The state of the sentences at `rows`, in that order, repeats allowed (beam search gives
-    /// every live beam of a sentence its own copy).
-    ///
-    /// # Shapes
-    /// - `rows`: `u32` row indices `(K,)`; returns the state of `K` sentences
-    fn select_rows(&self, state: &Self::State, rows: &Tensor) -> Result<Self::State>;
-
-    /// The logits of the token that follows each prefix (the last position's logits).
-    ///
-    /// # Shapes
-    /// - `state`: the state of `N` sentences; `prefix`: target ids `(N, t)`, starting with `<sos>`
-    /// - returns the logits `(N, V)`
-    fn next_logits(&mut self, state: &Self::State, prefix: &Tensor) -> Result<Tensor>;
-}
-
-/// A translator with one attention distribution over the source at each target step (the
-/// recurrent translators), so that notebooks can draw what each output word read.
-pub trait SourceAttention {
-    /// Teacher forcing over `tgt_input`, keeping only the attention weights.
-    ///
-    /// # Shapes
-    /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
-    /// - returns the weights `(N, T, S)`, 0 at the padding
-    fn source_alphas(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor>;
-}
-
-/// Runs `f` with the model in evaluation mode and puts back the mode it was in, whatever `f`
-/// returns.
-pub(crate) fn in_eval<M: Walk, T>(model: &mut M, f: impl FnOnce(&mut M) -> Result<T>) -> Result<T> {
-    let was_training = model.is_training();
-    model.set_training(false);
-    let out = f(model);
-    model.set_training(was_training);
-    out
-}
 
 /// Checks a decoding request and returns `(N, S)`: source ids `(N, S)` of an integer dtype with
 /// `N, S > 0` and `S` within the model's `max_len`, `max_len > 0` target tokens whose prefixes
 /// (`<sos>` plus all but the last token, `max_len` ids) the model takes, and `<sos>` and `<eos>`
 /// in the target vocabulary, `<sos>` not the padding id.
-pub(crate) fn check_request<M: Seq2SeqDecoder>(
+pub(crate) fn check_request<M: Translate>(
     module: &str,
     model: &M,
     src: &Tensor,

@@ -1,9 +1,10 @@
-//! The [`Transformer`] as a [`Seq2SeqDecoder`]: the memory and the source mask are encoded once;
-//! every step decodes the whole prefix under its causal (and padding) mask and keeps the last
-//! position's logits.
+//! The [`Transformer`] as a translator ([`Translate`]): the memory and the source mask are encoded
+//! once; every decoding step decodes the whole prefix under its causal (and padding) mask and
+//! keeps the last position's logits; teacher forcing decodes the whole shifted target at once.
 
-use super::model::Seq2SeqDecoder;
-use crate::models::transformer::model::Transformer;
+use super::model::Transformer;
+use crate::models::translate::{SentenceAttention, Translate};
+use crate::nn::Walk;
 use crate::nn::shape::{in_module, shape_error};
 use candle_core::{IndexOp, Result, Tensor};
 
@@ -16,7 +17,7 @@ pub struct TransformerState {
     pub src_mask: Option<Tensor>,
 }
 
-impl Seq2SeqDecoder for Transformer {
+impl Translate for Transformer {
     type State = TransformerState;
 
     fn tgt_vocab(&self) -> usize {
@@ -56,5 +57,24 @@ impl Seq2SeqDecoder for Transformer {
         let tgt_mask = self.tgt_mask(prefix)?;
         let logits = self.decode(prefix, &state.memory, state.src_mask.as_ref(), Some(&tgt_mask))?;
         in_module(module, logits.i((.., t - 1, ..))?.contiguous())
+    }
+
+    /// The decoder reads `<sos>` and the target without its last token under the causal and
+    /// padding mask (the padding of `tgt_input` and of `src` masked with the config's `pad_id`).
+    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        let src_mask = self.src_mask(src)?;
+        let tgt_mask = self.tgt_mask(tgt_input)?;
+        self.forward(src, tgt_input, src_mask.as_ref(), Some(&tgt_mask))
+    }
+
+    /// One pass without masks over the sentence and its target, keeping every layer's maps.
+    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
+        self.forward(src, tgt_input, None, None)?;
+        Ok(SentenceAttention::Maps(self.attention_maps()?))
+    }
+
+    /// Not while dropout draws its masks (training mode with `dropout > 0`).
+    fn splits_rows(&self) -> bool {
+        self.config.dropout == 0.0 || !self.is_training()
     }
 }

@@ -1,0 +1,98 @@
+//! The contract of a translator: [`Translate`]. A model that implements it, in its own folder,
+//! gets greedy decoding and beam search ([`crate::models::decoding`]), teacher-forced training
+//! through `StepByStep` (a `Learner` of translation batches), `Translator` (sentences in,
+//! sentences out, BLEU) and the attention of one sentence, with no other code.
+//!
+//! The Transformer, the GRU translator and the LSTM translator implement it.
+
+use super::transformer::AttentionMaps;
+use crate::nn::Walk;
+use candle_core::{Result, Tensor};
+
+/// What a translator shows of its attention over one sentence.
+#[derive(Clone, Debug)]
+pub enum SentenceAttention {
+    /// One distribution over the source tokens at each target step, `(N, T, S)` (the recurrent
+    /// translators: their decoder attends once a step).
+    Source(Tensor),
+    /// Every layer's and head's maps: encoder self-attention, decoder self-attention and
+    /// cross-attention (the Transformer).
+    Maps(AttentionMaps),
+}
+
+/// A translation model: it encodes a batch of source sentences once, then gives the logits of the
+/// next target token for target prefixes (decoding), or of every position of a whole target at
+/// once (teacher forcing, for training).
+pub trait Translate: Walk {
+    /// What the encoder leaves for the decoder (for the Transformer the memory and the source
+    /// mask; for the recurrent translators the encoder's states and final state).
+    type State;
+
+    /// The target vocabulary size `V`: the width of the logits; target ids lie in `0..V`.
+    fn tgt_vocab(&self) -> usize;
+
+    /// The longest source and the longest target prefix the model takes (e.g. what its
+    /// positional encoding covers); `None` for no limit.
+    fn max_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// The padding id the model masks out of its sources (and the loss ignores), if any:
+    /// `<sos>` must differ from it.
+    fn pad_id(&self) -> Option<u32> {
+        None
+    }
+
+    /// Runs the encoder over a batch of source sentences, once per decoding call.
+    ///
+    /// # Shapes
+    /// - `src`: source ids `(N, S)`
+    /// - returns the state of `N` sentences
+    fn encode_src(&mut self, src: &Tensor) -> Result<Self::State>;
+
+    /// The state of the sentences at `rows`, in that order, repeats allowed (beam search gives
+    /// every live beam of a sentence its own copy).
+    ///
+    /// # Shapes
+    /// - `rows`: `u32` row indices `(K,)`; returns the state of `K` sentences
+    fn select_rows(&self, state: &Self::State, rows: &Tensor) -> Result<Self::State>;
+
+    /// The logits of the token that follows each prefix (the last position's logits).
+    ///
+    /// # Shapes
+    /// - `state`: the state of `N` sentences; `prefix`: target ids `(N, t)`, starting with `<sos>`
+    /// - returns the logits `(N, V)`
+    fn next_logits(&mut self, state: &Self::State, prefix: &Tensor) -> Result<Tensor>;
+
+    /// Teacher forcing: the logits of the token after every position of `tgt_input`, the whole
+    /// target at once (what training scores against the target shifted by one).
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)` padded with the pad id; `tgt_input`: `(N, T)` starting with `<sos>`
+    /// - returns the logits `(N, T, V)`
+    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor>;
+
+    /// The attention of a teacher-forced pass over `tgt_input`, for drawing what each target
+    /// token read. Called in evaluation mode.
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)`; `tgt_input`: `(N, T)` starting with `<sos>`
+    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention>;
+
+    /// Whether a batch may be trained as independent runs of rows on several threads with the
+    /// same result for the same seed: `false` while the model draws random numbers (dropout in
+    /// training mode), whose order would then depend on the threads. Default `true`.
+    fn splits_rows(&self) -> bool {
+        true
+    }
+}
+
+/// Runs `f` with the model in evaluation mode and puts back the mode it was in, whatever `f`
+/// returns.
+pub(crate) fn in_eval<M: Walk, T>(model: &mut M, f: impl FnOnce(&mut M) -> Result<T>) -> Result<T> {
+    let was_training = model.is_training();
+    model.set_training(false);
+    let out = f(model);
+    model.set_training(was_training);
+    out
+}
