@@ -41,9 +41,8 @@ pub mod prelude {
         generate_corpus, generate_sequences, read_aligned_pairs, read_tsv_pairs, tokenize,
     };
     pub use crate::models::{
-        AddNorm, AttentionMaps, BeamConfig, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer,
-        TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, beam_search, greedy_decode,
-        transformer_encoding_table,
+        AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer, TransformerConfig,
+        TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, transformer_encoding_table,
     };
     pub use crate::models::{
         Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,
@@ -65,7 +64,9 @@ pub mod prelude {
     pub use crate::notebook::{code_difference, code_difference_table, modulo_codes, position_codes, sine_cosine_codes};
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
+    pub use crate::train::{
+        BeamConfig, SeedSpread, TrainingReport, Translator, beam_search, greedy_decode, ks_2samp, quick_run, translation_trainer,
+    };
     pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
-    pub use crate::train::{LectureRecipe, SeedSpread, TrainingReport, Translator, ks_2samp, quick_run, translation_trainer};
     pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
 }

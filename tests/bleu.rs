@@ -4,7 +4,7 @@
 
 mod common;
 
-use attention_zoo::train::bleu::{Bleu, BleuConfig, Smooth, Tokenizer};
+use attention_zoo::train::{Bleu, BleuConfig, Smooth, Tokenizer};
 use attention_zoo::train::{corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};
 use common::fixtures::{f64s, load, usizes};
 use serde_json::Value;

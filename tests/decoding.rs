@@ -4,9 +4,10 @@
 //! wider beams never score below greedy, scores are the model's log-probabilities, the model's
 //! mode is put back, and bad requests are clear errors.
 
-use attention_zoo::models::{BeamConfig, Hypothesis, LengthPenalty, Translate, beam_search, greedy_decode};
+use attention_zoo::models::Translate;
 use attention_zoo::prelude::*;
 use attention_zoo::train::Optimizer;
+use attention_zoo::train::{BeamConfig, Hypothesis, LengthPenalty, beam_search, greedy_decode};
 use std::sync::OnceLock;
 
 const PAD: u32 = 0;

@@ -3,11 +3,15 @@
 //! do not amplify rounding. The check itself (every recipe over 24 seeds) runs in `make seeds`.
 
 mod common;
+/// The lecture's recipes, as the bench runs them.
+#[path = "../examples/bench/recipes.rs"]
+#[allow(dead_code)]
+mod recipes;
 
 use attention_zoo::prelude::*;
-use attention_zoo::train::median;
-use attention_zoo::train::seed_spread::{SPREAD_ALPHA, SPREAD_MEDIAN_TOLERANCE};
+use attention_zoo::train::{SPREAD_ALPHA, SPREAD_MEDIAN_TOLERANCE, median};
 use common::fixtures::{f64s, load};
+use recipes::LectureRecipe;
 
 #[test]
 fn ks_2samp_equals_scipy() {

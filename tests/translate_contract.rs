@@ -9,7 +9,7 @@
 mod common;
 
 use attention_zoo::prelude::*;
-use attention_zoo::train::Batches;
+use attention_zoo::train::{Batches, Learner, QUICK_BATCHES, QUICK_ENV, QUICK_PAIRS};
 
 /// Reads source token `j` at target position `j`: an embedding and a linear layer.
 #[derive(Clone)]
@@ -122,5 +122,70 @@ fn a_toy_translator_trains_decodes_and_scores_with_no_other_code() -> Result<()>
     assert_eq!(alphas.i((0, 0))?.to_scalar::<f32>()?, 1.0);
     let e = translator.attention(&test_text[0]).unwrap_err().to_string();
     assert!(e.contains("Translator::attention") && e.contains("use Translator::alphas"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn the_quick_switch_cuts_what_the_readme_says() -> Result<()> {
+    let _serial = common::serial();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md");
+    assert_eq!((QUICK_BATCHES, QUICK_PAIRS), (3, 16));
+    for promise in ["`ATTENTION_ZOO_QUICK=1`", "`max_batches = Some(3)`", "`max_pairs = Some(16)`"] {
+        assert!(readme.contains(promise), "the README promises {promise}");
+    }
+
+    let text = sentences(96, 7);
+    let vocab = Vocab::build(text.iter().map(|s| tokenize(s)), 1, None)?;
+    let pairs: Vec<(String, String)> = text.iter().map(|s| (s.clone(), s.clone())).collect();
+    let encoded = encode_pairs(&pairs, &vocab, &vocab, false);
+    let make = || -> Result<_> {
+        manual_seed(0)?;
+        let train = BucketIterator::new(encoded[..64].to_vec(), 8, None, 0)?;
+        let mut valid = BucketIterator::new(encoded[64..].to_vec(), 4, None, 0)?;
+        valid.set_shuffle(false);
+        let mut trainer = translation_trainer(Copier::new(vocab.len())?, 0.05, train, Some(valid))?;
+        trainer.progress_every = 0;
+        Ok(trainer)
+    };
+
+    // Off: every batch, every pair.
+    assert!(!quick_run());
+    let mut trainer = make()?;
+    assert_eq!(trainer.max_batches, None);
+    assert_eq!(Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone()).max_pairs, None);
+    trainer.train(1)?;
+    assert_eq!(trainer.epoch_stats[0].batches, 8);
+
+    // On (as the notebook test pass sets it): three batches of each pass, sixteen pairs.
+    // SAFETY: the test holds the serial lock; no other test of this binary reads the variable.
+    unsafe { std::env::set_var(QUICK_ENV, "1") };
+    let made = (make(), quick_run());
+    unsafe { std::env::remove_var(QUICK_ENV) };
+    let (mut trainer, on) = (made.0?, made.1);
+    assert!(on);
+    assert_eq!(trainer.max_batches, Some(QUICK_BATCHES));
+    trainer.train(2)?;
+    assert!(trainer.epoch_stats.iter().all(|s| s.batches == 3), "three training batches an epoch");
+    // The validation loss is the mean over the first three validation batches (of eight).
+    let valid = trainer.val_loader.as_mut().expect("a validation loader").batches()?;
+    assert_eq!(valid.len(), 8);
+    let mut model = trainer.model.clone();
+    model.eval();
+    let mut sum = 0.0;
+    for batch in &valid[..3] {
+        let (logits, target) = model.forward_batch(batch)?;
+        sum += trainer.loss_fn.loss(&logits, &target)?.to_scalar::<f32>()? as f64;
+    }
+    assert_eq!(trainer.val_losses[1], sum / 3.0);
+
+    // BLEU over the first 16 pairs: the 17th and later pairs have wrong references.
+    let mut test: Vec<(String, String)> = sentences(16, 5).into_iter().map(|s| (s.clone(), s)).collect();
+    test.extend(sentences(4, 6).into_iter().map(|s| (s, "nothing like it".to_string())));
+    let mut translator = Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone());
+    let full = translator.bleu(&test, 1)?.score;
+    translator.max_pairs = Some(QUICK_PAIRS);
+    let cut = translator.bleu(&test, 1)?;
+    assert!(full < 90.0, "the wrong references count without the cut: {full}");
+    assert_eq!(cut.sys_len, test[..16].iter().map(|(s, _)| s.split(' ').count()).sum::<usize>());
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! decoder (part 2), the self-attention encoder-decoder (part 3) and the Transformer.
 
 pub mod attention_decoder;
-pub mod decoding;
 pub mod encoder_block;
 pub mod gru_translation;
 pub mod lstm_translation;
@@ -12,7 +11,6 @@ pub mod transformer;
 pub mod translate;
 
 pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
-pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, beam_search, greedy_decode};
 pub use encoder_block::TransformerEncoderBlock;
 pub use gru_translation::{GruAttnDecoder, GruEncoder, GruTranslator, GruTranslatorConfig};
 pub use lstm_translation::{AttnLstmDecoder, LstmEncoder, LstmTranslator, LstmTranslatorConfig};

@@ -1,5 +1,5 @@
 //! The contract of a translator: [`Translate`]. A model that implements it, in its own folder,
-//! gets greedy decoding and beam search ([`crate::models::decoding`]), teacher-forced training
+//! gets greedy decoding and beam search (`train::translation::decoding`), teacher-forced training
 //! through `StepByStep` (a `Learner` of translation batches), `Translator` (sentences in,
 //! sentences out, BLEU) and the attention of one sentence, with no other code.
 //!

@@ -2,10 +2,10 @@
 //! reached.
 
 use super::batches::{Batches, Learner};
-use super::bleu::Bleu;
 use super::loss::Loss;
 use super::optim::Optimizer;
 use super::step_by_step::StepByStep;
+use super::translation::Bleu;
 
 /// A trained model's size, its training's cost and its test score.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,8 @@ use super::clip::clip_grad_norm;
 use super::loss::{Loss, MSELoss};
 use super::optim::{Adam, Optimizer};
 use super::progress::{EpochStats, progress_line};
+use super::quick::{QUICK_BATCHES, quick_limit};
 use super::schedule::NoamSchedule;
-use super::translator::{QUICK_BATCHES, quick_run};
 use crate::data::DataLoader;
 use crate::nn::shape::error;
 use crate::repro;
@@ -53,6 +53,10 @@ pub struct StepByStep<M, L: Loss = MSELoss, O: Optimizer = Adam, D: Batches = Da
     /// the whole batch's, up to float32 rounding. Default 1. Set `RAYON_NUM_THREADS=1` with it,
     /// as the kernels do: the parts then keep one core each busy.
     pub threads: usize,
+    /// Train (and validate) on at most this many batches an epoch, the first of each pass; the
+    /// `train` says so in a line when it is set. `None` (the default) uses every batch; the
+    /// quick switch ([`quick`](super::quick)) starts it at [`QUICK_BATCHES`].
+    pub max_batches: Option<usize>,
 }
 
 impl<M: Learner<(Tensor, Tensor)>, L: Loss, O: Optimizer> StepByStep<M, L, O> {
@@ -88,6 +92,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
             schedule: None,
             epoch_stats: vec![],
             threads: 1,
+            max_batches: quick_limit(QUICK_BATCHES),
         }
     }
 
@@ -120,8 +125,8 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
             return if validation { Ok(None) } else { Err(error(module, "no training loader; call set_loaders first")) };
         };
         let mut batches = loader.batches()?;
-        if quick_run() {
-            batches.truncate(QUICK_BATCHES);
+        if let Some(max) = self.max_batches {
+            batches.truncate(max);
         }
         if batches.is_empty() {
             return Err(error(module, format!("the {what} loader has no batches (an empty dataset)")));
@@ -236,6 +241,9 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
         self.set_seed(self.seed)?;
         // Parameters made in another notebook cell get ids from this cell's counter.
         self.model.rehome()?;
+        if let Some(max) = self.max_batches {
+            println!("StepByStep::train: at most {max} training and {max} validation batches an epoch (max_batches)");
+        }
         let start = Instant::now();
         for k in 0..n_epochs {
             self.epoch()?;

@@ -4,7 +4,10 @@
 //! over many seeds and checks that the final losses spread as PyTorch's.
 //! Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
+mod recipes;
+
 use attention_zoo::prelude::*;
+use recipes::LectureRecipe;
 use std::time::Instant;
 
 /// Trains a lecture recipe for 100 epochs, its model made right after `manual_seed` with the

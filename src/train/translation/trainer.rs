@@ -1,10 +1,10 @@
 //! The recipe notebook 05 trains its recurrent translators with, in one call.
 
-use super::batches::Learner;
-use super::cross_entropy::CrossEntropyLoss;
-use super::optim::Adam;
-use super::step_by_step::StepByStep;
 use crate::data::{BucketIterator, TranslationBatch};
+use crate::train::batches::Learner;
+use crate::train::cross_entropy::CrossEntropyLoss;
+use crate::train::optim::Adam;
+use crate::train::step_by_step::StepByStep;
 use candle_core::Result;
 
 /// A trainer for a translation model: Adam at `lr`, the cross-entropy with the padding id (0)

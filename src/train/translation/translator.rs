@@ -2,27 +2,13 @@
 //! or by beam search, BLEU on a test split, and the attention of one translated sentence.
 
 use super::bleu::{Bleu, corpus_bleu};
+use super::decoding::{BeamConfig, beam_search, greedy_decode};
 use crate::data::text::{EOS_ID, SOS_ID};
 use crate::data::{Vocab, detokenize, tokenize};
-use crate::models::{AttentionMaps, BeamConfig, SentenceAttention, Transformer, Translate, beam_search, greedy_decode};
+use crate::models::{AttentionMaps, SentenceAttention, Transformer, Translate};
 use crate::nn::shape::error;
+use crate::train::quick::{QUICK_PAIRS, quick_limit};
 use candle_core::{Device, Result, Tensor};
-
-/// The environment variable of the one switch that shortens notebook trainings: set to `1` (the
-/// `cargo test` pass over the notebooks sets it, where the crate is built without optimisation),
-/// [`StepByStep::train`](super::StepByStep::train) trains on at most [`QUICK_BATCHES`] batches an
-/// epoch and [`Translator::bleu`] scores the first [`QUICK_PAIRS`] pairs. `make notebooks` leaves
-/// it unset: the real kernel runs every training in full.
-pub const QUICK_ENV: &str = "ATTENTION_ZOO_QUICK";
-/// Batches an epoch (training and validation each) in a quick run.
-pub const QUICK_BATCHES: usize = 3;
-/// Sentence pairs [`Translator::bleu`] scores in a quick run.
-pub const QUICK_PAIRS: usize = 16;
-
-/// Whether this is a quick run ([`QUICK_ENV`] set to `1`).
-pub fn quick_run() -> bool {
-    std::env::var(QUICK_ENV).is_ok_and(|v| v == "1")
-}
 
 /// A translation model and its vocabularies: the [`Transformer`] (the default), or any other
 /// [`Translate`] model such as the recurrent translators. Sentences are tokenized as the training
@@ -37,11 +23,15 @@ pub struct Translator<M = Transformer> {
     pub max_len: usize,
     /// Sentences decoded at once (default 100).
     pub batch_size: usize,
+    /// Score at most this many pairs in [`Translator::bleu`] (the first ones), and say so when
+    /// it cuts. `None` (the default) scores them all; the quick switch
+    /// ([`quick`](crate::train::quick)) starts it at [`QUICK_PAIRS`].
+    pub max_pairs: Option<usize>,
 }
 
 impl<M: Translate> Translator<M> {
     pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Self {
-        Translator { model, src_vocab, tgt_vocab, max_len: 48, batch_size: 100 }
+        Translator { model, src_vocab, tgt_vocab, max_len: 48, batch_size: 100, max_pairs: quick_limit(QUICK_PAIRS) }
     }
 
     /// A padded batch of source ids `(N, S)`.
@@ -90,10 +80,16 @@ impl<M: Translate> Translator<M> {
     }
 
     /// Corpus BLEU of the translations of `pairs` (source, reference) against the references,
-    /// tokenized the same way: greedy with `beam_width` 1, beam search otherwise. In a quick run
-    /// ([`quick_run`]) only the first [`QUICK_PAIRS`] pairs.
+    /// tokenized the same way: greedy with `beam_width` 1, beam search otherwise. With
+    /// [`max_pairs`](Self::max_pairs) set, only the first pairs, with a line saying so.
     pub fn bleu<S: AsRef<str>, T: AsRef<str>>(&mut self, pairs: &[(S, T)], beam_width: usize) -> Result<Bleu> {
-        let pairs = if quick_run() { &pairs[..pairs.len().min(QUICK_PAIRS)] } else { pairs };
+        let pairs = match self.max_pairs {
+            Some(m) if m < pairs.len() => {
+                println!("Translator::bleu: the first {m} of {} pairs (max_pairs)", pairs.len());
+                &pairs[..m]
+            }
+            _ => pairs,
+        };
         let sources: Vec<&str> = pairs.iter().map(|(s, _)| s.as_ref()).collect();
         let references: Vec<String> = pairs.iter().map(|(_, t)| detokenize(&tokenize(t.as_ref()))).collect();
         let hypotheses = if beam_width <= 1 { self.greedy(&sources)? } else { self.beam(&sources, beam_width)? };

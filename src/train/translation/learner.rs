@@ -1,12 +1,12 @@
 //! Every translator ([`Translate`]) is a [`Learner`] of translation batches: teacher forcing on the
 //! shifted target, tokens counted for the progress line, and data-parallel runs of rows.
 
-use super::batches::Learner;
-use super::loss::Loss;
-use super::parallel::{parallel_grads, split_rows};
 use crate::data::TranslationBatch;
 use crate::models::Translate;
 use crate::nn::Param;
+use crate::train::batches::Learner;
+use crate::train::loss::Loss;
+use crate::train::parallel::{parallel_grads, split_rows};
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
 
