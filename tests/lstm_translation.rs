@@ -52,6 +52,8 @@ fn sources_of_padding_only_are_an_error() {
     let src = Tensor::new(&[[4u32, 5], [0, 0]], &Device::Cpu).unwrap();
     let e = model.encode(&src).unwrap_err().to_string();
     assert!(e.contains("LstmTranslator") && e.contains("source 1 of 2 is all padding"), "{e}");
+    let e = model.encode(&Tensor::new(&[[4u32, 0, 5]], &Device::Cpu).unwrap()).unwrap_err().to_string();
+    assert!(e.starts_with("LstmTranslator: ") && e.contains("source 0 has the padding id 0 at position 1 before a real token at 2"), "{e}");
     let odd = LstmTranslatorConfig { hidden_dim: 7, ..config(&fx, true) };
     let e = LstmTranslator::new(&odd).unwrap_err().to_string();
     assert!(e.contains("even hidden_dim, got 7"), "{e}");

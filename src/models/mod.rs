@@ -23,4 +23,4 @@ pub use transformer::{
     AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, LayerAttention, PointwiseFeedforward, Transformer,
     TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
 };
-pub use translate::{SentenceAttention, Translate};
+pub use translate::{PAD_ID, SentenceAttention, Translate, source_lengths};

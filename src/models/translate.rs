@@ -7,7 +7,42 @@
 
 use super::transformer::AttentionMaps;
 use crate::nn::Walk;
-use candle_core::{Result, Tensor};
+use crate::nn::shape::{error, shape_error};
+use candle_core::{DType, Result, Tensor};
+
+/// The padding id, owned here by the translation contract: the vocabularies put `<pad>` at it
+/// (`data::text::Vocab`), padded batches and [`Translator`](crate::train::Translator) fill with
+/// it, the translators' configs default to it, and the translation trainer's loss ignores it.
+pub const PAD_ID: u32 = 0;
+
+/// The real lengths of a batch of source ids padded with [`PAD_ID`] at the end of each row.
+/// `module` names the caller in the errors: a row of padding alone, or a padding id inside a
+/// row (before a real token), which would make the row's length ambiguous.
+///
+/// # Shapes
+/// - `src`: `(N, S)` with `N, S > 0`; returns `N` lengths, each in `1..=S`
+pub fn source_lengths(module: &str, src: &Tensor) -> Result<Vec<usize>> {
+    let (n, s) = match src.dims() {
+        &[n, s] if n > 0 && s > 0 => (n, s),
+        d => return Err(shape_error(module, "source ids (N, S) with N, S > 0", d)),
+    };
+    let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+    let mut lengths = Vec::with_capacity(n);
+    for (k, row) in ids.chunks(s).enumerate() {
+        let len = row.iter().position(|&v| v == PAD_ID).unwrap_or(s);
+        if len == 0 {
+            return Err(error(module, format!("source {k} of {n} is all padding")));
+        }
+        if let Some(p) = row[len..].iter().position(|&v| v != PAD_ID) {
+            return Err(error(
+                module,
+                format!("source {k} has the padding id {PAD_ID} at position {len} before a real token at {}", len + p),
+            ));
+        }
+        lengths.push(len);
+    }
+    Ok(lengths)
+}
 
 /// What a translator shows of its attention over one sentence.
 #[derive(Clone, Debug)]

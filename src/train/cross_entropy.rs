@@ -35,7 +35,7 @@ pub enum Reduction {
 ///
 /// Differences from PyTorch, each an error rather than a silent result:
 /// - `ignore_index` is off by default (PyTorch ignores `-100`: pass `Some(-100)` for that);
-///   translation pads with id 0, so `CrossEntropyLoss::new().ignore_index(0)`.
+///   translation pads with [`PAD_ID`](crate::models::PAD_ID) (0), so `CrossEntropyLoss::new().ignore_index(0)`.
 /// - With `'mean'`, when every target is ignored (or there are none) PyTorch returns NaN
 ///   (0 / 0); here it is an error naming the number of targets. `'sum'` gives 0 and `'none'`
 ///   zeros, as in PyTorch.

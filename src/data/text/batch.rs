@@ -88,8 +88,8 @@ impl TranslationBatch {
         }
         let src_lengths: Vec<usize> = chosen.iter().map(|(s, _)| s.len()).collect();
         let tgt_lengths: Vec<usize> = chosen.iter().map(|(_, t)| t.len()).collect();
-        let src = pad(module, chosen.iter().map(|(s, _)| s.as_slice()), &src_lengths)?;
-        let tgt = pad(module, chosen.iter().map(|(_, t)| t.as_slice()), &tgt_lengths)?;
+        let src = pad_rows(module, &chosen.iter().map(|(s, _)| s).collect::<Vec<_>>())?;
+        let tgt = pad_rows(module, &chosen.iter().map(|(_, t)| t).collect::<Vec<_>>())?;
         Ok(TranslationBatch { src, tgt, src_lengths, tgt_lengths, indices: indices.to_vec() })
     }
 
@@ -186,15 +186,19 @@ impl TranslationBatch {
     }
 }
 
-/// Rows of ids padded with 0 to the longest, `(N, longest)` u32 on the CPU.
-fn pad<'a>(module: &str, rows: impl Iterator<Item = &'a [u32]>, lengths: &[usize]) -> Result<Tensor> {
-    let width = lengths.iter().copied().max().unwrap_or(0);
-    check_size(module, &[lengths.len(), width])?;
-    let mut data = vec![PAD_ID; lengths.len() * width];
-    for (r, row) in rows.enumerate() {
-        data[r * width..r * width + row.len()].copy_from_slice(row);
+/// Rows of ids padded at their ends with [`PAD_ID`] to the longest, as one tensor; `module` names
+/// the caller in the error for a batch too large to make.
+///
+/// # Shapes
+/// - `rows`: `N` rows of ids; returns `(N, longest)` `u32` on the CPU
+pub fn pad_rows<R: AsRef<[u32]>>(module: &str, rows: &[R]) -> Result<Tensor> {
+    let width = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
+    check_size(module, &[rows.len(), width])?;
+    let mut data = vec![PAD_ID; rows.len() * width];
+    for (r, row) in rows.iter().enumerate() {
+        data[r * width..r * width + row.as_ref().len()].copy_from_slice(row.as_ref());
     }
-    Tensor::from_vec(data, (lengths.len(), width), &Device::Cpu)
+    Tensor::from_vec(data, (rows.len(), width), &Device::Cpu)
 }
 
 fn check_target(module: &str, tgt: &Tensor) -> Result<(usize, usize)> {

@@ -22,7 +22,7 @@ pub mod files;
 pub mod tokenizer;
 pub mod vocab;
 
-pub use batch::{EncodedPair, TranslationBatch, check_pairs, encode_pairs, tgt_input, tgt_output};
+pub use batch::{EncodedPair, TranslationBatch, check_pairs, encode_pairs, pad_rows, tgt_input, tgt_output};
 pub use bucket::{BucketIterator, DEFAULT_POOL};
 pub use files::{read_aligned_pairs, read_tsv_pairs};
 pub use tokenizer::{detokenize, tokenize, tokenize_cased};

@@ -14,7 +14,8 @@ pub const SOS: &str = "<sos>";
 pub const EOS: &str = "<eos>";
 /// The token every unknown word becomes, id [`UNK_ID`].
 pub const UNK: &str = "<unk>";
-pub const PAD_ID: u32 = 0;
+/// The padding id, where `<pad>` sits: the translation contract owns it ([`crate::models::PAD_ID`]).
+pub use crate::models::PAD_ID;
 pub const SOS_ID: u32 = 1;
 pub const EOS_ID: u32 = 2;
 pub const UNK_ID: u32 = 3;

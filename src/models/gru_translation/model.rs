@@ -3,8 +3,7 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
-use crate::models::lstm_translation::source_lengths;
-use crate::models::translate::{SentenceAttention, Translate};
+use crate::models::translate::{PAD_ID, SentenceAttention, Translate, source_lengths};
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -35,16 +34,16 @@ impl GruTranslator {
         Ok(GruTranslator { config: cfg.clone(), encoder: GruEncoder::new(cfg)?, decoder: GruAttnDecoder::new(cfg)?, alphas: None })
     }
 
-    /// Encodes a padded batch of sources (padding id 0, at the end of each row).
+    /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
     ///
     /// # Shapes
     /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
     pub fn encode(&self, src: &Tensor) -> Result<GruState> {
-        let lengths = source_lengths(src)?;
+        let lengths = source_lengths("GruTranslator", src)?;
         let run = || -> Result<GruState> {
             let (states, hidden) = self.encoder.forward(src, &lengths)?;
             let proj_keys = self.decoder.attn.linear_key.forward(&states)?;
-            let mask = src.to_dtype(DType::U32)?.ne(0u32)?.to_dtype(DType::U8)?.unsqueeze(1)?; // (N, 1, S): 1 at real tokens
+            let mask = src.to_dtype(DType::U32)?.ne(PAD_ID)?.to_dtype(DType::U8)?.unsqueeze(1)?; // (N, 1, S): 1 at real tokens
             Ok(GruState { states, proj_keys, mask, hidden })
         };
         in_module("GruTranslator", run())
@@ -95,7 +94,7 @@ impl Translate for GruTranslator {
     }
 
     fn pad_id(&self) -> Option<u32> {
-        Some(0)
+        Some(PAD_ID)
     }
 
     fn encode_src(&mut self, src: &Tensor) -> Result<GruState> {

@@ -10,4 +10,4 @@ pub mod model;
 pub use config::LstmTranslatorConfig;
 pub use decoder::AttnLstmDecoder;
 pub use encoder::LstmEncoder;
-pub use model::{LstmTranslator, source_lengths};
+pub use model::LstmTranslator;

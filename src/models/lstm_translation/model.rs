@@ -4,10 +4,10 @@ use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
-use crate::models::translate::{SentenceAttention, Translate};
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::models::translate::{PAD_ID, SentenceAttention, Translate, source_lengths};
+use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
-use candle_core::{DType, Result, Tensor};
+use candle_core::{Result, Tensor};
 
 /// The encoder and the attention decoder, with the attention weights of the last forward pass.
 #[derive(Clone, Debug)]
@@ -30,37 +30,22 @@ pub struct LstmState {
     pub c: Tensor,
 }
 
-/// The real lengths of a batch of ids padded with 0 at the end: the non-zero ids of each row.
-pub fn source_lengths(src: &Tensor) -> Result<Vec<usize>> {
-    let module = "LstmTranslator";
-    let (n, s) = match src.dims() {
-        &[n, s] if n > 0 && s > 0 => (n, s),
-        d => return Err(shape_error(module, "source ids (N, S) with N, S > 0", d)),
-    };
-    let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
-    let lengths: Vec<usize> = ids.chunks(s).map(|row| row.iter().filter(|&&v| v != 0).count()).collect();
-    if let Some(k) = lengths.iter().position(|&l| l == 0) {
-        return Err(error(module, format!("source {k} of {n} is all padding")));
-    }
-    Ok(lengths)
-}
-
 impl LstmTranslator {
     /// Draws the encoder's parameters, then the decoder's, in PyTorch's order.
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
         Ok(LstmTranslator { config: cfg.clone(), encoder: LstmEncoder::new(cfg)?, decoder: AttnLstmDecoder::new(cfg)?, alphas: None })
     }
 
-    /// Encodes a padded batch of sources (padding id 0, at the end of each row).
+    /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
     ///
     /// # Shapes
     /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
     pub fn encode(&self, src: &Tensor) -> Result<LstmState> {
-        let lengths = source_lengths(src)?;
+        let lengths = source_lengths("LstmTranslator", src)?;
         let run = || -> Result<LstmState> {
             let (outputs, (h, c)) = self.encoder.forward(src, &lengths)?;
             let keys = self.decoder.keys(&outputs)?;
-            let mask = padding_mask(src, 0)?.squeeze(1)?; // (N, S): -inf at the padding
+            let mask = padding_mask(src, PAD_ID)?.squeeze(1)?; // (N, S): -inf at the padding
             Ok(LstmState { outputs, keys, mask, h, c })
         };
         in_module("LstmTranslator", run())
@@ -114,7 +99,7 @@ impl Translate for LstmTranslator {
     }
 
     fn pad_id(&self) -> Option<u32> {
-        Some(0)
+        Some(PAD_ID)
     }
 
     fn encode_src(&mut self, src: &Tensor) -> Result<LstmState> {

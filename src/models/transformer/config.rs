@@ -1,5 +1,7 @@
 //! The hyperparameters of the Transformer, in one place.
 
+use crate::models::translate::PAD_ID;
+
 /// How the multi-head attention of every layer lays out its heads (the two give the same
 /// numbers for the same weights; they differ in parameters' names and in speed).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,7 +92,7 @@ impl TransformerConfig {
             src_vocab,
             tgt_vocab,
             max_len: 5000,
-            pad_id: Some(0),
+            pad_id: Some(PAD_ID),
             heads: HeadLayout::Narrow,
             xavier_init: false,
         }

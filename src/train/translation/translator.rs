@@ -3,7 +3,7 @@
 
 use super::bleu::{Bleu, corpus_bleu};
 use super::decoding::{BeamConfig, beam_search, greedy_decode};
-use crate::data::text::{EOS_ID, SOS_ID};
+use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
 use crate::models::{AttentionMaps, SentenceAttention, Transformer, Translate};
 use crate::nn::shape::error;
@@ -45,8 +45,7 @@ impl<M: Translate> Translator<M> {
         if let Some(max_len) = self.model.max_len().filter(|&m| width > m) {
             return Err(error(module, format!("a sentence of {width} tokens is longer than the model's max_len {max_len}")));
         }
-        let flat: Vec<u32> = ids.iter().flat_map(|s| s.iter().copied().chain(std::iter::repeat_n(0, width - s.len()))).collect();
-        Tensor::from_vec(flat, (ids.len(), width), &Device::Cpu)
+        pad_rows(module, &ids)
     }
 
     fn words(&self, ids: &[u32]) -> Result<String> {
