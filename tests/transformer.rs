@@ -457,7 +457,7 @@ fn heads_that_do_not_divide_d_model_are_an_error() {
     assert!(e.starts_with("EncoderLayer:") && e.contains("n_heads = 4 does not divide d_model = 6"), "{e}");
     for p in [-0.5, 1.5] {
         let e = AddNorm::new(4, p).unwrap_err().to_string();
-        assert!(e.starts_with("AddNorm: Dropout:") && e.contains(&p.to_string()), "{e}");
+        assert!(e.starts_with("AddNorm:\nDropout:") && e.contains(&p.to_string()), "{e}");
     }
 }
 

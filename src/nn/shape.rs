@@ -13,13 +13,32 @@ pub fn shape_error(module: &str, expected: impl std::fmt::Display, actual: &[usi
     error(module, format!("expected {expected}, got {actual:?}"))
 }
 
-/// Re-labels an error from an inner layer or from candle with the public module's name (once:
-/// an error that already starts with it is left as it is).
+/// Puts the public item `module` on top of an error from beneath it (an inner layer's, or
+/// candle's), with candle's [`Error::context`]: the error then reads `module:` on its first line
+/// and the inner error, unchanged, beneath it. An error `module` itself raised ([`error`]), or one
+/// already under `module`, is left as it is; the names are compared whole, so `Transformer`
+/// never passes for `TransformerEncoder`.
 pub fn in_module<T>(module: &str, result: Result<T>) -> Result<T> {
-    result.map_err(|e| {
-        let message = e.to_string();
-        if message.starts_with(module) { e } else { error(module, message) }
-    })
+    result.map_err(|e| if raised_by(&e, module) { e } else { e.context(Within(module.to_string())) })
+}
+
+/// The context [`in_module`] adds: the public item's name.
+struct Within(String);
+
+impl std::fmt::Display for Within {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:", self.0)
+    }
+}
+
+/// Whether `e` is already labelled with `module` at its top: raised by it, or put under it.
+fn raised_by(e: &Error, module: &str) -> bool {
+    match e {
+        Error::Msg(m) => m.strip_prefix(module).is_some_and(|rest| rest.starts_with(": ")),
+        Error::Context { context, .. } => context.to_string().strip_prefix(module) == Some(":"),
+        Error::WithBacktrace { inner, .. } => raised_by(inner, module),
+        _ => false,
+    }
 }
 
 /// The most elements one tensor the crate makes may hold (2^31, 8 GiB of float32): larger sizes

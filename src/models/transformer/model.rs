@@ -40,16 +40,6 @@ pub struct Transformer {
     pub linear: Linear,
 }
 
-/// Labels an error with `module` unless it already starts with `"{module}:"` (unlike
-/// [`in_module`], an error of the `TransformerEncoder` is labelled `Transformer` too).
-fn labelled<T>(module: &str, result: Result<T>) -> Result<T> {
-    result.map_err(|e| {
-        let message = e.to_string();
-        if message.starts_with(&format!("{module}:")) { e } else { error(module, message) }
-    })
-}
-
-/// Checks token ids `(N, L)` with `L > 0` and returns `(N, L)`.
 /// `nn.init.xavier_uniform_` on every parameter of two or more dimensions, in parameter order:
 /// uniform in `±sqrt(6 / (fan_in + fan_out))`, drawn from the default generator as PyTorch draws.
 pub fn xavier_uniform<M: Walk>(model: &M) -> Result<()> {
@@ -64,6 +54,7 @@ pub fn xavier_uniform<M: Walk>(model: &M) -> Result<()> {
     Ok(())
 }
 
+/// Checks token ids `(N, L)` with `L > 0` and returns `(N, L)`.
 fn check_ids(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     match ids.dims() {
         &[n, l] if n > 0 && l > 0 => Ok((n, l)),
@@ -93,7 +84,7 @@ impl Transformer {
             }
             Ok(model)
         };
-        labelled("Transformer", build())
+        in_module("Transformer", build())
     }
 
     /// The source mask the model uses when given none: the additive padding mask of `src`
