@@ -41,8 +41,9 @@ pub mod prelude {
         generate_corpus, generate_sequences, read_aligned_pairs, read_tsv_pairs, tokenize,
     };
     pub use crate::models::{
-        AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, PointwiseFeedforward, Transformer, TransformerConfig,
-        TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, transformer_encoding_table,
+        AddNorm, AttentionMaps, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout,
+        PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
+        TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, transformer_encoding_table,
     };
     pub use crate::models::{
         Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,

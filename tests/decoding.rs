@@ -60,7 +60,7 @@ fn models() -> &'static (Transformer, Transformer) {
         manual_seed(7).unwrap();
         let untrained = Transformer::from_config(&config()).unwrap();
         manual_seed(21).unwrap();
-        let mut model = Transformer::from_config(&config()).unwrap();
+        let model = Transformer::from_config(&config()).unwrap();
         model.train();
         let mut adam = Adam::with_betas(model.parameters(), LR, (0.9, 0.98), 1e-9).unwrap();
         let loss_fn = CrossEntropyLoss::new();

@@ -300,7 +300,7 @@ fn the_transformer_loads_from_pytorch_and_gives_its_logits() {
     let ids = |v| tensor(v).to_dtype(DType::U32).unwrap();
     let (src, tgt) = (ids(&c["src"]), ids(&c["tgt"]));
     // Another seed than PyTorch's 7, and PyTorch's weights were trained five steps after it.
-    let mut model = small_transformer(&c["sizes"], max_len, 0);
+    let model = small_transformer(&c["sizes"], max_len, 0);
     let names: Vec<String> = model.named_buffers().into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["src_pe.pe", "tgt_pe.pe"]);
     model.eval();

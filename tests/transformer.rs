@@ -186,8 +186,8 @@ fn narrow_and_vectorised_attention_agree_on_the_same_weights() {
     let fx = load("transformer");
     let inp = inputs(&fx);
     manual_seed(5).unwrap();
-    let mut narrow = NarrowMultiHeadAttention::new(8, 4, 0.3).unwrap();
-    let mut vec = VectorisedMultiHeadAttention::from_narrow(&narrow).unwrap();
+    let narrow = NarrowMultiHeadAttention::new(8, 4, 0.3).unwrap();
+    let vec = VectorisedMultiHeadAttention::from_narrow(&narrow).unwrap();
     assert_eq!(narrow.count_parameters(), vec.count_parameters(), "the same number of weights, laid out differently");
     assert_eq!(
         vec.named_parameters().iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
@@ -239,25 +239,28 @@ fn sublayers_and_layers_match_pytorch() {
         manual_seed(seed).unwrap();
         let mut enc = EncoderLayer::new(d, h, ff, p).unwrap();
         assert_params(&format!("{s} EncoderLayer"), &enc, &c["state"], 0.0);
+        let mut last = None; // the weights of the last pass, in training mode
         max = max.max(modes(&format!("{s} EncoderLayer"), &mut enc, seed, &c["out"], |m| {
-            (m.forward(&inp.memory, Some(&inp.src_mask)).unwrap(), None)
+            let out = m.forward(&inp.memory, Some(&inp.src_mask)).unwrap();
+            last = Some(out.self_attention);
+            (out.output, None)
         }));
-        max = max.max(close(&format!("{s} EncoderLayer weights (train)"), enc.attention_weights().unwrap(), &c["weights"], FORWARD));
+        max = max.max(close(&format!("{s} EncoderLayer weights (train)"), &last.unwrap(), &c["weights"], FORWARD));
 
         let c = &case["decoder_layer"];
         manual_seed(seed).unwrap();
         let mut dec = DecoderLayer::new(d, h, ff, p).unwrap();
         assert_params(&format!("{s} DecoderLayer"), &dec, &c["state"], 0.0);
+        let mut last = None;
         max = max.max(modes(&format!("{s} DecoderLayer"), &mut dec, seed, &c["out"], |m| {
-            (m.forward(&inp.x, &inp.memory, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap(), None)
+            let out = m.forward(&inp.x, &inp.memory, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
+            let output = out.output.clone();
+            last = Some(out);
+            (output, None)
         }));
-        max = max.max(close(&format!("{s} DecoderLayer self weights"), dec.self_attention_weights().unwrap(), &c["self_weights"], FORWARD));
-        max = max.max(close(
-            &format!("{s} DecoderLayer cross weights"),
-            dec.cross_attention_weights().unwrap(),
-            &c["cross_weights"],
-            FORWARD,
-        ));
+        let last = last.unwrap();
+        max = max.max(close(&format!("{s} DecoderLayer self weights"), &last.self_attention, &c["self_weights"], FORWARD));
+        max = max.max(close(&format!("{s} DecoderLayer cross weights"), &last.cross_attention, &c["cross_weights"], FORWARD));
 
         manual_seed(seed).unwrap();
         let emb = Embeddings::new(cfg.src_vocab, d).unwrap();
@@ -299,17 +302,22 @@ fn the_transformer_matches_pytorch() {
         manual_seed(seed).unwrap();
         let mut model = Transformer::from_config(&config(&fx)).unwrap();
         assert_params(&format!("{s} Transformer"), &model, &c["state"], 0.0);
+        let mut last = None;
         max = max.max(modes(&format!("{s} Transformer"), &mut model, seed, &c["out"], |m| {
-            (m.forward(&inp.src, &inp.tgt, None, None).unwrap(), None)
+            let out = m.forward_with_attention(&inp.src, &inp.tgt, None, None).unwrap();
+            last = Some(out.maps);
+            (out.logits, None)
         }));
-        max = max.max(maps_close(&format!("{s} Transformer (train)"), &model.attention_maps().unwrap(), &c["train_maps"]));
+        max = max.max(maps_close(&format!("{s} Transformer (train)"), &last.unwrap(), &c["train_maps"]));
         model.eval();
         let memory = model.encode(&inp.src, Some(&inp.src_mask)).unwrap();
         max = max.max(close(&format!("{s} memory"), &memory, &c["memory"], FORWARD));
         let logits = model.decode(&inp.tgt, &memory, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
         max = max.max(close(&format!("{s} encode then decode"), &logits, &c["eval_logits"], FORWARD));
         assert_eq!(logits.dims(), [2, 5, 13]);
-        max = max.max(maps_close(&format!("{s} Transformer (eval)"), &model.attention_maps().unwrap(), &c["eval_maps"]));
+        let again = model.forward_with_attention(&inp.src, &inp.tgt, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
+        assert_eq!(values(&again.logits), values(&logits), "{s}: forward_with_attention equals encode then decode");
+        max = max.max(maps_close(&format!("{s} Transformer (eval)"), &again.maps, &c["eval_maps"]));
 
         let c = &case["transformer_vectorised"];
         manual_seed(seed).unwrap();
@@ -354,7 +362,7 @@ fn three_adam_steps_of_the_transformer_match_pytorch() {
         let seed = seed_of(case);
         let want = &case["adam"];
         manual_seed(seed).unwrap();
-        let mut model = Transformer::from_config(&config(&fx)).unwrap();
+        let model = Transformer::from_config(&config(&fx)).unwrap();
         let mut adam = Adam::new(model.parameters(), lr).unwrap();
         model.train();
         manual_seed(seed + 200).unwrap();
@@ -398,7 +406,7 @@ fn set_training_reaches_every_dropout() {
     let fx = load("transformer");
     let inp = inputs(&fx);
     manual_seed(0).unwrap();
-    let mut model = Transformer::from_config(&config(&fx)).unwrap();
+    let model = Transformer::from_config(&config(&fx)).unwrap();
     assert!(model.is_training(), "starts in training mode, as PyTorch modules do");
     model.eval();
     let all_eval =
@@ -418,13 +426,13 @@ fn a_fully_masked_row_is_an_error_naming_the_module_and_the_row() {
     let fx = load("transformer");
     let inp = inputs(&fx);
     manual_seed(0).unwrap();
-    let mut mha = NarrowMultiHeadAttention::new(8, 2, 0.0).unwrap();
+    let mha = NarrowMultiHeadAttention::new(8, 2, 0.0).unwrap();
     let ninf = f32::NEG_INFINITY;
     let mask = Tensor::new(&[[[0f32, 0., 0., 0., 0.], [ninf, ninf, ninf, ninf, ninf]]], &Device::Cpu).unwrap();
     let bad = mask.broadcast_as((2, 2, 5)).unwrap().pad_with_zeros(1, 0, 3).unwrap();
     let e = mha.forward(&inp.x, &inp.x, &inp.x, Some(&bad)).unwrap_err().to_string();
     assert!(e.starts_with("NarrowMultiHeadAttention:") && e.contains("row [0, 1]") && e.contains("all 5 keys"), "{e}");
-    let mut vec = VectorisedMultiHeadAttention::from_narrow(&mha).unwrap();
+    let vec = VectorisedMultiHeadAttention::from_narrow(&mha).unwrap();
     let e = vec.forward(&inp.x, &inp.x, &inp.x, Some(&bad)).unwrap_err().to_string();
     assert!(e.starts_with("VectorisedMultiHeadAttention:") && e.contains("row [0, 1]"), "{e}");
     let q = Tensor::zeros((2, 3), DType::F32, &Device::Cpu).unwrap();
@@ -432,7 +440,7 @@ fn a_fully_masked_row_is_an_error_naming_the_module_and_the_row() {
     let e = scaled_dot_product_attention_additive(&q, &q, &q, Some(&row)).unwrap_err().to_string();
     assert!(e.starts_with("scaled_dot_product_attention_additive:") && e.contains("row [1]"), "{e}");
     // A source of padding only: every key of its cross-attention and self-attention is masked.
-    let mut model = Transformer::from_config(&config(&fx)).unwrap();
+    let model = Transformer::from_config(&config(&fx)).unwrap();
     let src = Tensor::new(&[[1u32, 2, 3], [0, 0, 0]], &Device::Cpu).unwrap();
     let tgt = Tensor::new(&[[1u32, 2], [1, 2]], &Device::Cpu).unwrap();
     let e = model.forward(&src, &tgt, None, None).unwrap_err().to_string();
@@ -466,7 +474,7 @@ fn token_ids_outside_the_vocabulary_are_an_error() {
     let _serial = common::serial();
     let fx = load("transformer");
     manual_seed(0).unwrap();
-    let mut model = Transformer::from_config(&TransformerConfig { max_len: 10, ..config(&fx) }).unwrap();
+    let model = Transformer::from_config(&TransformerConfig { max_len: 10, ..config(&fx) }).unwrap();
     let src = Tensor::new(&[[1u32, 11, 3]], &Device::Cpu).unwrap();
     let tgt = Tensor::new(&[[1u32, 2]], &Device::Cpu).unwrap();
     let e = model.forward(&src, &tgt, None, None).unwrap_err().to_string();
@@ -484,7 +492,7 @@ fn sequences_longer_than_max_len_are_an_error() {
     let _serial = common::serial();
     let fx = load("transformer");
     manual_seed(0).unwrap();
-    let mut model = Transformer::from_config(&TransformerConfig { max_len: 4, ..config(&fx) }).unwrap();
+    let model = Transformer::from_config(&TransformerConfig { max_len: 4, ..config(&fx) }).unwrap();
     let src = Tensor::new(&[[1u32, 2, 3, 4, 5, 6]], &Device::Cpu).unwrap();
     let tgt = Tensor::new(&[[1u32, 2]], &Device::Cpu).unwrap();
     let e = model.forward(&src, &tgt, None, None).unwrap_err().to_string();
@@ -501,7 +509,7 @@ fn sequences_longer_than_max_len_are_an_error() {
 fn shapes_that_do_not_fit_are_an_error_not_a_panic() {
     let _serial = common::serial();
     manual_seed(0).unwrap();
-    let mut mha = NarrowMultiHeadAttention::new(8, 2, 0.0).unwrap();
+    let mha = NarrowMultiHeadAttention::new(8, 2, 0.0).unwrap();
     let x = Tensor::zeros((2, 3, 8), DType::F32, &Device::Cpu).unwrap();
     let other = Tensor::zeros((3, 4, 8), DType::F32, &Device::Cpu).unwrap();
     let e = mha.forward(&x, &other, &other, None).unwrap_err().to_string();
@@ -510,7 +518,7 @@ fn shapes_that_do_not_fit_are_an_error_not_a_panic() {
     let e = mha.forward(&x, &x, &x, Some(&mask)).unwrap_err().to_string();
     assert!(e.contains("additive mask") && e.contains("[2, 3, 5]"), "{e}");
     let ids = Tensor::new(&[[1u32, 2]], &Device::Cpu).unwrap();
-    let mut model = Transformer::from_config(&TransformerConfig {
+    let model = Transformer::from_config(&TransformerConfig {
         d_model: 4,
         n_heads: 2,
         d_ff: 8,
@@ -525,5 +533,4 @@ fn shapes_that_do_not_fit_are_an_error_not_a_panic() {
     let flat = Tensor::new(&[1u32, 2], &Device::Cpu).unwrap();
     assert!(model.forward(&flat, &ids, None, None).unwrap_err().to_string().contains("(N, L)"));
     assert!(create_mask(0, 3).is_err() && Dropout::new(f64::NAN).is_err());
-    assert!(model.attention_maps().is_err(), "no maps before a forward pass");
 }

@@ -83,8 +83,6 @@ pub struct NarrowMultiHeadAttention {
     pub linear_ks: Vec<Linear>,
     pub linear_vs: Vec<Linear>,
     pub mha_linear: Linear,
-    /// The attention weights of the last call, `(N, n_heads, Lq, Lk)`, detached (for plots).
-    pub weights: Option<Tensor>,
 }
 
 impl NarrowMultiHeadAttention {
@@ -96,10 +94,11 @@ impl NarrowMultiHeadAttention {
         let heads = || (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>();
         let (linear_qs, linear_ks, linear_vs) = (heads()?, heads()?, heads()?);
         let mha_linear = Linear::new(d_model, d_model)?;
-        Ok(NarrowMultiHeadAttention { d_model, n_heads, d_k, dropout, linear_qs, linear_ks, linear_vs, mha_linear, weights: None })
+        Ok(NarrowMultiHeadAttention { d_model, n_heads, d_k, dropout, linear_qs, linear_ks, linear_vs, mha_linear })
     }
 
-    /// Attention of the queries over the keys and values, head by head; keeps the weights.
+    /// Attention of the queries over the keys and values, head by head; returns the output and
+    /// the weights it computed (nothing is kept).
     /// Self-attention passes the same tensor three times; cross-attention the decoder's states as
     /// `query` and the encoder's as `key` and `value`.
     ///
@@ -107,7 +106,7 @@ impl NarrowMultiHeadAttention {
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`: the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
-    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
+    pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "NarrowMultiHeadAttention";
         check_qkv(module, self.d_model, query, key, value, mask)?;
         let run = |me: &Self| -> Result<MhaOutput> {
@@ -123,9 +122,7 @@ impl NarrowMultiHeadAttention {
             let output = me.dropout.forward(&me.mha_linear.forward(&Tensor::cat(&outputs, D::Minus1)?)?)?;
             Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
         };
-        let out = in_module(module, run(self))?;
-        self.weights = Some(out.weights.detach());
-        Ok(out)
+        in_module(module, run(self))
     }
 }
 

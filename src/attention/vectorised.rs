@@ -29,8 +29,6 @@ pub struct VectorisedMultiHeadAttention {
     pub value: Linear,
     pub output: Linear,
     pub dropout: Dropout,
-    /// The attention weights of the last call, `(N, n_heads, Lq, Lk)`, detached (for plots).
-    pub weights: Option<Tensor>,
 }
 
 /// Stacks the heads' layers into one `Linear(d_model, n_heads * d_k)`: weights and biases
@@ -62,7 +60,7 @@ impl VectorisedMultiHeadAttention {
         let key = Linear::new(d_model, d_model)?;
         let value = Linear::new(d_model, d_model)?;
         let output = Linear::new(d_model, d_model)?;
-        Ok(VectorisedMultiHeadAttention { d_model, n_heads, d_k, query, key, value, output, dropout, weights: None })
+        Ok(VectorisedMultiHeadAttention { d_model, n_heads, d_k, query, key, value, output, dropout })
     }
 
     /// The vectorised form of a narrow attention, with copies of its weights: the heads'
@@ -79,7 +77,6 @@ impl VectorisedMultiHeadAttention {
                 value: stack_heads(&narrow.linear_vs)?,
                 output: copy(&narrow.mha_linear)?,
                 dropout: narrow.dropout.clone(),
-                weights: None,
             })
         };
         in_module("VectorisedMultiHeadAttention::from_narrow", run())
@@ -91,13 +88,14 @@ impl VectorisedMultiHeadAttention {
         x.reshape((n, l, self.n_heads, self.d_k))?.transpose(1, 2)?.contiguous()
     }
 
-    /// Attention of the queries over the keys and values, all heads at once; keeps the weights.
+    /// Attention of the queries over the keys and values, all heads at once; returns the output
+    /// and the weights it computed (nothing is kept).
     ///
     /// # Shapes
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`, the same for every head
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
-    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
+    pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "VectorisedMultiHeadAttention";
         let [n, lq, _] = check_qkv(module, self.d_model, query, key, value, mask)?;
         let run = |me: &Self| -> Result<MhaOutput> {
@@ -110,9 +108,7 @@ impl VectorisedMultiHeadAttention {
             let output = me.dropout.forward(&me.output.forward(&concat)?)?;
             Ok(MhaOutput { output, weights })
         };
-        let out = in_module(module, run(self))?;
-        self.weights = Some(out.weights.detach());
-        Ok(out)
+        in_module(module, run(self))
     }
 }
 

@@ -1,5 +1,21 @@
 //! The lecture's models, one file per family: the GRU encoder-decoder (part 1), the attention
-//! decoder (part 2), the self-attention encoder-decoder (part 3) and the Transformer.
+//! decoder (part 2), the self-attention encoder-decoder (part 3) and the Transformer; the blog
+//! post's translators and encoder block; and the [`Translate`] contract every translator
+//! implements in its own folder.
+//!
+//! # Which forwards return what they compute, and which store it
+//!
+//! - **Return**: the Transformer's attention ([`MhaOutput`](crate::attention::MhaOutput)), layers
+//!   ([`EncoderLayerOutput`], [`DecoderLayerOutput`]), stacks ([`TransformerEncoderOutput`],
+//!   [`TransformerDecoderOutput`]) and [`Transformer::forward_with_attention`]
+//!   ([`TransformerOutput`]): their forwards take `&self` and keep nothing.
+//! - **Store**: the lecture's own models keep what the lecture reads from them after a call:
+//!   `Attention` its keys (`init_keys`) and `alphas`, `DecoderAttn` through it
+//!   (`model.decoder.attn.alphas`), `EncoderDecoder` its `outputs` and `alphas`, the
+//!   self-attention heads their `alphas`; the notebooks mirror the lecture's cells, so these stay
+//!   fields. The GRU translator reuses the lecture's `Attention` and so sets its keys before
+//!   decoding; the recurrent translators and the blog's `TransformerEncoderBlock` keep the
+//!   weights of their last call for the notebook's plots.
 
 pub mod attention_decoder;
 pub mod encoder_block;
@@ -20,7 +36,8 @@ pub use self_attention::{
 };
 pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};
 pub use transformer::{
-    AddNorm, AttentionMaps, DecoderLayer, Embeddings, EncoderLayer, HeadLayout, LayerAttention, PointwiseFeedforward, Transformer,
-    TransformerConfig, TransformerDecoder, TransformerEncoder, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
+    AddNorm, AttentionMaps, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout, LayerAttention,
+    PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
+    TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
 };
 pub use translate::{PAD_ID, SentenceAttention, Translate, source_lengths};

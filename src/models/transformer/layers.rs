@@ -7,6 +7,26 @@ use crate::nn::shape::{check_batch, error, in_module};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
+/// What an [`EncoderLayer`] computes.
+#[derive(Clone, Debug)]
+pub struct EncoderLayerOutput {
+    /// The layer's output `(N, L, D)`.
+    pub output: Tensor,
+    /// The self-attention weights `(N, n_heads, L, L)`.
+    pub self_attention: Tensor,
+}
+
+/// What a [`DecoderLayer`] computes.
+#[derive(Clone, Debug)]
+pub struct DecoderLayerOutput {
+    /// The layer's output `(N, T, D)`.
+    pub output: Tensor,
+    /// The masked self-attention weights `(N, n_heads, T, T)`.
+    pub self_attention: Tensor,
+    /// The cross-attention weights over the memory `(N, n_heads, T, S)`.
+    pub cross_attention: Tensor,
+}
+
 /// The lecture's `EncoderLayer(d_model, num_heads, d_ff, p_drop)`: multi-head self-attention,
 /// `AddNorm`, the position-wise feed-forward network, `AddNorm`. Parameters `MHA`, `addNorm1`,
 /// `addNorm2`, `PFFN`, drawn in that order, as the lecture creates them.
@@ -42,26 +62,21 @@ impl EncoderLayer {
     }
 
     /// Self-attention over the sequence, then the feed-forward network, each followed by AddNorm.
-    /// Keeps the attention weights (see [`EncoderLayer::attention_weights`]).
     ///
     /// # Shapes
     /// - `x`: `(N, L, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or L, L)`, such as the source padding mask `(N, 1, L)`
-    /// - returns `(N, L, D)`
-    pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            check_batch("EncoderLayer", x, me.d_model)?;
-            let mha = me.mha.forward(x, x, x, mask)?.output;
-            let add_norm_1 = me.add_norm1.forward(&mha, x)?;
-            let pffn = me.pffn.forward(&add_norm_1)?;
-            me.add_norm2.forward(&pffn, &add_norm_1)
+    /// - returns the output `(N, L, D)` and the self-attention weights `(N, n_heads, L, L)`
+    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<EncoderLayerOutput> {
+        let run = || -> Result<EncoderLayerOutput> {
+            check_batch("EncoderLayer", x, self.d_model)?;
+            let mha = self.mha.forward(x, x, x, mask)?;
+            let add_norm_1 = self.add_norm1.forward(&mha.output, x)?;
+            let pffn = self.pffn.forward(&add_norm_1)?;
+            let output = self.add_norm2.forward(&pffn, &add_norm_1)?;
+            Ok(EncoderLayerOutput { output, self_attention: mha.weights })
         };
-        in_module("EncoderLayer", run(self))
-    }
-
-    /// The self-attention weights of the last call, `(N, n_heads, L, L)`, detached.
-    pub fn attention_weights(&self) -> Option<&Tensor> {
-        self.mha.weights()
+        in_module("EncoderLayer", run())
     }
 }
 
@@ -114,15 +129,15 @@ impl DecoderLayer {
     }
 
     /// Masked self-attention, cross-attention over `memory`, feed-forward, each followed by
-    /// AddNorm. Keeps both attentions' weights.
+    /// AddNorm.
     ///
     /// # Shapes
     /// - `x`: the target so far `(N, T, D)`; `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)` over the source (its padding, `(N, 1, S)`)
     /// - `tgt_mask`: optional additive mask `(1 or N, 1 or T, T)` over the target (the causal mask `(N, T, T)`)
-    /// - returns `(N, T, D)`
-    pub fn forward(&mut self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
+    /// - returns the output `(N, T, D)` and both attentions' weights
+    pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
+        let run = |me: &Self| -> Result<DecoderLayerOutput> {
             let (n, _) = check_batch("DecoderLayer", x, me.d_model)?;
             let (nm, _) = check_batch("DecoderLayer", memory, me.d_model)?;
             if nm != n {
@@ -131,24 +146,15 @@ impl DecoderLayer {
                     format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims()),
                 ));
             }
-            let mha1 = me.masked_mha.forward(x, x, x, tgt_mask)?.output;
-            let add_norm_1 = me.add_norm1.forward(&mha1, x)?;
-            let mha2 = me.cross_mha.forward(&add_norm_1, memory, memory, src_mask)?.output;
-            let add_norm_2 = me.add_norm2.forward(&mha2, &add_norm_1)?;
+            let mha1 = me.masked_mha.forward(x, x, x, tgt_mask)?;
+            let add_norm_1 = me.add_norm1.forward(&mha1.output, x)?;
+            let mha2 = me.cross_mha.forward(&add_norm_1, memory, memory, src_mask)?;
+            let add_norm_2 = me.add_norm2.forward(&mha2.output, &add_norm_1)?;
             let pffn = me.pffn.forward(&add_norm_2)?;
-            me.add_norm3.forward(&pffn, &add_norm_2)
+            let output = me.add_norm3.forward(&pffn, &add_norm_2)?;
+            Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights })
         };
         in_module("DecoderLayer", run(self))
-    }
-
-    /// The masked self-attention weights of the last call, `(N, n_heads, T, T)`, detached.
-    pub fn self_attention_weights(&self) -> Option<&Tensor> {
-        self.masked_mha.weights()
-    }
-
-    /// The cross-attention weights of the last call, `(N, n_heads, T, S)`, detached.
-    pub fn cross_attention_weights(&self) -> Option<&Tensor> {
-        self.cross_mha.weights()
     }
 }
 

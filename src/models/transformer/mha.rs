@@ -28,18 +28,10 @@ impl LayerAttention {
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
-    pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
+    pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         match self {
             LayerAttention::Narrow(a) => a.forward(query, key, value, mask),
             LayerAttention::Vectorised(a) => a.forward(query, key, value, mask),
-        }
-    }
-
-    /// The weights of the last call, `(N, n_heads, Lq, Lk)`, detached; `None` before the first.
-    pub fn weights(&self) -> Option<&Tensor> {
-        match self {
-            LayerAttention::Narrow(a) => a.weights.as_ref(),
-            LayerAttention::Vectorised(a) => a.weights.as_ref(),
         }
     }
 

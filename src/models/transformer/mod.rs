@@ -16,9 +16,9 @@ pub mod translate;
 
 pub use config::{HeadLayout, TransformerConfig};
 pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
-pub use layers::{DecoderLayer, EncoderLayer};
+pub use layers::{DecoderLayer, DecoderLayerOutput, EncoderLayer, EncoderLayerOutput};
 pub use mha::LayerAttention;
-pub use model::{AttentionMaps, Transformer, xavier_uniform};
-pub use stacks::{TransformerDecoder, TransformerEncoder};
+pub use model::{AttentionMaps, Transformer, TransformerOutput, xavier_uniform};
+pub use stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 pub use sublayers::{AddNorm, PointwiseFeedforward};
 pub use translate::TransformerState;

@@ -3,14 +3,14 @@
 
 use super::config::TransformerConfig;
 use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
-use super::stacks::{TransformerDecoder, TransformerEncoder};
+use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 use crate::attention::{padding_mask, target_mask};
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Linear, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{Result, Tensor};
 
-/// Every attention map of the last forward pass, one tensor per layer, for plots.
+/// Every attention map of one forward pass, one tensor per layer, for plots.
 #[derive(Clone, Debug)]
 pub struct AttentionMaps {
     /// Encoder self-attention, per layer `(N, n_heads, S, S)`.
@@ -19,6 +19,15 @@ pub struct AttentionMaps {
     pub decoder_self: Vec<Tensor>,
     /// Decoder cross-attention over the source, per layer `(N, n_heads, T, S)`.
     pub cross: Vec<Tensor>,
+}
+
+/// What [`Transformer::forward_with_attention`] computes.
+#[derive(Clone, Debug)]
+pub struct TransformerOutput {
+    /// The logits of the next token at every target position `(N, T, V)`.
+    pub logits: Tensor,
+    /// Every layer's attention maps.
+    pub maps: AttentionMaps,
 }
 
 /// The Transformer the lecture sets out to build, completed: source ids through
@@ -116,14 +125,18 @@ impl Transformer {
     /// - `src`: source ids `(N, S)`, each in `0..src_vocab`, `S <= max_len`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or S, S)`
     /// - returns the memory `(N, S, D)`
-    pub fn encode(&mut self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<Tensor> {
+    pub fn encode(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<Tensor> {
+        Ok(self.encoder_pass(src, src_mask)?.memory)
+    }
+
+    fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let module = "Transformer::encode";
         check_ids(module, "source", src)?;
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let x = me.src_pe.forward(&me.src_embedding.forward(src)?)?;
-            me.encoder.forward(&x, src_mask)
+        let run = || -> Result<TransformerEncoderOutput> {
+            let x = self.src_pe.forward(&self.src_embedding.forward(src)?)?;
+            self.encoder.forward(&x, src_mask)
         };
-        in_module(module, run(self))
+        in_module(module, run())
     }
 
     /// Embeds the target, adds the positional encoding, runs the decoder stack over `memory` and
@@ -135,15 +148,26 @@ impl Transformer {
     /// - `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
-    pub fn decode(&mut self, tgt: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+    pub fn decode(&self, tgt: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+        Ok(self.decoder_pass(tgt, memory, src_mask, tgt_mask)?.0)
+    }
+
+    /// The logits and what the decoder stack computed.
+    fn decoder_pass(
+        &self,
+        tgt: &Tensor,
+        memory: &Tensor,
+        src_mask: Option<&Tensor>,
+        tgt_mask: Option<&Tensor>,
+    ) -> Result<(Tensor, TransformerDecoderOutput)> {
         let module = "Transformer::decode";
         check_ids(module, "target", tgt)?;
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let x = me.tgt_pe.forward(&me.tgt_embedding.forward(tgt)?)?;
-            let h = me.decoder.forward(&x, memory, src_mask, tgt_mask)?;
-            me.linear.forward(&h)
+        let run = || -> Result<(Tensor, TransformerDecoderOutput)> {
+            let x = self.tgt_pe.forward(&self.tgt_embedding.forward(tgt)?)?;
+            let out = self.decoder.forward(&x, memory, src_mask, tgt_mask)?;
+            Ok((self.linear.forward(&out.output)?, out))
         };
-        in_module(module, run(self))
+        in_module(module, run())
     }
 
     /// Encodes the source and decodes the (shifted) target in one go: the logits of the next
@@ -154,7 +178,23 @@ impl Transformer {
     /// - `src`: source ids `(N, S)`; `tgt`: target ids `(N, T)`, the same `N`
     /// - `src_mask`: optional additive mask `(1 or N, 1, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
-    pub fn forward(&mut self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+    pub fn forward(&self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+        Ok(self.forward_with_attention(src, tgt, src_mask, tgt_mask)?.logits)
+    }
+
+    /// [`Transformer::forward`], with every attention map the pass computed (detached), for grids
+    /// of heatmaps.
+    ///
+    /// # Shapes
+    /// - as [`Transformer::forward`]; returns the logits `(N, T, V)` and the maps of
+    ///   [`AttentionMaps`]
+    pub fn forward_with_attention(
+        &self,
+        src: &Tensor,
+        tgt: &Tensor,
+        src_mask: Option<&Tensor>,
+        tgt_mask: Option<&Tensor>,
+    ) -> Result<TransformerOutput> {
         let module = "Transformer";
         let (ns, _) = check_ids(module, "source", src)?;
         let (nt, _) = check_ids(module, "target", tgt)?;
@@ -169,22 +209,15 @@ impl Transformer {
             Some(m) => m.clone(),
             None => self.tgt_mask(tgt)?,
         };
-        let memory = in_module(module, self.encode(src, src_mask.as_ref()))?;
-        in_module(module, self.decode(tgt, &memory, src_mask.as_ref(), Some(&tgt_mask)))
-    }
-
-    /// The attention weights of the last forward pass, per layer (for grids of heatmaps).
-    pub fn attention_maps(&self) -> Result<AttentionMaps> {
-        let all = |what: &str, maps: Vec<Option<Tensor>>| -> Result<Vec<Tensor>> {
-            maps.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| {
-                error("Transformer::attention_maps", format!("no {what} weights yet: run forward (or encode and decode) first"))
-            })
+        let encoded = in_module(module, self.encoder_pass(src, src_mask.as_ref()))?;
+        let (logits, decoded) = in_module(module, self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask)))?;
+        let detached = |maps: Vec<Tensor>| maps.iter().map(Tensor::detach).collect();
+        let maps = AttentionMaps {
+            encoder_self: detached(encoded.self_attention),
+            decoder_self: detached(decoded.self_attention),
+            cross: detached(decoded.cross_attention),
         };
-        Ok(AttentionMaps {
-            encoder_self: all("encoder self-attention", self.encoder.attention_weights())?,
-            decoder_self: all("decoder self-attention", self.decoder.self_attention_weights())?,
-            cross: all("cross-attention", self.decoder.cross_attention_weights())?,
-        })
+        Ok(TransformerOutput { logits, maps })
     }
 }
 

@@ -6,6 +6,26 @@ use crate::nn::shape::{error, in_module};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
+/// What the encoder stack computes.
+#[derive(Clone, Debug)]
+pub struct TransformerEncoderOutput {
+    /// The last layer's output, the memory the decoder attends over `(N, S, D)`.
+    pub memory: Tensor,
+    /// Every layer's self-attention weights, each `(N, n_heads, S, S)`.
+    pub self_attention: Vec<Tensor>,
+}
+
+/// What the decoder stack computes.
+#[derive(Clone, Debug)]
+pub struct TransformerDecoderOutput {
+    /// The last layer's output `(N, T, D)`.
+    pub output: Tensor,
+    /// Every layer's masked self-attention weights, each `(N, n_heads, T, T)`.
+    pub self_attention: Vec<Tensor>,
+    /// Every layer's cross-attention weights, each `(N, n_heads, T, S)`.
+    pub cross_attention: Vec<Tensor>,
+}
+
 /// A stack of `n_layers` [`EncoderLayer`]s (named `TransformerEncoder` so as not to clash with the
 /// lecture's GRU `Encoder`). Parameters `layers.{i}`.
 #[derive(Clone, Debug)]
@@ -31,21 +51,19 @@ impl TransformerEncoder {
     /// # Shapes
     /// - `x`: the embedded source `(N, S, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or S, S)`, such as the source padding mask `(N, 1, S)`
-    /// - returns the memory `(N, S, D)`
-    pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let mut h = x.clone();
-            for layer in me.layers.iter_mut() {
-                h = layer.forward(&h, mask)?;
+    /// - returns the memory `(N, S, D)` and every layer's self-attention weights
+    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
+        let run = || -> Result<TransformerEncoderOutput> {
+            let mut memory = x.clone();
+            let mut self_attention = Vec::with_capacity(self.layers.len());
+            for layer in &self.layers {
+                let out = layer.forward(&memory, mask)?;
+                memory = out.output;
+                self_attention.push(out.self_attention);
             }
-            Ok(h)
+            Ok(TransformerEncoderOutput { memory, self_attention })
         };
-        in_module("TransformerEncoder", run(self))
-    }
-
-    /// Every layer's self-attention weights of the last call, each `(N, n_heads, S, S)`.
-    pub fn attention_weights(&self) -> Vec<Option<Tensor>> {
-        self.layers.iter().map(|l| l.attention_weights().cloned()).collect()
+        in_module("TransformerEncoder", run())
     }
 }
 
@@ -80,26 +98,26 @@ impl TransformerDecoder {
     /// # Shapes
     /// - `x`: the embedded target `(N, T, D)`; `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
-    /// - returns `(N, T, D)`
-    pub fn forward(&mut self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let mut h = x.clone();
-            for layer in me.layers.iter_mut() {
-                h = layer.forward(&h, memory, src_mask, tgt_mask)?;
+    /// - returns the output `(N, T, D)` and every layer's attention weights
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        memory: &Tensor,
+        src_mask: Option<&Tensor>,
+        tgt_mask: Option<&Tensor>,
+    ) -> Result<TransformerDecoderOutput> {
+        let run = || -> Result<TransformerDecoderOutput> {
+            let mut output = x.clone();
+            let (mut self_attention, mut cross_attention) = (vec![], vec![]);
+            for layer in &self.layers {
+                let out = layer.forward(&output, memory, src_mask, tgt_mask)?;
+                output = out.output;
+                self_attention.push(out.self_attention);
+                cross_attention.push(out.cross_attention);
             }
-            Ok(h)
+            Ok(TransformerDecoderOutput { output, self_attention, cross_attention })
         };
-        in_module("TransformerDecoder", run(self))
-    }
-
-    /// Every layer's masked self-attention weights of the last call, each `(N, n_heads, T, T)`.
-    pub fn self_attention_weights(&self) -> Vec<Option<Tensor>> {
-        self.layers.iter().map(|l| l.self_attention_weights().cloned()).collect()
-    }
-
-    /// Every layer's cross-attention weights of the last call, each `(N, n_heads, T, S)`.
-    pub fn cross_attention_weights(&self) -> Vec<Option<Tensor>> {
-        self.layers.iter().map(|l| l.cross_attention_weights().cloned()).collect()
+        in_module("TransformerDecoder", run())
     }
 }
 

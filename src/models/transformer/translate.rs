@@ -69,8 +69,7 @@ impl Translate for Transformer {
 
     /// One pass without masks over the sentence and its target, keeping every layer's maps.
     fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
-        self.forward(src, tgt_input, None, None)?;
-        Ok(SentenceAttention::Maps(self.attention_maps()?))
+        Ok(SentenceAttention::Maps(self.forward_with_attention(src, tgt_input, None, None)?.maps))
     }
 
     /// Not while dropout draws its masks (training mode with `dropout > 0`).
