@@ -9,7 +9,9 @@ use std::sync::{Mutex, OnceLock};
 /// crate into every notebook cell, and each copy has its own statics; so the generator lives on
 /// the heap, and the first copy to need it leaves its address in an environment variable where
 /// the copies of later cells find it. The key names the crate version and the generator's size,
-/// so a copy never reads a generator laid out differently from its own.
+/// so a copy never reads a generator laid out differently from its own; the value names the
+/// process too, since child processes inherit the environment: a child (a program the notebook
+/// runs, a test's subprocess) makes its own generator rather than reading its parent's address.
 fn default_generator() -> &'static Mutex<Generator> {
     static SHARED: OnceLock<&'static Mutex<Generator>> = OnceLock::new();
     SHARED.get_or_init(|| {
@@ -18,15 +20,20 @@ fn default_generator() -> &'static Mutex<Generator> {
             env!("CARGO_PKG_VERSION").replace('.', "_"),
             std::mem::size_of::<Mutex<Generator>>()
         );
-        if let Some(addr) = std::env::var(&key).ok().and_then(|v| usize::from_str_radix(&v, 16).ok()) {
-            // SAFETY: the address was leaked below by a copy of this same crate version, for a
-            // value of this same size, and is never freed.
+        let pid = std::process::id();
+        let found = std::env::var(&key).ok().and_then(|v| {
+            let (owner, addr) = v.split_once(':')?;
+            (owner.parse::<u32>().ok()? == pid).then(|| usize::from_str_radix(addr, 16).ok()).flatten()
+        });
+        if let Some(addr) = found {
+            // SAFETY: the address was leaked below, in this process, by a copy of this same crate
+            // version, for a value of this same size, and is never freed.
             return unsafe { &*(addr as *const Mutex<Generator>) };
         }
         let leaked: &'static Mutex<Generator> = Box::leak(Box::new(Mutex::new(Generator::default())));
         // SAFETY: set once per process, when the generator is first used; the crate reads no
         // other environment variable concurrently.
-        unsafe { std::env::set_var(&key, format!("{:x}", leaked as *const Mutex<Generator> as usize)) };
+        unsafe { std::env::set_var(&key, format!("{pid}:{:x}", leaked as *const Mutex<Generator> as usize)) };
         leaked
     })
 }
