@@ -97,10 +97,10 @@ FUZZ_SECONDS ?= 600
 FUZZ_CASES ?= 2000
 
 fuzz:
-	cargo test --color never --no-run --test properties --test notebooks
+	cargo test --color never --no-run --test zoo
 	end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); round=0; \
 	while [ $$(date +%s) -lt $$end ]; do \
 	  round=$$((round + 1)); echo "fuzz round $$round ($(FUZZ_CASES) cases a property)"; \
-	  PROPTEST_CASES=$(FUZZ_CASES) cargo test --color never -q --test properties || exit 1; \
-	  PROPTEST_CASES=$(FUZZ_CASES) cargo test --color never -q --test notebooks corruption || exit 1; \
+	  PROPTEST_CASES=$(FUZZ_CASES) cargo test --color never -q --test zoo properties:: || exit 1; \
+	  PROPTEST_CASES=$(FUZZ_CASES) cargo test --color never -q --test zoo notebooks::corruption || exit 1; \
 	done; echo "fuzz: $$round rounds, no panic"

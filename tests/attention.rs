@@ -1,7 +1,7 @@
 //! Lecture part 2 (attention): the printed values, every scoring function, multi-head attention,
 //! the blog's layer and the training run, against PyTorch (tests/fixtures/attention.json).
 
-mod common;
+use crate::common;
 
 use attention_zoo::attention::{cosine_products, scaled_dot_products};
 use attention_zoo::prelude::*;

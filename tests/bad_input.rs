@@ -2,7 +2,7 @@
 //! than guessed, and errors that name the public module with what it expected and what it got.
 //! Each case here panicked, was silently accepted, or gave an anonymous error before.
 
-mod common;
+use crate::common;
 
 use attention_zoo::attention::{cosine_products, scaled_dot_products};
 use attention_zoo::nn::kernels::{linear, linear_backward, linear_forward, softmax_rows, softmax_rows_backward};

@@ -2,7 +2,7 @@
 //! `tools/fixtures/bleu.py`): corpus BLEU with every smoothing method, and every pair's sentence
 //! BLEU, to 5e-5 (4 decimals); the 13a tokenizer exactly; the errors.
 
-mod common;
+use crate::common;
 
 use attention_zoo::train::{Bleu, BleuConfig, Smooth, Tokenizer};
 use attention_zoo::train::{corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};

@@ -4,6 +4,7 @@
 //! wider beams never score below greedy, scores are the model's log-probabilities, the model's
 //! mode is put back, and bad requests are clear errors.
 
+use crate::common;
 use attention_zoo::models::Translate;
 use attention_zoo::prelude::*;
 use attention_zoo::train::Optimizer;
@@ -100,6 +101,7 @@ fn log_prob(model: &mut Transformer, src_row: &Tensor, tokens: &[u32], finished:
 
 #[test]
 fn beam_width_one_is_greedy_and_the_mode_is_put_back() {
+    let _serial = common::serial(); // it draws from the shared default generator
     for (name, model) in [("trained", &models().0), ("untrained", &models().1)] {
         let mut model = model.clone();
         model.train();
@@ -132,6 +134,7 @@ fn beam_width_one_is_greedy_and_the_mode_is_put_back() {
 
 #[test]
 fn each_step_equals_decoding_the_whole_prefix_and_forward() {
+    let _serial = common::serial(); // it draws from the shared default generator
     for (name, model) in [("trained", &models().0), ("untrained", &models().1)] {
         let mut model = model.clone();
         model.eval();
@@ -167,6 +170,7 @@ fn each_step_equals_decoding_the_whole_prefix_and_forward() {
 
 #[test]
 fn wider_beams_never_score_below_greedy_and_scores_are_log_probabilities() {
+    let _serial = common::serial(); // it draws from the shared default generator
     for (name, model) in [("trained", &models().0), ("untrained", &models().1)] {
         let mut model = model.clone();
         model.eval();
@@ -196,6 +200,7 @@ fn wider_beams_never_score_below_greedy_and_scores_are_log_probabilities() {
 
 #[test]
 fn length_penalties_normalise_as_documented() {
+    let _serial = common::serial(); // it draws from the shared default generator
     assert_eq!(LengthPenalty::None.penalty(7), 1.0);
     assert!((LengthPenalty::Gnmt { alpha: 0.6 }.penalty(7) - 2f64.powf(0.6)).abs() < 1e-12);
     assert!((LengthPenalty::Power { alpha: 1.0 }.penalty(4) - 4.0).abs() < 1e-12);
@@ -223,6 +228,7 @@ fn fails<T: std::fmt::Debug>(result: Result<T>, parts: &[&str]) {
 
 #[test]
 fn bad_requests_are_clear_errors() {
+    let _serial = common::serial(); // it draws from the shared default generator
     let mut model = models().0.clone();
     model.train();
     let src = test_src();

@@ -1,7 +1,7 @@
 //! Tensors print as PyTorch prints them (tests/fixtures/display.json holds `str(t)` from PyTorch),
 //! and show as HTML tables.
 
-mod common;
+use crate::common;
 
 use attention_zoo::notebook::{tensor_to_html, tensor_to_text};
 use attention_zoo::prelude::*;

@@ -3,7 +3,7 @@
 //! bit under `manual_seed`, then a PyTorch block's saved weights loaded by name reproduce its
 //! output and per-head attention weights, key-padding mask included; bad masks are clear errors.
 
-mod common;
+use crate::common;
 
 use attention_zoo::models::TransformerEncoderBlock;
 use attention_zoo::prelude::*;

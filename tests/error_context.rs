@@ -2,7 +2,7 @@
 //! it, and the inner layers stay visible below it, one label a line (candle's `Error::context`).
 //! A model's error never names a sibling model.
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 

@@ -1,8 +1,6 @@
 //! Every figure renders as SVG with the pieces a reader needs (labels, values, one panel per
 //! sequence and head), and bad input gives an error rather than a broken picture.
 
-mod common;
-
 use attention_zoo::prelude::*;
 
 fn labels(v: &[&str]) -> Vec<String> {

@@ -2,7 +2,7 @@
 //! tools/fixtures/gps.py): trajectories bit for bit with `random.seed(s)` and 001's generator,
 //! scikit-learn's MinMaxScaler within 1e-12, Python's seeding against NumPy's, and the errors.
 
-mod common;
+use crate::common;
 
 use attention_zoo::data::{GpsConfig, MinMaxScaler, Trajectories, generate_gps_trajectories, gps_splits};
 use attention_zoo::repro::{Mt19937, PyRandom};

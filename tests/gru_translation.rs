@@ -3,7 +3,7 @@
 //! attention weights of a padded batch within 1e-6, the cross-entropy and every gradient within
 //! 1e-5; beam width 1 is greedy; bad batches are clear errors.
 
-mod common;
+use crate::common;
 
 use attention_zoo::models::{GruEncoder, GruTranslator, GruTranslatorConfig};
 use attention_zoo::prelude::*;

@@ -4,7 +4,7 @@
 //! to PyTorch's packed one (outputs, final states and the input's gradient), with clear errors for
 //! bad lengths and states.
 
-mod common;
+use crate::common;
 
 use attention_zoo::nn::LstmCell;
 use attention_zoo::prelude::*;
@@ -88,6 +88,7 @@ fn refused<T: std::fmt::Debug>(what: &str, r: Result<T>, parts: &[&str]) {
 
 #[test]
 fn bad_lengths_and_states_are_clear_errors() {
+    let _serial = common::serial(); // it draws from the shared default generator
     let lstm = Lstm::with_layers(3, 4, 1, true).unwrap();
     let x = Tensor::zeros((2, 5, 3), DType::F32, &Device::Cpu).unwrap();
     let module = "LSTM (padded batch)";

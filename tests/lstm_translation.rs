@@ -3,7 +3,7 @@
 //! bidirectional encoder, teacher-forced logits and attention weights of a padded batch within
 //! 1e-6; greedy decoding equals beam width 1; bad sources are clear errors.
 
-mod common;
+use crate::common;
 
 use attention_zoo::models::{LstmTranslator, LstmTranslatorConfig};
 use attention_zoo::prelude::*;

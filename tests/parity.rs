@@ -1,7 +1,7 @@
 //! Same seed, same numbers: our generators, initialisations and data against PyTorch's and
 //! NumPy's own outputs (tests/fixtures, written by tools/fixtures).
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 use attention_zoo::repro;
@@ -219,6 +219,7 @@ fn bad_input_gives_clear_errors() {
 
 #[test]
 fn linear_forward_is_pytorchs_bit_for_bit() {
+    let _serial = common::serial(); // it draws from the shared default generator
     let fx = load("layers");
     for case in fx["linear_forward"].as_array().unwrap() {
         let (n_in, n_out) = (case["n_in"].as_u64().unwrap() as usize, case["n_out"].as_u64().unwrap() as usize);

@@ -3,7 +3,7 @@
 //! panic. `PROPTEST_CASES` sets the number of cases (proptest's default, 256, in `make test`);
 //! `make fuzz` runs them for ten minutes with new random seeds.
 
-mod common;
+use crate::common;
 
 use attention_zoo::attention::{cosine_products, scaled_dot_products};
 use attention_zoo::prelude::*;

@@ -2,7 +2,7 @@
 //! under tests/fixtures/pt/) load into our models by name and reproduce PyTorch's outputs; files
 //! that do not fit give one error naming every problem and leave the model as it was.
 
-mod common;
+use crate::common;
 
 use attention_zoo::nn::read_pytorch;
 use attention_zoo::prelude::*;

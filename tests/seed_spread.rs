@@ -2,7 +2,7 @@
 //! `ks_2samp` against scipy's, and the lecture recipes against PyTorch's runs for the recipes that
 //! do not amplify rounding. The check itself (every recipe over 24 seeds) runs in `make seeds`.
 
-mod common;
+use crate::common;
 /// The lecture's recipes, as the bench runs them.
 #[path = "../examples/bench/recipes.rs"]
 #[allow(dead_code)]

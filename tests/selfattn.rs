@@ -1,7 +1,7 @@
 //! Lecture part 3 (self-attention, masks, positional encoding) against PyTorch
 //! (tests/fixtures/selfattn.json) and the lecture's printed values.
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 use common::fixtures::*;

@@ -1,7 +1,7 @@
 //! Lecture part 1 (sequence-to-sequence with GRUs): the printed values and the training run
 //! against PyTorch's own run of the same cells (tests/fixtures/seq2seq.json).
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 use common::fixtures::*;

@@ -1,7 +1,7 @@
 //! Training that goes wrong stops and says where, and checkpoints that cannot be lost or
 //! confused: each test here failed on the trainer before these guarantees.
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 use attention_zoo::train::{CheckpointRecord, OptimizerState};

@@ -4,7 +4,7 @@
 //! and the clear errors of the issue (all-masked rows, heads that do not divide `d_model`, ids
 //! outside the vocabulary, sequences longer than `max_len`).
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 use attention_zoo::train::Optimizer;

@@ -6,10 +6,10 @@
 //! token `j` (the padding past the source's end), so after training it must give back every
 //! sentence word for word and end it with `<eos>`: BLEU 100 against the sources themselves.
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
-use attention_zoo::train::{Batches, Learner, QUICK_BATCHES, QUICK_ENV, QUICK_PAIRS};
+use attention_zoo::train::{Batches, Learner, QUICK_BATCHES, QUICK_PAIRS};
 
 /// Reads source token `j` at target position `j`: an embedding and a linear layer.
 #[derive(Clone)]
@@ -156,14 +156,10 @@ fn the_quick_switch_cuts_what_the_readme_says() -> Result<()> {
     trainer.train(1)?;
     assert_eq!(trainer.epoch_stats[0].batches, 8);
 
-    // On (as the notebook test pass sets it): three batches of each pass, sixteen pairs.
-    // SAFETY: the test holds the serial lock; no other test of this binary reads the variable.
-    unsafe { std::env::set_var(QUICK_ENV, "1") };
-    let made = (make(), quick_run());
-    unsafe { std::env::remove_var(QUICK_ENV) };
-    let (mut trainer, on) = (made.0?, made.1);
-    assert!(on);
-    assert_eq!(trainer.max_batches, Some(QUICK_BATCHES));
+    // On, as the quick switch sets it (`notebooks::the_quick_switch_reaches_a_notebooks_trainer`
+    // checks that the environment variable does): three batches of each pass, sixteen pairs.
+    let mut trainer = make()?;
+    trainer.max_batches = Some(QUICK_BATCHES);
     trainer.train(2)?;
     assert!(trainer.epoch_stats.iter().all(|s| s.batches == 3), "three training batches an epoch");
     // The validation loss is the mean over the first three validation batches (of eight).

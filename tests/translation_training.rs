@@ -4,7 +4,7 @@
 //! ignored; each epoch's training and validation loss and the final weights, trained on whole
 //! batches and as two half-batches on two threads.
 
-mod common;
+use crate::common;
 
 use attention_zoo::prelude::*;
 use attention_zoo::train::Batches;

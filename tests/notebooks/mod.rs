@@ -201,3 +201,24 @@ mod corruption {
         }
     }
 }
+
+#[test]
+fn the_quick_switch_reaches_a_notebooks_trainer() {
+    // This process's default generator is in use: the notebook's program, a child process that
+    // inherits our environment, must make its own (it used to read our address and crash).
+    let _serial = crate::common::serial();
+    attention_zoo::prelude::manual_seed(1).expect("a seed");
+    // The runner sets ATTENTION_ZOO_QUICK=1, as the README says of the `cargo test` pass.
+    let out = run_cells(
+        "quick.ipynb",
+        &[
+            ":dep attention_zoo = { path = \"..\" }\nuse attention_zoo::prelude::*;",
+            "manual_seed(0)?;\nlet model = EncoderDecoder::new(Encoder::new(2, 2)?, Decoder::new(2, 2)?, 2, 2, 0.5)?;\nlet adam = Adam::new(model.parameters(), 0.01)?;\nlet mut sbs = StepByStep::new(model, MSELoss::new(), adam);",
+            "let full = generate_sequences(160, false, 13)?.to_tensor()?;\nlet train = TensorDataset::new(&full, &full.narrow(1, 2, 2)?)?;\nlet valid = TensorDataset::new(&full, &full.narrow(1, 2, 2)?)?;\nsbs.set_loaders(DataLoader::new(train, 16)?, Some(DataLoader::new(valid, 16)?));\nsbs.progress_every = 0;\nsbs.train(1)?;",
+            "println!(\"max_batches {:?}, trained on {} of 10 batches\", sbs.max_batches, sbs.epoch_stats[0].batches);",
+        ],
+    )
+    .expect("the notebook runs");
+    assert!(out.contains("StepByStep::train: at most 3 training and 3 validation batches an epoch (max_batches)"), "{out}");
+    assert!(out.contains("max_batches Some(3), trained on 3 of 10 batches"), "{out}");
+}

@@ -151,8 +151,11 @@ fn deps_dir() -> Result<PathBuf, String> {
     exe.parent().map(Path::to_path_buf).ok_or_else(|| "notebook runner: test binary has no folder".to_string())
 }
 
+/// The integration-test crate this runner is part of (`[[test]]` in Cargo.toml).
+const TEST_TARGET: &str = "zoo";
+
 /// The `libattention_zoo` rlib this test binary was linked with, as cargo itself reports it:
-/// `cargo test --no-run --message-format=json --test notebooks` (a no-op once built, about half a
+/// `cargo test --no-run --message-format=json --test zoo` (a no-op once built, about half a
 /// second) lists the test executable and the library it links; the executable must be this very
 /// binary, so a stale rlib of another profile or feature set is never picked.
 fn library_rlib(deps: &Path) -> Result<PathBuf, String> {
@@ -165,7 +168,7 @@ fn ask_cargo_for_rlib(deps: &Path) -> Result<PathBuf, String> {
     let profile_dir = deps.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("debug");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["test", "--no-run", "--message-format=json", "--test", "notebooks", "--manifest-path"])
+    cmd.args(["test", "--no-run", "--message-format=json", "--test", TEST_TARGET, "--manifest-path"])
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
     match profile_dir {
         "debug" => {}
@@ -190,7 +193,7 @@ fn ask_cargo_for_rlib(deps: &Path) -> Result<PathBuf, String> {
         if name == "attention_zoo" {
             let files = msg.get("filenames").and_then(|f| f.as_array()).cloned().unwrap_or_default();
             rlib = files.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(".rlib")).map(PathBuf::from);
-        } else if name == "notebooks" {
+        } else if name == TEST_TARGET {
             let built = msg.get("executable").and_then(|e| e.as_str()).map(PathBuf::from);
             let same = |p: &Path| std::fs::canonicalize(p).ok();
             linked = built.as_deref().and_then(same).is_some_and(|b| Some(b) == same(&exe));
@@ -200,7 +203,7 @@ fn ask_cargo_for_rlib(deps: &Path) -> Result<PathBuf, String> {
         (Some(r), true) => Ok(r),
         (None, _) => Err("notebook runner: cargo reported no libattention_zoo rlib".into()),
         (Some(_), false) => {
-            Err(format!("notebook runner: cargo's notebooks test is not this binary ({}); run it through `cargo test`", exe.display()))
+            Err(format!("notebook runner: cargo's {TEST_TARGET} test is not this binary ({}); run it through `cargo test`", exe.display()))
         }
     }
 }
@@ -318,7 +321,7 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
             None => format!("{nb}: before the first cell"),
         };
         let detail: String = stderr.lines().filter(|l| !l.starts_with("@@NB_CELL")).collect::<Vec<_>>().join("\n");
-        return Err(format!("{place} failed at run time:\n{detail}"));
+        return Err(format!("{place} failed at run time ({}):\n{detail}", out.status));
     }
     let debug_cells = cells.iter().zip(&shows).filter(|(_, s)| **s == Show::Debug).map(|(c, _)| where_(&nb, c)).collect();
     Ok(RunOutput { stdout, stderr, debug_cells })

@@ -1,0 +1,39 @@
+//! Every integration test, in one crate: one binary to build and link instead of one per file.
+//! Each module is one topic (parity with a PyTorch fixture, bad input, a notebook's cells...);
+//! `common` holds what they share: the fixtures, the lock on the default generator and the
+//! lecture's small inputs.
+//!
+//! `cargo test` runs them all; `cargo test --test zoo transformer::` runs one module.
+
+mod attention;
+mod bad_input;
+mod bleu;
+mod common;
+mod corpus;
+mod cross_entropy;
+mod decoding;
+mod display;
+mod encoder_block;
+mod error_context;
+mod figures;
+mod gps;
+mod gru_translation;
+mod heatmap_grid;
+mod kernels;
+mod layout;
+mod lstm;
+mod lstm_translation;
+mod notebook_limits;
+mod notebooks;
+mod parity;
+mod position_codes;
+mod properties;
+mod pytorch_load;
+mod seed_spread;
+mod selfattn;
+mod seq2seq;
+mod text_data;
+mod training;
+mod transformer;
+mod translate_contract;
+mod translation_training;
