@@ -16,6 +16,28 @@
 //! | [`train`] | losses (MSE, cross-entropy), Adam, warm-up schedule, gradient clipping, `StepByStep`, checkpoints, BLEU | the book's `StepByStep`, PyTorch, sacrebleu |
 //! | [`notebook`] | tensors as tables, attention heatmaps, the lecture's figures | the book's `plots/chapter9.py` |
 //!
+//! ## The prelude, by lecture part
+//!
+//! `use attention_zoo::prelude::*;` brings in what the notebooks call, grouped as the lecture
+//! introduces it:
+//!
+//! | group | what it brings | notebook |
+//! |---|---|---|
+//! | tensors and the generator | candle's `Tensor`, `Device`, `DType`, `IndexOp`, `Result`; `manual_seed`, `Generator`, NumPy's `RandomState` | all |
+//! | part 1, sequence-to-sequence | `generate_sequences`, `TensorDataset`, `DataLoader`; `Gru`, `Linear`, `Dropout`, ...; `Encoder`, `Decoder`, `EncoderDecoder`; `StepByStep`, `MSELoss`, `Adam`; `plot_data`, `plot_losses` | 01 |
+//! | part 2, attention | `Attention`, `Score`, `calc_alphas`, `context_vector`; `DecoderAttn`, `EncoderDecoderAttn`; `MultiHeadAttention`; `show_alphas`, `plot_attention` | 02 |
+//! | part 3, self-attention | `EncoderSelfAttn`, `DecoderSelfAttn`, `EncoderDecoderSelfAttn`, `EncoderPe`, `DecoderPe`; `subsequent_mask`, `source_mask`; `PositionalEncoding`; `position_codes`, `encoding_curves` | 03 |
+//! | the Transformer (002) | `scaled_dot_product_attention`, `create_mask`, `padding_mask`; `NarrowMultiHeadAttention`, `AddNorm`, `PointwiseFeedforward`; `EncoderLayer`, `DecoderLayer` and their outputs; `Transformer`, `TransformerConfig`; `show_heatmaps`, `show_cross_attention` | 04 |
+//! | translation | `generate_corpus`, `Vocab`, `tokenize`, `BucketIterator`, `TranslationBatch`, `PAD_ID`; `Translate`, `Translator`, `translation_trainer`; `greedy_decode`, `beam_search`; `corpus_bleu`; `CrossEntropyLoss`, `NoamSchedule` | 04, 05 |
+//! | the blog post (004) | `AttentionLayer`, `LstmTranslator`, `GruTranslator`, `TransformerEncoderBlock` | 05 |
+//! | models of your own | `Walk`, `Walker`, `Model`, `Param`, `TrainingMode` | any |
+//! | comparing trainings over seeds | `SeedSpread`, `ks_2samp` | 03 |
+//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure` | all |
+//!
+//! The GPS exercise of 001 (notebook 06) imports its data from [`data`] (`GpsConfig`,
+//! `gps_splits`, `MinMaxScaler`). Each layer's own items are under its module; the files inside a
+//! layer are private.
+//!
 //! Every public `forward` documents its shapes in a `# Shapes` section, with the letters `N`
 //! (batch), `L` (source steps), `Lt`/`Lq` (target steps, queries), `F` (features), `H` (hidden
 //! units) and `D` (`d_model`).
@@ -28,46 +50,63 @@ pub mod notebook;
 pub mod repro;
 pub mod train;
 
-/// Everything a notebook needs, in one `use`.
+/// Everything a notebook needs, in one `use`, grouped by the part of the lecture that
+/// introduces it (the table on the front page lists the groups).
 pub mod prelude {
-    pub use crate::attention::{
-        Attention, AttentionLayer, MhaOutput, MultiHeadAttention, NarrowMultiHeadAttention, PositionalEncoding, Score,
-        VectorisedMultiHeadAttention, calc_alphas, context_vector, create_mask, dot_products, padding_mask, positional_encoding_table,
-        scaled_dot_product_attention, scaled_dot_product_attention_additive, source_mask, subsequent_mask, uniform_alphas,
+    // The tensors and the generator (every part).
+    pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
+    pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
+    // Part 1, sequence-to-sequence: the squares, loaders, GRU encoder-decoder, teacher forcing, the trainer.
+    pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
+    pub use crate::models::{Decoder, Encoder, EncoderDecoder, StepDecoder};
+    pub use crate::nn::{Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, masked_fill, reverse_time, softmax};
+    pub use crate::notebook::{batch_of_one, counter_vs_clock, plot_data, plot_losses, plot_sequences, sequence_pred};
+    pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
+    // Part 2, attention: scores, alphas, context vectors, the attention decoder, wide multi-head attention.
+    pub use crate::attention::{Attention, MultiHeadAttention, Score, calc_alphas, context_vector, dot_products, uniform_alphas};
+    pub use crate::models::{DecoderAttn, EncoderDecoderAttn};
+    pub use crate::notebook::{ShowAlphas, figure9, plot_attention, query_and_keys, show_alphas};
+    // Part 3, self-attention: masks, the self-attention encoder-decoder, positional encoding.
+    pub use crate::attention::{PositionalEncoding, positional_encoding_table, source_mask, subsequent_mask};
+    pub use crate::models::{
+        DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, shifted_target,
     };
-    pub use crate::data::text::{EOS_ID, EncodedPair, PAD_ID, SOS_ID, UNK_ID, tokenize_cased};
-    pub use crate::data::{
-        BucketIterator, Corpus, CorpusConfig, DataLoader, Sequences, TensorDataset, TranslationBatch, Vocab, detokenize, encode_pairs,
-        generate_corpus, generate_sequences, read_aligned_pairs, read_tsv_pairs, tokenize,
+    pub use crate::notebook::{
+        PositionCode, code_difference, code_difference_table, encoding_curves, encoding_degrees, encoding_distances, exponential_dials,
+        modulo_codes, plot_mesh, position_codes, sine_cosine_codes,
+    };
+    // The Transformer (002): scaled dot-product and narrow multi-head attention, sub-layers, layers, stacks, the model and its attention grids.
+    pub use crate::attention::{
+        MhaOutput, NarrowMultiHeadAttention, VectorisedMultiHeadAttention, create_mask, padding_mask, scaled_dot_product_attention,
+        scaled_dot_product_attention_additive,
     };
     pub use crate::models::{
         AddNorm, AttentionMaps, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout,
         PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
         TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, transformer_encoding_table,
     };
-    pub use crate::models::{
-        Decoder, DecoderAttn, DecoderPe, DecoderSelfAttn, Encoder, EncoderDecoder, EncoderDecoderAttn, EncoderDecoderSelfAttn, EncoderPe,
-        EncoderSelfAttn, SelfAttnConfig, StepDecoder, shifted_target,
-    };
-    pub use crate::models::{
-        GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, SentenceAttention, TransformerEncoderBlock, Translate,
-    };
-    pub use crate::nn::{
-        Dropout, Embedding, FeedForward, Gru, LayerNorm, Linear, Lstm, Model, Param, TrainingMode, Walk, Walker, masked_fill, reverse_time,
-        softmax,
-    };
     pub use crate::notebook::{
-        Figure, HeatmapGrid, PositionCode, ShowAlphas, ShowTensor, ShowTensors, Table, batch_of_one, comparison_table, counter_vs_clock,
-        encoding_curves, encoding_degrees, encoding_distances, exponential_dials, figure9, plot_attention, plot_data, plot_losses,
-        plot_mesh, plot_sequences, query_and_keys, sequence_pred, show, show_all, show_alphas, show_cross_attention,
-        show_decoder_attention, show_encoder_attention, show_heatmaps, stack_layers,
+        HeatmapGrid, show_cross_attention, show_decoder_attention, show_encoder_attention, show_heatmaps, stack_layers,
     };
-    pub use crate::notebook::{code_difference, code_difference_table, modulo_codes, position_codes, sine_cosine_codes};
-    pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
-    pub use crate::train::{Adam, Batches, EpochStats, Learner, Loss, MSELoss, Optimizer, StepByStep};
+    // Translation: the corpus, vocabularies, batches, the Translate contract, training, decoding and BLEU.
+    pub use crate::data::text::{EOS_ID, EncodedPair, PAD_ID, SOS_ID, UNK_ID, tokenize_cased};
+    pub use crate::data::{
+        BucketIterator, Corpus, CorpusConfig, TranslationBatch, Vocab, detokenize, encode_pairs, generate_corpus, read_aligned_pairs,
+        read_tsv_pairs, tokenize,
+    };
+    pub use crate::models::{SentenceAttention, Translate};
+    pub use crate::notebook::comparison_table;
     pub use crate::train::{
-        BeamConfig, SeedSpread, TrainingReport, Translator, beam_search, greedy_decode, ks_2samp, quick_run, translation_trainer,
+        BeamConfig, CrossEntropyLoss, NoamSchedule, Reduction, TrainingReport, Translator, beam_search, clip_grad_norm,
+        clip_grad_norm_with, corpus_bleu, greedy_decode, quick_run, sentence_bleu, translation_trainer,
     };
-    pub use crate::train::{CrossEntropyLoss, NoamSchedule, Reduction, clip_grad_norm, clip_grad_norm_with, corpus_bleu, sentence_bleu};
-    pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
+    // The blog post (004): the QKV layer, the LSTM and GRU translators, the encoder block.
+    pub use crate::attention::AttentionLayer;
+    pub use crate::models::{GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, TransformerEncoderBlock};
+    // Models of your own: the module tree and parameters.
+    pub use crate::nn::{Model, Param, TrainingMode, Walk, Walker};
+    // Comparing trainings over seeds.
+    pub use crate::train::{SeedSpread, ks_2samp};
+    // Notebook building blocks: tensors as tables, figures.
+    pub use crate::notebook::{Figure, ShowTensor, ShowTensors, Table, show, show_all};
 }

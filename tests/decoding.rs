@@ -90,7 +90,7 @@ fn log_prob(model: &mut Transformer, src_row: &Tensor, tokens: &[u32], finished:
     let mut tgt = vec![SOS];
     tgt.extend_from_slice(tokens);
     let logits = model.forward(src_row, &ids(&[tgt.clone()]), None, None).unwrap();
-    let lp = attention_zoo::train::cross_entropy::log_softmax(&logits).unwrap().to_dtype(DType::F64).unwrap();
+    let lp = attention_zoo::train::log_softmax(&logits).unwrap().to_dtype(DType::F64).unwrap();
     let lp = lp.squeeze(0).unwrap().to_vec2::<f64>().unwrap();
     let mut next: Vec<u32> = tokens.to_vec();
     if finished {

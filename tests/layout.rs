@@ -224,3 +224,41 @@ fn contracts_are_implemented_in_the_models_own_folder() {
     assert!(seen > 30, "found only {seen} contract impls");
     assert!(misplaced.is_empty(), "contracts implemented away from their model's folder:\n{}", misplaced.join("\n"));
 }
+
+/// The public modules: the layers, the prelude and four concept groups. Everything else is a
+/// private file whose items the layer re-exports (`pub use`), so the public surface is what a
+/// user calls, not the crate's file tree; the fused kernels and the AVX port stay private.
+const PUBLIC_MODULES: [&str; 13] = [
+    "attention",
+    "data",
+    "data::corpus",
+    "data::text",
+    "models",
+    "nn",
+    "notebook",
+    "prelude",
+    "repro",
+    "train",
+    "train::quick",
+    "train::stats",
+    "train::translation",
+];
+
+#[test]
+fn only_the_layers_and_concept_groups_are_public_modules() {
+    let mut public = vec![];
+    for (module, path) in modules() {
+        for line in code(&path).lines() {
+            let t = line.trim_start();
+            let Some(rest) = t.strip_prefix("pub mod ") else { continue };
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let full = if module.is_empty() { name } else { format!("{module}::{name}") };
+            // Inline modules inside a private file (`lexicon::class`) are not reachable.
+            if !full.starts_with("data::corpus::lexicon") {
+                public.push(full);
+            }
+        }
+    }
+    public.sort();
+    assert_eq!(public, PUBLIC_MODULES, "public modules");
+}

@@ -18,8 +18,6 @@ mod error_context;
 mod figures;
 mod gps;
 mod gru_translation;
-mod heatmap_grid;
-mod kernels;
 mod layout;
 mod lstm;
 mod lstm_translation;

@@ -3,8 +3,7 @@
 //! leave out, zero and odd sizes are errors rather than panics, and plots handed more or fewer
 //! values than they draw refuse them.
 
-use attention_zoo::notebook::heatmap::heatmap_panel;
-use attention_zoo::notebook::{figure::figure, tensor_to_html, tensor_to_text};
+use attention_zoo::notebook::{figure, heatmap_panel, tensor_to_html, tensor_to_text};
 use attention_zoo::prelude::*;
 use std::sync::mpsc::channel;
 use std::time::Duration;

@@ -239,7 +239,7 @@ fn buffers_match<M: Walk>(what: &str, m: &M, file: &str) -> f64 {
         let theirs = &in_file.iter().find(|(n, _)| n == name).unwrap().1;
         assert_eq!(theirs.dims(), b.dims(), "{what}: `{name}` shape");
         let d = values(theirs).iter().zip(values(b)).map(|(t, o)| (t - o).abs()).fold(0f64, f64::max);
-        assert!(d <= attention_zoo::nn::pytorch::BUFFER_TOLERANCE, "{what}: `{name}` differs by {d:e}");
+        assert!(d <= attention_zoo::nn::BUFFER_TOLERANCE, "{what}: `{name}` differs by {d:e}");
         eprintln!("{what}: buffer `{name}` {:?}, max |file - ours| {d:e}", b.dims());
         max = max.max(d);
     }

@@ -6,16 +6,16 @@
 //! Shapes: `N` sequences, `L` source steps (keys and values), `Lq` queries, `H` (or `d_k`)
 //! hidden units.
 
-pub mod additive_mask;
-pub mod head;
-pub mod layer;
-pub mod mask;
-pub mod multi_head;
-pub mod narrow;
-pub mod packed;
-pub mod positional;
-pub mod score;
-pub mod vectorised;
+pub(crate) mod additive_mask;
+pub(crate) mod head;
+pub(crate) mod layer;
+pub(crate) mod mask;
+pub(crate) mod multi_head;
+pub(crate) mod narrow;
+pub(crate) mod packed;
+pub(crate) mod positional;
+pub(crate) mod score;
+pub(crate) mod vectorised;
 
 pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive, target_mask};
 pub use head::Attention;

@@ -1,10 +1,10 @@
 //! Data: the lecture's squares, datasets and a loader that shuffles as PyTorch's does.
 
 pub mod corpus;
-pub mod gps;
-pub mod loader;
-pub mod scaler;
-pub mod squares;
+pub(crate) mod gps;
+pub(crate) mod loader;
+pub(crate) mod scaler;
+pub(crate) mod squares;
 pub mod text;
 
 pub use corpus::{Corpus, CorpusConfig, generate_corpus};

@@ -17,19 +17,19 @@
 //!   decoding; the recurrent translators and the blog's `TransformerEncoderBlock` keep the
 //!   weights of their last call for the notebook's plots.
 
-pub mod attention_decoder;
-pub mod encoder_block;
-pub mod gru_translation;
-pub mod lstm_translation;
-pub mod self_attention;
-pub mod seq2seq;
-pub mod transformer;
-pub mod translate;
+pub(crate) mod attention_decoder;
+pub(crate) mod encoder_block;
+pub(crate) mod gru_translation;
+pub(crate) mod lstm_translation;
+pub(crate) mod self_attention;
+pub(crate) mod seq2seq;
+pub(crate) mod transformer;
+pub(crate) mod translate;
 
 pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
 pub use encoder_block::TransformerEncoderBlock;
-pub use gru_translation::{GruAttnDecoder, GruEncoder, GruTranslator, GruTranslatorConfig};
-pub use lstm_translation::{AttnLstmDecoder, LstmEncoder, LstmTranslator, LstmTranslatorConfig};
+pub use gru_translation::{GruAttnDecoder, GruEncoder, GruState, GruTranslator, GruTranslatorConfig};
+pub use lstm_translation::{AttnLstmDecoder, LstmEncoder, LstmState, LstmTranslator, LstmTranslatorConfig};
 pub use self_attention::{
     DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, SelfAttnDecoder, SelfAttnEncoder,
     WithPe, shifted_target,
@@ -39,5 +39,6 @@ pub use transformer::{
     AddNorm, AttentionMaps, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout, LayerAttention,
     PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
     TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
+    xavier_uniform,
 };
 pub use translate::{PAD_ID, SentenceAttention, Translate, source_lengths};

@@ -42,7 +42,7 @@ impl LayerNorm {
 }
 
 /// Layer normalisation over the last dimension (biased variance), differentiable: on the CPU in
-/// f32 one graph node with the hand-written backward of [`layer_norm_backward`]; otherwise
+/// f32 one graph node with the hand-written backward of `layer_norm_backward`; otherwise
 /// candle's tensor operations.
 pub fn layer_norm(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64) -> Result<Tensor> {
     let Some(&n) = x.dims().last() else { bail!("layer_norm: expected x (..., D), got a scalar") };

@@ -5,25 +5,27 @@
 //! order PyTorch draws them, so `manual_seed(s)` followed by a constructor gives the weights that
 //! `torch.manual_seed(s)` followed by the same PyTorch constructor gives. Every operation used here
 //! records a backward pass (the sigmoid and the layer norm are written with basic tensor
-//! operations on purpose; [`kernels`] fuses the linear layer and the softmax with hand-written
+//! operations on purpose; the crate-private `kernels` fuse the linear layer and the softmax with hand-written
 //! backward passes).
 
-pub mod dropout;
-pub mod embedding;
-pub mod feed_forward;
-pub mod gru;
-pub mod kernels;
-pub mod layer_norm;
-pub mod linear;
-pub mod lstm;
-pub mod lstm_cell;
-pub mod module;
-pub mod ops;
-pub mod packed;
-pub mod param;
-pub mod pytorch;
-pub mod rnn;
-pub mod shape;
+pub(crate) mod dropout;
+pub(crate) mod embedding;
+pub(crate) mod feed_forward;
+pub(crate) mod gru;
+pub(crate) mod kernels;
+#[cfg(test)]
+mod kernels_tests;
+pub(crate) mod layer_norm;
+pub(crate) mod linear;
+pub(crate) mod lstm;
+pub(crate) mod lstm_cell;
+pub(crate) mod module;
+pub(crate) mod ops;
+pub(crate) mod packed;
+pub(crate) mod param;
+pub(crate) mod pytorch;
+pub(crate) mod rnn;
+pub(crate) mod shape;
 
 pub use dropout::{Dropout, dropout};
 pub use embedding::Embedding;
@@ -38,5 +40,5 @@ pub use lstm_cell::LstmCell;
 pub use module::{Leaf, Model, NamedParams, TrainingMode, Walk, Walker};
 pub use ops::{masked_fill, reverse_time, sigmoid, softmax};
 pub use param::Param;
-pub use pytorch::read_pytorch;
+pub use pytorch::{BUFFER_TOLERANCE, read_pytorch};
 pub use rnn::{CellKind, Recurrent, RnnWeights};

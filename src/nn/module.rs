@@ -250,7 +250,7 @@ pub trait Walk {
     /// (float64, float16 and bfloat16 are converted, integers refused), the file must hold
     /// nothing else but the module's [buffers](Self::named_buffers) (checked, not loaded), and
     /// one error lists every problem, naming the file; nothing changes unless all checks pass.
-    /// The rules in full: [`pytorch`].
+    /// The rules in full: [`read_pytorch`](super::read_pytorch).
     fn load_pytorch<P: AsRef<Path>>(&self, path: P) -> Result<()>
     where
         Self: Sized,

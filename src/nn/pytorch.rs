@@ -142,6 +142,39 @@ fn get(pth: &PthTensors, path: &Path, name: &str) -> Result<Tensor> {
 
 /// Every tensor of a `.pt` state_dict, in the file's order and its own dtype (to look at what a
 /// file holds before loading it).
+///
+/// # Loading into a module
+///
+///  Weights from PyTorch: a `state_dict` written by `torch.save(model.state_dict(), path)`, loaded
+///  into any of our modules by name with [`Walk::load_pytorch`](super::Walk::load_pytorch):
+///
+///  ```no_run
+///  # use attention_zoo::prelude::*;
+///  # fn main() -> Result<()> {
+///  let enc = Encoder::new(2, 2)?;
+///  enc.load_pytorch("encoder.pt")?; // saved by `torch.save(encoder.state_dict(), "encoder.pt")`
+///  # Ok(())
+///  # }
+///  ```
+///
+///  Our modules name their parameters as PyTorch's `state_dict` does, so a file written from the
+///  lecture's PyTorch class loads into the same class here. The rules:
+///
+///  - **Parameters**: every parameter of the module must be in the file, under its name, with its
+///    shape. float64, float16 and bfloat16 tensors are converted to float32; integer and bool
+///    tensors are refused.
+///  - **Buffers** ([`Walk::named_buffers`](super::Walk::named_buffers)): tensors PyTorch keeps
+///    in the `state_dict` beside the parameters (`register_buffer`), such as a positional
+///    encoding's `pe`. Ours are computed, not learned, so a buffer in the file is checked, not
+///    loaded: it must have our shape and our values within [`BUFFER_TOLERANCE`]. A buffer missing
+///    from the file is fine (PyTorch leaves out buffers registered with `persistent=False`).
+///  - **Nothing else**: a tensor in the file that is neither is unexpected.
+///  - **All or nothing**: every problem (missing, unexpected, wrongly shaped, not floating-point,
+///    a buffer that differs) is listed in one error that names the file, and the module is left
+///    as it was. It is changed only when all checks pass.
+///
+///  The file must be in PyTorch's zip format (what `torch.save` writes since PyTorch 1.6); the
+///  tensors are read by candle (`candle_core::pickle`).
 pub fn read_pytorch<P: AsRef<Path>>(path: P) -> Result<Vec<(String, Tensor)>> {
     let path = path.as_ref();
     let listed = contents(path)?;

@@ -63,11 +63,6 @@ impl Axis {
         self.kept.iter().flatten().count()
     }
 
-    /// Whether nothing is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Whether some indices are left out.
     pub fn is_elided(&self) -> bool {
         self.len() < self.n

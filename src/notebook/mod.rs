@@ -2,27 +2,30 @@
 //! shaded tables, and the lecture's figures as SVG, grouped by lecture part as the book keeps its
 //! plots apart from its models. Nothing below this layer imports it.
 
-pub mod alphas;
-pub mod comparison;
-pub mod elide;
-pub mod figure;
-pub mod grid_layout;
-pub mod heatmap;
-pub mod heatmap_grid;
-pub mod helpers;
-pub mod html;
-pub mod output;
-pub mod palette;
-pub mod plots;
-pub mod position_codes;
-pub mod print;
-pub mod read;
-pub mod table;
-pub mod text_table;
+pub(crate) mod alphas;
+pub(crate) mod comparison;
+pub(crate) mod elide;
+pub(crate) mod figure;
+pub(crate) mod grid_layout;
+pub(crate) mod heatmap;
+pub(crate) mod heatmap_grid;
+#[cfg(test)]
+mod heatmap_grid_tests;
+pub(crate) mod helpers;
+pub(crate) mod html;
+pub(crate) mod output;
+pub(crate) mod palette;
+pub(crate) mod plots;
+pub(crate) mod position_codes;
+pub(crate) mod print;
+pub(crate) mod read;
+pub(crate) mod table;
+pub(crate) mod text_table;
 
 pub use alphas::{ShowAlphas, show_alphas};
 pub use comparison::comparison_table;
-pub use figure::Figure;
+pub use figure::{Figure, MAX_PIXELS, figure};
+pub use heatmap::heatmap_panel;
 pub use heatmap_grid::HeatmapGrid;
 pub use helpers::batch_of_one;
 pub use output::emit;

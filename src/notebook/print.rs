@@ -110,7 +110,7 @@ pub const LINE_WIDTH: usize = 80;
 
 /// The text PyTorch prints for a tensor, `tensor([[ 0.3105, -0.5263]])`: one number style and
 /// one width for the whole tensor, rows wrapped at 80 columns, large tensors summarised.
-/// Dtypes candle cannot convert (see [`super::read`]) are an error.
+/// Dtypes candle cannot convert (float and integer dtypes are read; others are refused) are an error.
 pub fn tensor_to_text(t: &Tensor) -> Result<String> {
     let (dims, flat) = read_values("tensor_to_text", t)?;
     let float = is_float(t);

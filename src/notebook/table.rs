@@ -1,7 +1,6 @@
 //! Tensors as HTML tables: `show(&t)` displays a tensor (`show_alphas`, which shades attention
 //! weights, lives in [`super::alphas`]).
 
-pub use super::alphas::{ShowAlphas, show_alphas};
 use super::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, caption as caption_html, escape};
 use super::output::emit;
 use super::print::{THRESHOLD, format_number, is_float, kept, number_style, shown_values, tensor_to_text};
@@ -41,7 +40,7 @@ fn html_matrix(rows: &[Option<usize>], cols: &[Option<usize>], cell: &dyn Fn(usi
 
 /// A tensor as HTML: a header with shape and dtype, then tables (one per leading index for 3-D
 /// and higher, laid out in a row; 4-D as one row per first index).
-/// Dtypes candle cannot convert (see [`super::read`]) are an error.
+/// Dtypes candle cannot convert (float and integer dtypes are read; others are refused) are an error.
 pub fn tensor_to_html(t: &Tensor) -> Result<String> {
     let (dims, flat) = read_values("tensor_to_html", t)?;
     let float = is_float(t);

@@ -135,7 +135,7 @@ impl Generator {
     ///   ([`normal_f64`](Self::normal_f64)), rounded to float32;
     /// - 16 or more: a float32 uniform for every value first, then Box-Muller in place on each
     ///   block of 16 (values `j` and `j + 8` make a pair), with the Cephes log/sin/cos of ATen's
-    ///   AVX2 kernel (see [`avx_mathfun`](super::avx_mathfun)). When the size is not a multiple
+    ///   AVX2 kernel (ported in the crate-private `avx_mathfun`). When the size is not a multiple
     ///   of 16, the last 16 values are drawn again, 16 fresh uniforms, and transformed as one more
     ///   block: they overwrite the end of the last full block, and the uniforms drawn for the
     ///   leftover values are never used.

@@ -7,13 +7,13 @@
 //! printed. There is one default generator per process ([`manual_seed`], [`rand()`], [`randn`], ...)
 //! and separate [`Generator`] values, like `torch.Generator().manual_seed(s)`.
 
-pub mod avx_mathfun;
-pub mod default;
-pub mod generator;
-pub mod init;
-pub mod mt19937;
-pub mod numpy;
-pub mod python;
+pub(crate) mod avx_mathfun;
+pub(crate) mod default;
+pub(crate) mod generator;
+pub(crate) mod init;
+pub(crate) mod mt19937;
+pub(crate) mod numpy;
+pub(crate) mod python;
 
 pub use default::{bernoulli, manual_seed, rand, rand_scalar, randn, randperm, uniform, with_default};
 pub use generator::{Generator, MAX_SEED};

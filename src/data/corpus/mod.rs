@@ -42,13 +42,13 @@
 //! # }
 //! ```
 
-pub mod build;
-pub mod clause;
-pub mod config;
-pub mod generate;
-pub mod lexicon;
-pub mod phrase;
-pub mod render;
+pub(crate) mod build;
+pub(crate) mod clause;
+pub(crate) mod config;
+pub(crate) mod generate;
+pub(crate) mod lexicon;
+pub(crate) mod phrase;
+pub(crate) mod render;
 
 pub use build::{Corpus, CorpusStats, Pair, STALL_DRAWS, generate_corpus, tokens};
 pub use clause::{Clause, Conj, Pp, Sentence, Subordinate, Tense};

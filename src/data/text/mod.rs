@@ -16,11 +16,11 @@
 //! # Ok(()) }
 //! ```
 
-pub mod batch;
-pub mod bucket;
-pub mod files;
-pub mod tokenizer;
-pub mod vocab;
+pub(crate) mod batch;
+pub(crate) mod bucket;
+pub(crate) mod files;
+pub(crate) mod tokenizer;
+pub(crate) mod vocab;
 
 pub use batch::{EncodedPair, TranslationBatch, check_pairs, encode_pairs, pad_rows, tgt_input, tgt_output};
 pub use bucket::{BucketIterator, DEFAULT_POOL};

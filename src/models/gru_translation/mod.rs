@@ -3,10 +3,10 @@
 //! the attention, and logits over the target vocabulary. Notebook 05 compares it with the blog
 //! post's LSTM translators and the Transformer.
 
-pub mod config;
-pub mod decoder;
-pub mod encoder;
-pub mod model;
+pub(crate) mod config;
+pub(crate) mod decoder;
+pub(crate) mod encoder;
+pub(crate) mod model;
 
 pub use config::GruTranslatorConfig;
 pub use decoder::GruAttnDecoder;

@@ -2,12 +2,12 @@
 //! bidirectional over padded batches), and a decoder that attends over the encoder's outputs with
 //! its previous hidden state and feeds `[embedding; context]` to an `LstmCell` at every step.
 
-pub mod config;
-pub mod decoder;
-pub mod encoder;
-pub mod model;
+pub(crate) mod config;
+pub(crate) mod decoder;
+pub(crate) mod encoder;
+pub(crate) mod model;
 
 pub use config::LstmTranslatorConfig;
 pub use decoder::AttnLstmDecoder;
 pub use encoder::LstmEncoder;
-pub use model::LstmTranslator;
+pub use model::{LstmState, LstmTranslator};

@@ -4,10 +4,10 @@
 //! Shapes: `N` sequences, `L` source steps, `Lt` target steps, `F` features, `D` (`d_model`)
 //! model dimensions.
 
-pub mod config;
-pub mod encoder_decoder;
-pub mod layers;
-pub mod with_pe;
+pub(crate) mod config;
+pub(crate) mod encoder_decoder;
+pub(crate) mod layers;
+pub(crate) mod with_pe;
 
 pub use config::SelfAttnConfig;
 pub use encoder_decoder::{EncoderDecoderSelfAttn, shifted_target};

@@ -5,14 +5,14 @@
 //! Shapes: `N` sequences, `S` source tokens, `T` target tokens, `D` (`d_model`) model
 //! dimensions, `V` the target vocabulary.
 
-pub mod config;
-pub mod embeddings;
-pub mod layers;
-pub mod mha;
-pub mod model;
-pub mod stacks;
-pub mod sublayers;
-pub mod translate;
+pub(crate) mod config;
+pub(crate) mod embeddings;
+pub(crate) mod layers;
+pub(crate) mod mha;
+pub(crate) mod model;
+pub(crate) mod stacks;
+pub(crate) mod sublayers;
+pub(crate) mod translate;
 
 pub use config::{HeadLayout, TransformerConfig};
 pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};

@@ -1,13 +1,13 @@
 //! Translation on top of the trainer: every [`Translate`](crate::models::Translate) model is a
 //! `Learner` of translation batches (`learner.rs`), [`translation_trainer`] sets up its training,
-//! [`decoding`] turns source ids into target ids (greedy, beam search), [`Translator`] turns
-//! sentences into sentences, and [`bleu`] scores them as sacrebleu does.
+//! decoding ([`greedy_decode`], [`beam_search`]) turns source ids into target ids (greedy, beam search), [`Translator`] turns
+//! sentences into sentences, and [`corpus_bleu`] scores them as sacrebleu does.
 
-pub mod bleu;
-pub mod decoding;
+pub(crate) mod bleu;
+pub(crate) mod decoding;
 mod learner;
-pub mod trainer;
-pub mod translator;
+pub(crate) mod trainer;
+pub(crate) mod translator;
 
 pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};
 pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, beam_search, greedy_decode};

@@ -5,9 +5,9 @@
 //! Semantic classes keep the sentences sensible: a verb names the classes of noun its subject and
 //! object may have, an adjective the nouns it describes, a preposition the nouns it takes.
 
-pub mod nouns;
-pub mod verbs;
-pub mod words;
+pub(crate) mod nouns;
+pub(crate) mod verbs;
+pub(crate) mod words;
 
 pub use nouns::NOUNS;
 pub use verbs::{AUX_HABEN, AUX_SEIN, MODALS, VERBS};
@@ -35,8 +35,6 @@ pub mod class {
     /// Trees and bushes: one is *under* or *next to* them, not *on* them.
     pub const PLANT: u16 = 1 << 10;
     pub const ANIMATE: u16 = PERSON | ANIMAL;
-    /// Everything that is not animate.
-    pub const INANIMATE: u16 = !ANIMATE;
 }
 
 /// Grammatical gender of a German noun.

@@ -9,8 +9,8 @@
 //! short sentences of the lectures this is plenty; it also means a step's logits are exactly
 //! what [`Transformer::forward`](crate::models::Transformer::forward) gives for that prefix.
 
-pub mod beam;
-pub mod greedy;
+pub(crate) mod beam;
+pub(crate) mod greedy;
 mod support;
 
 pub use beam::{BeamConfig, Hypothesis, LengthPenalty, beam_search};

@@ -3,11 +3,11 @@
 //! Transformer uses; its layout and colour-scale arithmetic; and errors, never panics, for bad
 //! input.
 
-use attention_zoo::notebook::grid_layout::{COLORBAR_STEPS, LayoutSpec, cell_size, label_step, layout};
-use attention_zoo::notebook::heatmap_grid::{GridDims, MAX_GRID_PANELS, fit_label, shade, tick_label, ticks, value_range};
-use attention_zoo::notebook::palette::heat_color;
-use attention_zoo::notebook::plots::heatmaps::{COLORBAR_FRAME, PANEL_FRAME};
-use attention_zoo::prelude::*;
+use super::grid_layout::{COLORBAR_STEPS, LayoutSpec, cell_size, label_step, layout};
+use super::heatmap_grid::{GridDims, MAX_GRID_PANELS, fit_label, shade, tick_label, ticks, value_range};
+use super::palette::heat_color;
+use super::plots::heatmaps::{COLORBAR_FRAME, PANEL_FRAME};
+use crate::prelude::*;
 
 fn hex(c: plotters::style::RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)

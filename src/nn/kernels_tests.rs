@@ -1,7 +1,8 @@
-//! The fused kernels against candle's own operations: same values, same gradients.
+//! Unit tests of the fused kernels (crate-private): values and gradients equal to candle's own
+//! operations, and raw slices checked before use.
 
-use attention_zoo::nn::kernels::{linear, softmax_last_dim};
-use attention_zoo::repro::Generator;
+use super::kernels::{linear, linear_backward, linear_forward, softmax_last_dim, softmax_rows, softmax_rows_backward};
+use crate::repro::Generator;
 use candle_core::{D, Device, Tensor, Var};
 
 fn close(what: &str, a: &Tensor, b: &Tensor) {
@@ -54,4 +55,32 @@ fn fused_linear_rejects_mismatched_shapes() {
     let b = Tensor::zeros(2, candle_core::DType::F32, &Device::Cpu).unwrap();
     let err = linear(&x, &w, Some(&b)).unwrap_err().to_string();
     assert!(err.contains("linear") && err.contains("(..., 5)") && err.contains("[4, 3]"), "{err}");
+}
+
+/// `f` must return an error (not panic) whose text holds every needle.
+fn refused_slice<T: std::fmt::Debug>(what: &str, f: impl FnOnce() -> candle_core::Result<T>, needles: &[&str]) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let Ok(result) = outcome else { panic!("{what}: panicked instead of returning an error") };
+    let e = result.expect_err(what).to_string();
+    for n in needles {
+        assert!(e.contains(n), "{what}: expected `{n}` in the error: {e}");
+    }
+}
+
+#[test]
+fn raw_slice_kernels_check_their_slices() {
+    refused_slice("linear_forward with a short weight", || linear_forward(&[1., 2.], &[1.], &[0., 0.], 2, 2), &["linear_forward", "`w`"]);
+    refused_slice("linear_forward with a short bias", || linear_forward(&[1., 2.], &[1.; 4], &[0.], 2, 2), &["`b`"]);
+    refused_slice("linear_forward with a ragged x", || linear_forward(&[1., 2., 3.], &[1.; 4], &[0.; 2], 2, 2), &["whole rows"]);
+    refused_slice("linear_forward with n_in 0", || linear_forward(&[], &[], &[0.; 2], 0, 2), &["linear_forward"]);
+    refused_slice("linear_backward with a short gradient", || linear_backward(&[1., 2.], &[1.; 4], &[1.], 2, 2), &["linear_backward"]);
+    refused_slice("softmax_rows with a ragged row", || softmax_rows(&[1., 2., 3.], 2), &["softmax_rows"]);
+    refused_slice("softmax_rows_backward with a short g", || softmax_rows_backward(&[0.5, 0.5], &[1.], 2), &["`g`"]);
+    assert_eq!(linear_forward(&[1., 2.], &[1., 1., 0., 1.], &[0., 1.], 2, 2).unwrap(), vec![3., 3.]);
+}
+
+#[test]
+fn an_empty_weight_is_refused() {
+    let zeros = |shape: (usize, usize)| Tensor::zeros(shape, candle_core::DType::F32, &Device::Cpu).unwrap();
+    refused_slice("linear with an empty weight", || linear(&zeros((2, 0)), &zeros((3, 0)), None), &["linear"]);
 }
