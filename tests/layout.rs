@@ -184,7 +184,7 @@ fn every_public_forward_documents_its_shapes() {
 
 /// The traits that make a model a model: its module tree, its forward for the trainer, its
 /// translation contract, and the trainer's view of it.
-const CONTRACTS: [&str; 4] = ["Walk", "Model", "Translate", "Learner"];
+const CONTRACTS: [&str; 5] = ["Walk", "Model", "Translate", "RecurrentTranslate", "Learner"];
 
 #[test]
 fn contracts_are_implemented_in_the_models_own_folder() {

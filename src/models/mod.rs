@@ -41,4 +41,4 @@ pub use transformer::{
     TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
     xavier_uniform,
 };
-pub use translate::{PAD_ID, SentenceAttention, Translate, source_lengths};
+pub use translate::{PAD_ID, RecurrentTranslate, SentenceAttention, Translate, source_lengths};

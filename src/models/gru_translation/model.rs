@@ -3,7 +3,7 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
-use crate::models::translate::{PAD_ID, SentenceAttention, Translate, source_lengths};
+use crate::models::translate::{PAD_ID, RecurrentTranslate, source_lengths};
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -86,19 +86,20 @@ impl Walk for GruTranslator {
     }
 }
 
-impl Translate for GruTranslator {
+impl RecurrentTranslate for GruTranslator {
     type State = GruState;
+    const NAME: &'static str = "GruTranslator";
 
     fn tgt_vocab(&self) -> usize {
         self.config.tgt_vocab
     }
 
-    fn pad_id(&self) -> Option<u32> {
-        Some(PAD_ID)
+    fn encode(&self, src: &Tensor) -> Result<GruState> {
+        GruTranslator::encode(self, src)
     }
 
-    fn encode_src(&mut self, src: &Tensor) -> Result<GruState> {
-        self.encode(src)
+    fn decode(&mut self, state: &GruState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        GruTranslator::decode(self, state, tgt)
     }
 
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
@@ -109,23 +110,5 @@ impl Translate for GruTranslator {
             mask: pick(&s.mask)?,
             hidden: s.hidden.index_select(rows, 1)?,
         })
-    }
-
-    fn next_logits(&mut self, state: &GruState, prefix: &Tensor) -> Result<Tensor> {
-        let (logits, _) = self.decode(state, prefix)?;
-        let t = logits.dim(1)?;
-        logits.narrow(1, t - 1, 1)?.squeeze(1)
-    }
-
-    /// Teacher forcing through [`GruTranslator::forward`].
-    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
-        self.forward(src, tgt_input)
-    }
-
-    /// The decoder's weights over the source at every target step, `(N, T, S)`.
-    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
-        let state = self.encode(src)?;
-        let (_, alphas) = in_module("GruTranslator", self.decode(&state, tgt_input))?;
-        Ok(SentenceAttention::Source(alphas))
     }
 }

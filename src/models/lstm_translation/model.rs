@@ -4,7 +4,7 @@ use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
-use crate::models::translate::{PAD_ID, SentenceAttention, Translate, source_lengths};
+use crate::models::translate::{PAD_ID, RecurrentTranslate, source_lengths};
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
@@ -91,41 +91,24 @@ impl Walk for LstmTranslator {
     }
 }
 
-impl Translate for LstmTranslator {
+impl RecurrentTranslate for LstmTranslator {
     type State = LstmState;
+    const NAME: &'static str = "LstmTranslator";
 
     fn tgt_vocab(&self) -> usize {
         self.config.tgt_vocab
     }
 
-    fn pad_id(&self) -> Option<u32> {
-        Some(PAD_ID)
+    fn encode(&self, src: &Tensor) -> Result<LstmState> {
+        LstmTranslator::encode(self, src)
     }
 
-    fn encode_src(&mut self, src: &Tensor) -> Result<LstmState> {
-        self.encode(src)
+    fn decode(&mut self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        LstmTranslator::decode(self, state, tgt)
     }
 
     fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
         let pick = |t: &Tensor| t.index_select(rows, 0);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
-    }
-
-    fn next_logits(&mut self, state: &LstmState, prefix: &Tensor) -> Result<Tensor> {
-        let (logits, _) = self.decode(state, prefix)?;
-        let t = logits.dim(1)?;
-        logits.narrow(1, t - 1, 1)?.squeeze(1)
-    }
-
-    /// Teacher forcing through [`LstmTranslator::forward`].
-    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
-        self.forward(src, tgt_input)
-    }
-
-    /// The decoder's weights over the source at every target step, `(N, T, S)`.
-    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
-        let state = self.encode(src)?;
-        let (_, alphas) = in_module("LstmTranslator", self.decode(&state, tgt_input))?;
-        Ok(SentenceAttention::Source(alphas))
     }
 }
