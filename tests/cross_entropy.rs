@@ -5,15 +5,10 @@
 use crate::common;
 
 use attention_zoo::prelude::*;
-use common::fixtures::{f64s, load, state, tensor, usizes, values};
+use common::fixtures::{f64s, load, max_diff, state, tensor, usizes, values};
 use serde_json::Value;
 
 const TOL: f64 = 1e-6;
-
-fn max_diff(got: &[f64], want: &[f64]) -> f64 {
-    assert_eq!(got.len(), want.len(), "lengths");
-    got.iter().zip(want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max)
-}
 
 fn targets(v: &Value, dims: &[usize], dtype: DType) -> Tensor {
     let ids: Vec<i64> = f64s(v).into_iter().map(|x| x as i64).collect();

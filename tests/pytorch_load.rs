@@ -212,14 +212,7 @@ fn buffers_are_checked_not_loaded() {
 /// and returns the largest absolute difference, printed for the record.
 #[track_caller]
 fn reproduces(what: &str, got: &Tensor, want: &serde_json::Value) -> f64 {
-    let want = tensor(want);
-    assert_eq!(got.dims(), want.dims(), "{what}: shape");
-    let mut max = 0f64;
-    for (i, (a, b)) in values(got).iter().zip(values(&want)).enumerate() {
-        let d = (a - b).abs();
-        assert!(d <= 1e-6 * b.abs().max(1.0), "{what}[{i}]: got {a}, expected {b} (tolerance 1e-6, relative above 1)");
-        max = max.max(d);
-    }
+    let max = close_relative(what, got, want, 1e-6);
     eprintln!("{what}: max |difference| {max:e}");
     max
 }

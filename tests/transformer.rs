@@ -20,19 +20,6 @@ const ADAM: f64 = 1e-5;
 /// Asserts two tensors agree within `tol * max(1, |want|)` elementwise; returns the largest
 /// absolute difference (printed by the tests, for the record).
 #[track_caller]
-fn close(what: &str, got: &Tensor, want: &Value, tol: f64) -> f64 {
-    let want_t = tensor(want);
-    assert_eq!(got.dims(), want_t.dims(), "{what}: shape");
-    let (g, w) = (values(got), values(&want_t));
-    let mut max = 0f64;
-    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-        let d = if a == b { 0.0 } else { (a - b).abs() };
-        assert!(d == 0.0 || d <= tol * b.abs().max(1.0), "{what}[{i}]: got {a}, expected {b} (tolerance {tol}, relative above 1)");
-        max = max.max(d);
-    }
-    max
-}
-
 fn seed_of(case: &Value) -> i128 {
     case["seed"].as_u64().expect("seed") as i128
 }
@@ -91,9 +78,9 @@ fn modes<M: Walk>(what: &str, m: &mut M, seed: i128, want: &Value, mut f: impl F
         assert_eq!(m.is_training(), mode == "train", "{what}: set_training");
         manual_seed(seed + 100).unwrap();
         let (out, weights) = f(m);
-        max = max.max(close(&format!("{what} ({mode})"), &out, &want[mode], FORWARD));
+        max = max.max(close_relative(&format!("{what} ({mode})"), &out, &want[mode], FORWARD));
         if let Some(w) = weights {
-            max = max.max(close(&format!("{what} weights ({mode})"), &w, &want[format!("{mode}_weights")], FORWARD));
+            max = max.max(close_relative(&format!("{what} weights ({mode})"), &w, &want[format!("{mode}_weights")], FORWARD));
         }
     }
     max
@@ -108,7 +95,7 @@ fn dropout_matches_pytorch_mask_and_scale_bit_for_bit() {
         manual_seed(seed_of(case)).unwrap();
         for p in ["0.3", "0.5"] {
             let d = Dropout::new(p.parse().unwrap()).unwrap();
-            close(&format!("seed {} Dropout({p})", seed_of(case)), &d.forward(&inp.drop_x).unwrap(), &case["dropout"][p], 0.0);
+            close_relative(&format!("seed {} Dropout({p})", seed_of(case)), &d.forward(&inp.drop_x).unwrap(), &case["dropout"][p], 0.0);
         }
     }
 }
@@ -119,15 +106,15 @@ fn toy_attention_gives_the_lectures_numbers() {
     let (k, v) = (tensor(&fx["k"]), tensor(&fx["v"]));
     let q = tensor(&fx["q"]);
     let (out, w) = scaled_dot_product_attention_additive(&q, &k, &v, None).unwrap();
-    close("toy output", &out, &fx["out"], FORWARD);
-    close("toy weights", &w, &fx["weights"], FORWARD);
+    close_relative("toy output", &out, &fx["out"], FORWARD);
+    close_relative("toy weights", &w, &fx["weights"], FORWARD);
     assert_eq!(round4(&values(&w)), vec![0., 0., 0.5, 0.5, 0., 1., 0., 0., 0.5, 0.5, 0., 0.]);
     assert_eq!(round4(&values(&out)), vec![550., 5.5, 0., 10., 0., 2., 5.5, 0., 1.5]);
     let m = &fx["masked"];
     let mask = create_mask(2, 4).unwrap();
     let (out, w) = scaled_dot_product_attention_additive(&tensor(&m["q"]), &tensor(&m["k"]), &tensor(&m["v"]), Some(&mask)).unwrap();
-    close("masked output", &out, &m["out"], FORWARD);
-    close("masked weights", &w, &m["weights"], FORWARD);
+    close_relative("masked output", &out, &m["out"], FORWARD);
+    close_relative("masked weights", &w, &m["weights"], FORWARD);
 }
 
 #[test]
@@ -135,12 +122,12 @@ fn masks_match_pytorch() {
     let _serial = common::serial();
     let fx = load("transformer");
     let inp = inputs(&fx);
-    close("create_mask(2, 4)", &create_mask(2, 4).unwrap(), &fx["masks"]["create_mask_2_4"], 0.0);
-    close("source padding mask", &inp.src_mask, &fx["masks"]["src_padding"], 0.0);
-    close("target mask", &inp.tgt_mask, &fx["masks"]["tgt_mask"], 0.0);
+    close_relative("create_mask(2, 4)", &create_mask(2, 4).unwrap(), &fx["masks"]["create_mask_2_4"], 0.0);
+    close_relative("source padding mask", &inp.src_mask, &fx["masks"]["src_padding"], 0.0);
+    close_relative("target mask", &inp.tgt_mask, &fx["masks"]["tgt_mask"], 0.0);
     let model = Transformer::from_config(&TransformerConfig { max_len: 10, ..config(&fx) }).unwrap();
-    close("Transformer::src_mask", &model.src_mask(&inp.src).unwrap().unwrap(), &fx["masks"]["src_padding"], 0.0);
-    close("Transformer::tgt_mask", &model.tgt_mask(&inp.tgt).unwrap(), &fx["masks"]["tgt_mask"], 0.0);
+    close_relative("Transformer::src_mask", &model.src_mask(&inp.src).unwrap().unwrap(), &fx["masks"]["src_padding"], 0.0);
+    close_relative("Transformer::tgt_mask", &model.tgt_mask(&inp.tgt).unwrap(), &fx["masks"]["tgt_mask"], 0.0);
 }
 
 #[test]
@@ -203,8 +190,8 @@ fn narrow_and_vectorised_attention_agree_on_the_same_weights() {
             manual_seed(9).unwrap();
             let b = vec.forward(q, kv, kv, Some(mask)).unwrap();
             let want = |t: &Tensor| serde_json::json!({"shape": t.dims(), "data": values(t)});
-            max = max.max(close(&format!("outputs (training {training})"), &b.output, &want(&a.output), FORWARD));
-            max = max.max(close(&format!("weights (training {training})"), &b.weights, &want(&a.weights), FORWARD));
+            max = max.max(close_relative(&format!("outputs (training {training})"), &b.output, &want(&a.output), FORWARD));
+            max = max.max(close_relative(&format!("weights (training {training})"), &b.weights, &want(&a.weights), FORWARD));
         }
     }
     eprintln!("narrow vs vectorised: max |difference| {max:e}");
@@ -245,7 +232,7 @@ fn sublayers_and_layers_match_pytorch() {
             last = Some(out.self_attention);
             (out.output, None)
         }));
-        max = max.max(close(&format!("{s} EncoderLayer weights (train)"), &last.unwrap(), &c["weights"], FORWARD));
+        max = max.max(close_relative(&format!("{s} EncoderLayer weights (train)"), &last.unwrap(), &c["weights"], FORWARD));
 
         let c = &case["decoder_layer"];
         manual_seed(seed).unwrap();
@@ -259,13 +246,13 @@ fn sublayers_and_layers_match_pytorch() {
             (output, None)
         }));
         let last = last.unwrap();
-        max = max.max(close(&format!("{s} DecoderLayer self weights"), &last.self_attention, &c["self_weights"], FORWARD));
-        max = max.max(close(&format!("{s} DecoderLayer cross weights"), &last.cross_attention, &c["cross_weights"], FORWARD));
+        max = max.max(close_relative(&format!("{s} DecoderLayer self weights"), &last.self_attention, &c["self_weights"], FORWARD));
+        max = max.max(close_relative(&format!("{s} DecoderLayer cross weights"), &last.cross_attention, &c["cross_weights"], FORWARD));
 
         manual_seed(seed).unwrap();
         let emb = Embeddings::new(cfg.src_vocab, d).unwrap();
         assert_params(&format!("{s} Embeddings"), &emb, &case["embeddings"]["state"], 0.0);
-        max = max.max(close(&format!("{s} Embeddings"), &emb.forward(&inp.src).unwrap(), &case["embeddings"]["out"], FORWARD));
+        max = max.max(close_relative(&format!("{s} Embeddings"), &emb.forward(&inp.src).unwrap(), &case["embeddings"]["out"], FORWARD));
 
         let mut pe = TransformerPositionalEncoding::new(d, p, 5000).unwrap();
         max = max.max(modes(&format!("{s} PositionalEncoding"), &mut pe, seed, &case["positional"]["out"], |m| {
@@ -273,7 +260,7 @@ fn sublayers_and_layers_match_pytorch() {
         }));
     }
     let table = transformer_encoding_table(5000, cfg.d_model).unwrap().narrow(0, 0, 100).unwrap();
-    max = max.max(close("positional encoding table, first 100 rows", &table, &fx["pe_table_100"], FORWARD));
+    max = max.max(close_relative("positional encoding table, first 100 rows", &table, &fx["pe_table_100"], FORWARD));
     eprintln!("sub-layers and layers: max |difference| {max:e}");
 }
 
@@ -283,7 +270,7 @@ fn maps_close(what: &str, got: &AttentionMaps, want: &Value) -> f64 {
         let w = want[name].as_array().unwrap();
         assert_eq!(tensors.len(), w.len(), "{what} {name}: layers");
         for (i, (t, wt)) in tensors.iter().zip(w).enumerate() {
-            max = max.max(close(&format!("{what} {name} layer {i}"), t, wt, FORWARD));
+            max = max.max(close_relative(&format!("{what} {name} layer {i}"), t, wt, FORWARD));
         }
     }
     max
@@ -311,9 +298,9 @@ fn the_transformer_matches_pytorch() {
         max = max.max(maps_close(&format!("{s} Transformer (train)"), &last.unwrap(), &c["train_maps"]));
         model.eval();
         let memory = model.encode(&inp.src, Some(&inp.src_mask)).unwrap();
-        max = max.max(close(&format!("{s} memory"), &memory, &c["memory"], FORWARD));
+        max = max.max(close_relative(&format!("{s} memory"), &memory, &c["memory"], FORWARD));
         let logits = model.decode(&inp.tgt, &memory, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
-        max = max.max(close(&format!("{s} encode then decode"), &logits, &c["eval_logits"], FORWARD));
+        max = max.max(close_relative(&format!("{s} encode then decode"), &logits, &c["eval_logits"], FORWARD));
         assert_eq!(logits.dims(), [2, 5, 13]);
         let again = model.forward_with_attention(&inp.src, &inp.tgt, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
         assert_eq!(values(&again.logits), values(&logits), "{s}: forward_with_attention equals encode then decode");
@@ -393,7 +380,7 @@ fn three_adam_steps_of_the_transformer_match_pytorch() {
         }
         model.eval();
         let logits = model.forward(&inp.src, &inp.tgt, None, None).unwrap();
-        max_logit = max_logit.max(close(&format!("seed {seed} logits after Adam"), &logits, &want["eval_logits"], ADAM));
+        max_logit = max_logit.max(close_relative(&format!("seed {seed} logits after Adam"), &logits, &want["eval_logits"], ADAM));
     }
     eprintln!(
         "Adam: max |difference| losses {max_loss:e}, weights {max_weight:e}, logits {max_logit:e}; keys' biases (noise) {max_key_bias:e}"

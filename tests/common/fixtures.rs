@@ -61,6 +61,28 @@ pub fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     }
 }
 
+/// The largest elementwise difference of two lists of the same length.
+#[track_caller]
+pub fn max_diff(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len(), "lengths");
+    got.iter().zip(want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max)
+}
+
+/// Asserts `got` agrees with a fixture tensor within `tol * max(1, |want|)` (relative above 1)
+/// and returns the largest absolute difference.
+#[track_caller]
+pub fn close_relative(what: &str, got: &Tensor, want: &Value, tol: f64) -> f64 {
+    let want_t = tensor(want);
+    assert_eq!(got.dims(), want_t.dims(), "{what}: shape");
+    let mut max = 0f64;
+    for (i, (a, b)) in values(got).iter().zip(values(&want_t)).enumerate() {
+        let d = if *a == b { 0.0 } else { (a - b).abs() };
+        assert!(d == 0.0 || d <= tol * b.abs().max(1.0), "{what}[{i}]: got {a}, expected {b} (tolerance {tol}, relative above 1)");
+        max = max.max(d);
+    }
+    max
+}
+
 #[track_caller]
 pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
     assert_eq!(got.dims(), want.dims(), "{what}: shape");
