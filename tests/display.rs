@@ -5,11 +5,30 @@ use crate::common;
 
 use attention_zoo::notebook::{tensor_to_html, tensor_to_text};
 use attention_zoo::prelude::*;
-use common::fixtures::*;
+use common::fixtures::{TensorFx, load_as};
+use serde::Deserialize;
+use std::collections::BTreeMap;
 
-fn fixture_tensor(case: &serde_json::Value) -> Tensor {
-    let t = tensor(&case["tensor"]);
-    match case["dtype"].as_str().unwrap() {
+/// One case of `tests/fixtures/display.json`: a tensor, its PyTorch dtype and `str(t)`.
+#[derive(Deserialize)]
+struct Case {
+    tensor: TensorFx,
+    dtype: String,
+    str: String,
+}
+
+/// Every case by name (the `_source` note left out).
+fn cases() -> BTreeMap<String, Case> {
+    let mut all: BTreeMap<String, serde_json::Value> = load_as("display");
+    all.retain(|name, _| !name.starts_with('_'));
+    all.into_iter()
+        .map(|(name, v)| (name.clone(), serde_json::from_value(v).unwrap_or_else(|e| panic!("display.json {name}: {e}"))))
+        .collect()
+}
+
+fn fixture_tensor(case: &Case) -> Tensor {
+    let t = case.tensor.tensor();
+    match case.dtype.as_str() {
         "torch.float32" => t,
         "torch.int64" => t.to_dtype(DType::I64).unwrap(),
         "torch.uint8" => t.to_dtype(DType::U8).unwrap(),
@@ -19,19 +38,15 @@ fn fixture_tensor(case: &serde_json::Value) -> Tensor {
 
 #[test]
 fn text_matches_pytorch_print() {
-    let fx = load("display");
-    for (name, case) in fx.as_object().unwrap() {
-        if name.starts_with('_') {
-            continue;
-        }
-        let got = tensor_to_text(&fixture_tensor(case)).unwrap();
-        assert_eq!(got, case["str"].as_str().unwrap(), "{name}");
+    for (name, case) in cases() {
+        let got = tensor_to_text(&fixture_tensor(&case)).unwrap();
+        assert_eq!(got, case.str, "{name}");
     }
 }
 
 #[test]
 fn html_tables_label_indices_and_elide_large_tensors() {
-    let fx = load("display");
+    let fx = cases();
     let html = tensor_to_html(&fixture_tensor(&fx["randn_3d"])).unwrap();
     assert_eq!(html.matches("<table").count(), 2, "one table per leading index");
     assert!(html.contains("[0]") && html.contains("[1]") && html.contains("shape [2, 3, 4]"));

@@ -7,32 +7,57 @@ use crate::common;
 
 use attention_zoo::models::{GruEncoder, GruTranslator, GruTranslatorConfig};
 use attention_zoo::prelude::*;
-use common::fixtures::{assert_params, assert_tensor_close, id_rows, load, state, tensor, values};
-use serde_json::Value;
+use common::fixtures::{IdRowsFx, StateFx, TensorFx, assert_params, assert_tensor_close, load_as, values};
+use serde::Deserialize;
 
-fn config(fx: &Value) -> GruTranslatorConfig {
-    let size = |k: &str| fx["sizes"][k].as_u64().unwrap() as usize;
-    GruTranslatorConfig {
-        embed_dim: size("embed_dim"),
-        hidden_dim: size("hidden_dim"),
-        ..GruTranslatorConfig::new(size("src_vocab"), size("tgt_vocab"))
-    }
+/// `tests/fixtures/gru_translation.json`: one padded batch, and per seed PyTorch's initial
+/// weights, logits, attention weights, loss and gradients.
+#[derive(Deserialize)]
+struct GruTranslationFx {
+    sizes: Sizes,
+    src: IdRowsFx,
+    tgt_in: IdRowsFx,
+    tgt_out: IdRowsFx,
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Sizes {
+    embed_dim: usize,
+    hidden_dim: usize,
+    src_vocab: usize,
+    tgt_vocab: usize,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    seed: i64,
+    state: StateFx,
+    logits: TensorFx,
+    alphas: TensorFx,
+    loss: f64,
+    grads: StateFx,
+}
+
+fn config(fx: &GruTranslationFx) -> GruTranslatorConfig {
+    let s = &fx.sizes;
+    GruTranslatorConfig { embed_dim: s.embed_dim, hidden_dim: s.hidden_dim, ..GruTranslatorConfig::new(s.src_vocab, s.tgt_vocab) }
 }
 
 #[test]
 fn the_gru_translator_is_pytorchs() {
     let _guard = common::serial();
-    let fx = load("gru_translation");
-    let (src, tgt_in, tgt_out) = (id_rows(&fx["src"]), id_rows(&fx["tgt_in"]), id_rows(&fx["tgt_out"]));
-    for case in fx["cases"].as_array().unwrap() {
-        let what = format!("seed {}", case["seed"]);
-        manual_seed(case["seed"].as_i64().unwrap() as i128).unwrap();
+    let fx: GruTranslationFx = load_as("gru_translation");
+    let (src, tgt_in, tgt_out) = (fx.src.tensor(), fx.tgt_in.tensor(), fx.tgt_out.tensor());
+    for case in &fx.cases {
+        let what = format!("seed {}", case.seed);
+        manual_seed(case.seed as i128).unwrap();
         let mut model = GruTranslator::new(&config(&fx)).unwrap();
-        assert_params(&format!("{what}: initial weights, bit for bit"), &model, &case["state"], 0.0);
+        assert_params(&format!("{what}: initial weights, bit for bit"), &model, &case.state, 0.0);
         let got = model.named_parameters();
         let logits = model.forward(&src, &tgt_in).unwrap();
-        assert_tensor_close(&format!("{what}: logits"), &logits, &tensor(&case["logits"]), 1e-6);
-        assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);
+        assert_tensor_close(&format!("{what}: logits"), &logits, &case.logits.tensor(), 1e-6);
+        assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &case.alphas.tensor(), 1e-6);
         let alphas = values(model.alphas.as_ref().unwrap());
         // The second sentence has two real tokens: every step gives the three pads exactly 0.
         for t in 0..4 {
@@ -42,9 +67,9 @@ fn the_gru_translator_is_pytorchs() {
 
         let loss = CrossEntropyLoss::new().ignore_index(0).forward(&logits, &tgt_out).unwrap();
         let l = loss.to_scalar::<f32>().unwrap() as f64;
-        assert!((l - case["loss"].as_f64().unwrap()).abs() < 1e-5, "{what}: loss {l} against {}", case["loss"]);
+        assert!((l - case.loss).abs() < 1e-5, "{what}: loss {l} against {}", case.loss);
         let grads = loss.backward().unwrap();
-        let want_grads = state(&case["grads"]);
+        let want_grads = case.grads.tensors();
         for (name, p) in &got {
             let g = grads.get(&p.tensor());
             match want_grads.iter().find(|(n, _)| n == name) {
@@ -65,7 +90,7 @@ fn the_gru_translator_is_pytorchs() {
 #[test]
 fn bad_batches_are_clear_errors() {
     let _guard = common::serial(); // building a model draws from the shared default generator
-    let fx = load("gru_translation");
+    let fx: GruTranslationFx = load_as("gru_translation");
     let mut model = GruTranslator::new(&config(&fx)).unwrap();
     let e = model.encode(&Tensor::new(&[[4u32, 5], [0, 0]], &Device::Cpu).unwrap()).unwrap_err().to_string();
     assert!(e.starts_with("GruTranslator: ") && e.contains("source 1 of 2 is all padding"), "{e}");

@@ -7,33 +7,60 @@ use crate::common;
 
 use attention_zoo::models::{LstmTranslator, LstmTranslatorConfig};
 use attention_zoo::prelude::*;
-use common::fixtures::{assert_params, assert_tensor_close, id_rows, load, tensor};
-use serde_json::Value;
+use common::fixtures::{IdRowsFx, StateFx, TensorFx, assert_params, assert_tensor_close, load_as};
+use serde::Deserialize;
 
-fn config(fx: &Value, bidirectional: bool) -> LstmTranslatorConfig {
-    let size = |k: &str| fx["sizes"][k].as_u64().unwrap() as usize;
+/// `tests/fixtures/lstm_translation.json`: one padded batch, and for a one-directional and a
+/// bidirectional encoder PyTorch's initial weights, logits and attention weights.
+#[derive(Deserialize)]
+struct LstmTranslationFx {
+    sizes: Sizes,
+    src: IdRowsFx,
+    tgt_in: IdRowsFx,
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Sizes {
+    embed_dim: usize,
+    hidden_dim: usize,
+    src_vocab: usize,
+    tgt_vocab: usize,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    seed: i64,
+    bidirectional: bool,
+    state: StateFx,
+    logits: TensorFx,
+    alphas: TensorFx,
+}
+
+fn config(fx: &LstmTranslationFx, bidirectional: bool) -> LstmTranslatorConfig {
+    let s = &fx.sizes;
     LstmTranslatorConfig {
-        embed_dim: size("embed_dim"),
-        hidden_dim: size("hidden_dim"),
+        embed_dim: s.embed_dim,
+        hidden_dim: s.hidden_dim,
         bidirectional,
-        ..LstmTranslatorConfig::new(size("src_vocab"), size("tgt_vocab"))
+        ..LstmTranslatorConfig::new(s.src_vocab, s.tgt_vocab)
     }
 }
 
 #[test]
 fn the_lstm_translator_is_pytorchs() {
     let _guard = common::serial();
-    let fx = load("lstm_translation");
-    let (src, tgt_in) = (id_rows(&fx["src"]), id_rows(&fx["tgt_in"]));
-    for case in fx["cases"].as_array().unwrap() {
-        let bi = case["bidirectional"].as_bool().unwrap();
+    let fx: LstmTranslationFx = load_as("lstm_translation");
+    let (src, tgt_in) = (fx.src.tensor(), fx.tgt_in.tensor());
+    for case in &fx.cases {
+        let bi = case.bidirectional;
         let what = format!("bidirectional {bi}");
-        manual_seed(case["seed"].as_i64().unwrap() as i128).unwrap();
+        manual_seed(case.seed as i128).unwrap();
         let mut model = LstmTranslator::new(&config(&fx, bi)).unwrap();
-        assert_params(&format!("{what}: initial weights, bit for bit"), &model, &case["state"], 0.0);
+        assert_params(&format!("{what}: initial weights, bit for bit"), &model, &case.state, 0.0);
         let logits = model.forward(&src, &tgt_in).unwrap();
-        assert_tensor_close(&format!("{what}: logits"), &logits, &tensor(&case["logits"]), 1e-6);
-        assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);
+        assert_tensor_close(&format!("{what}: logits"), &logits, &case.logits.tensor(), 1e-6);
+        assert_tensor_close(&format!("{what}: attention weights"), model.alphas.as_ref().unwrap(), &case.alphas.tensor(), 1e-6);
 
         // Decoding: beam width 1 is greedy.
         let greedy = greedy_decode(&mut model, &src, 1, 2, 6).unwrap();
@@ -47,7 +74,7 @@ fn the_lstm_translator_is_pytorchs() {
 #[test]
 fn sources_of_padding_only_are_an_error() {
     let _guard = common::serial(); // building a model draws from the shared default generator
-    let fx = load("lstm_translation");
+    let fx: LstmTranslationFx = load_as("lstm_translation");
     let model = LstmTranslator::new(&config(&fx, true)).unwrap();
     let src = Tensor::new(&[[4u32, 5], [0, 0]], &Device::Cpu).unwrap();
     let e = model.encode(&src).unwrap_err().to_string();

@@ -10,18 +10,48 @@ mod recipes;
 
 use attention_zoo::prelude::*;
 use attention_zoo::train::{SPREAD_ALPHA, SPREAD_MEDIAN_TOLERANCE, median};
-use common::fixtures::{f64s, load};
+use common::fixtures::load_as;
 use recipes::LectureRecipe;
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// `tests/fixtures/seed_spread.json` (tools/fixtures/seed_spread.py).
+#[derive(Deserialize)]
+struct SeedSpreadFx {
+    /// scipy's `ks_2samp` on samples of equal and unequal sizes, with ties.
+    ks_2samp: Vec<KsCase>,
+    /// PyTorch's final losses of each recipe, by recipe name.
+    runs: HashMap<String, Runs>,
+}
+
+#[derive(Deserialize)]
+struct KsCase {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    statistic: f64,
+    pvalue: f64,
+}
+
+/// One recipe over many model seeds: the seeds and the last epoch's losses, seed by seed.
+#[derive(Deserialize)]
+struct Runs {
+    seeds: Vec<i64>,
+    loss: Vec<f64>,
+    val_loss: Vec<f64>,
+}
+
+fn fixture() -> SeedSpreadFx {
+    load_as("seed_spread")
+}
 
 #[test]
 fn ks_2samp_equals_scipy() {
-    let fixture = load("seed_spread");
-    let cases = fixture["ks_2samp"].as_array().expect("ks cases");
+    let cases = fixture().ks_2samp;
     assert!(cases.len() >= 7);
     for (i, case) in cases.iter().enumerate() {
-        let (a, b) = (f64s(&case["a"]), f64s(&case["b"]));
-        let got = ks_2samp(&a, &b).unwrap();
-        let (d, p) = (case["statistic"].as_f64().unwrap(), case["pvalue"].as_f64().unwrap());
+        let (a, b) = (&case.a, &case.b);
+        let got = ks_2samp(a, b).unwrap();
+        let (d, p) = (case.statistic, case.pvalue);
         assert!((got.statistic - d).abs() <= 1e-15, "case {i} ({} vs {}): D {} expected {d}", a.len(), b.len(), got.statistic);
         assert!(
             (got.pvalue - p).abs() <= 1e-12 * p.max(1e-300) + 1e-15,
@@ -31,7 +61,7 @@ fn ks_2samp_equals_scipy() {
             got.pvalue
         );
         // Symmetric in its samples.
-        assert_eq!(ks_2samp(&b, &a).unwrap(), got);
+        assert_eq!(ks_2samp(b, a).unwrap(), got);
     }
 }
 
@@ -48,8 +78,8 @@ fn ks_2samp_and_median_refuse_empty_or_nan_samples() {
 
 #[test]
 fn the_check_accepts_pytorch_against_itself_and_refuses_a_shifted_copy() {
-    let fixture = load("seed_spread");
-    let theirs = f64s(&fixture["runs"]["selfattn"]["loss"]);
+    let runs = fixture().runs;
+    let theirs = runs["selfattn"].loss.clone();
     let same = SeedSpread::new("selfattn", theirs.clone(), theirs.clone()).unwrap();
     assert!(same.passes() && same.ks.pvalue == 1.0 && same.median_gap() == 0.0);
     let shifted: Vec<f64> = theirs.iter().map(|v| v * (1.0 + 2.0 * SPREAD_MEDIAN_TOLERANCE)).collect();
@@ -62,7 +92,7 @@ fn the_check_accepts_pytorch_against_itself_and_refuses_a_shifted_copy() {
     let t = SeedSpread::new("tight", tight.clone(), tight).unwrap();
     assert_eq!(t.chance_of_median_gap(500, 0).unwrap(), 0.0);
     assert!(t.chance_of_median_gap(0, 0).is_err());
-    let pe = f64s(&fixture["runs"]["selfattn_pe"]["loss"]);
+    let pe = &runs["selfattn_pe"].loss;
     let (a, b) = pe.split_at(pe.len() / 2);
     let chance = SeedSpread::new("selfattn_pe", a.to_vec(), b.to_vec()).unwrap().chance_of_median_gap(2000, 0).unwrap();
     assert!(chance > 0.2, "chance {chance}");
@@ -74,10 +104,10 @@ fn the_check_accepts_pytorch_against_itself_and_refuses_a_shifted_copy() {
 #[test]
 fn the_recurrent_recipes_end_on_pytorchs_losses_seed_by_seed() {
     let _serial = common::serial();
-    let fixture = load("seed_spread");
+    let runs = fixture().runs;
     for recipe in [LectureRecipe::Seq2Seq, LectureRecipe::Attention] {
-        let seeds = f64s(&fixture["runs"][recipe.name()]["seeds"]);
-        let want = (f64s(&fixture["runs"][recipe.name()]["loss"]), f64s(&fixture["runs"][recipe.name()]["val_loss"]));
+        let run = &runs[recipe.name()];
+        let (seeds, want) = (&run.seeds, (&run.loss, &run.val_loss));
         for i in [0, 5] {
             let got = recipe.train(seeds[i] as i128, 100).unwrap();
             assert!((got.loss - want.0[i]).abs() <= 1e-5, "{} seed {}: loss {} expected {}", recipe.name(), seeds[i], got.loss, want.0[i]);

@@ -8,9 +8,40 @@ use crate::common;
 
 use attention_zoo::prelude::*;
 use attention_zoo::train::Batches;
-use common::fixtures::{assert_close, f64s, load, state, values};
-use serde_json::Value;
+use common::fixtures::{StateFx, assert_close, load_as, values};
+use serde::Deserialize;
 use std::collections::HashMap;
+
+/// `tests/fixtures/translation.json`: the pairs, the batches of each epoch (indices into the
+/// pairs), the sizes and PyTorch's initial weights, epoch losses and final weights.
+#[derive(Deserialize)]
+struct TranslationFx {
+    sizes: Sizes,
+    pairs: Vec<EncodedPair>,
+    batches: Vec<Vec<usize>>,
+    valid: Vec<Vec<usize>>,
+    initial: StateFx,
+    losses: Vec<f64>,
+    val_losses: Vec<f64>,
+    state: StateFx,
+}
+
+#[derive(Deserialize)]
+struct Sizes {
+    d_model: usize,
+    n_heads: usize,
+    d_ff: usize,
+    n_layers: usize,
+    max_len: usize,
+    src_vocab: usize,
+    tgt_vocab: usize,
+    seed: i64,
+    epochs: usize,
+    warmup: u64,
+    factor: f64,
+    label_smoothing: f64,
+    max_norm: f64,
+}
 
 /// The same batches every epoch, in the fixture's order.
 #[derive(Clone)]
@@ -26,42 +57,35 @@ impl Batches for Fixed {
     fn manual_seed(&mut self, _seed: u64) {}
 }
 
-fn size(fx: &Value, key: &str) -> usize {
-    fx["sizes"][key].as_u64().unwrap_or_else(|| panic!("sizes.{key}")) as usize
+fn batches(pairs: &[EncodedPair], lists: &[Vec<usize>]) -> Fixed {
+    Fixed(lists.iter().map(|b| TranslationBatch::new(pairs, b).unwrap()).collect())
 }
 
-fn batches(fx: &Value, pairs: &[EncodedPair], key: &str) -> Fixed {
-    let lists = fx[key].as_array().expect("batches");
-    Fixed(lists.iter().map(|b| TranslationBatch::new(pairs, &common::fixtures::usizes(b)).unwrap()).collect())
-}
-
-fn trainer(fx: &Value, threads: usize) -> StepByStep<Transformer, CrossEntropyLoss, Adam, Fixed> {
-    let ids = |v: &Value| v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect::<Vec<u32>>();
-    let pairs: Vec<EncodedPair> = fx["pairs"].as_array().unwrap().iter().map(|p| (ids(&p[0]), ids(&p[1]))).collect();
+fn trainer(fx: &TranslationFx, threads: usize) -> StepByStep<Transformer, CrossEntropyLoss, Adam, Fixed> {
+    let s = &fx.sizes;
     let cfg = TransformerConfig {
-        d_model: size(fx, "d_model"),
-        n_heads: size(fx, "n_heads"),
-        d_ff: size(fx, "d_ff"),
-        n_layers: size(fx, "n_layers"),
+        d_model: s.d_model,
+        n_heads: s.n_heads,
+        d_ff: s.d_ff,
+        n_layers: s.n_layers,
         dropout: 0.0,
-        max_len: size(fx, "max_len"),
+        max_len: s.max_len,
         heads: HeadLayout::Vectorised,
         xavier_init: true,
-        ..TransformerConfig::new(size(fx, "src_vocab"), size(fx, "tgt_vocab"))
+        ..TransformerConfig::new(s.src_vocab, s.tgt_vocab)
     };
-    manual_seed(size(fx, "seed") as i128).unwrap();
+    manual_seed(s.seed as i128).unwrap();
     let model = Transformer::from_config(&cfg).unwrap();
-    let initial: HashMap<String, Tensor> = state(&fx["initial"]).into_iter().collect();
+    let initial: HashMap<String, Tensor> = fx.initial.tensors().into_iter().collect();
     for (name, p) in model.named_parameters() {
         assert_eq!(values(&p.tensor()), values(&initial[&name]), "initial {name}: Xavier draws bit for bit");
     }
     let adam = Adam::with_betas(model.parameters(), 1e-3, (0.9, 0.98), 1e-9).unwrap();
-    let smoothing = fx["sizes"]["label_smoothing"].as_f64().unwrap();
-    let loss = CrossEntropyLoss::new().ignore_index(0).label_smoothing(smoothing).unwrap();
-    let mut sbs = StepByStep::with_loaders(model, loss, adam, batches(fx, &pairs, "batches"), Some(batches(fx, &pairs, "valid")));
-    let factor = fx["sizes"]["factor"].as_f64().unwrap();
-    sbs.schedule = Some(NoamSchedule::new(cfg.d_model, size(fx, "warmup") as u64, factor).unwrap());
-    sbs.clip_grad_norm = fx["sizes"]["max_norm"].as_f64();
+    let loss = CrossEntropyLoss::new().ignore_index(0).label_smoothing(s.label_smoothing).unwrap();
+    let (train, valid) = (batches(&fx.pairs, &fx.batches), batches(&fx.pairs, &fx.valid));
+    let mut sbs = StepByStep::with_loaders(model, loss, adam, train, Some(valid));
+    sbs.schedule = Some(NoamSchedule::new(cfg.d_model, s.warmup, s.factor).unwrap());
+    sbs.clip_grad_norm = Some(s.max_norm);
     sbs.threads = threads;
     sbs.progress_every = 0;
     sbs
@@ -70,14 +94,14 @@ fn trainer(fx: &Value, threads: usize) -> StepByStep<Transformer, CrossEntropyLo
 #[test]
 fn translation_training_is_pytorchs_on_whole_and_half_batches() {
     let _guard = common::serial(); // the default generator is shared by every test of this file
-    let fx = load("translation");
+    let fx: TranslationFx = load_as("translation");
     for threads in [1, 2] {
         let mut sbs = trainer(&fx, threads);
-        sbs.train(size(&fx, "epochs")).unwrap();
+        sbs.train(fx.sizes.epochs).unwrap();
         let what = format!("{threads} thread(s)");
-        assert_close(&format!("{what}: epoch losses"), &sbs.losses, &f64s(&fx["losses"]), 2e-6);
-        assert_close(&format!("{what}: validation losses"), &sbs.val_losses, &f64s(&fx["val_losses"]), 2e-6);
-        let want: HashMap<String, Tensor> = state(&fx["state"]).into_iter().collect();
+        assert_close(&format!("{what}: epoch losses"), &sbs.losses, &fx.losses, 2e-6);
+        assert_close(&format!("{what}: validation losses"), &sbs.val_losses, &fx.val_losses, 2e-6);
+        let want: HashMap<String, Tensor> = fx.state.tensors().into_iter().collect();
         let mut max = 0f64;
         for (name, p) in sbs.model.named_parameters() {
             let diff = values(&p.tensor()).iter().zip(values(&want[&name])).fold(0f64, |m, (a, b)| m.max((a - b).abs()));
@@ -91,7 +115,7 @@ fn translation_training_is_pytorchs_on_whole_and_half_batches() {
             }
         }
         assert_eq!(sbs.epoch_stats.len(), 2);
-        let tokens: usize = fx["batches"].as_array().unwrap().len();
+        let tokens: usize = fx.batches.len();
         assert!(sbs.epoch_stats.iter().all(|s| s.batches == tokens && s.tokens.is_some_and(|t| t > 0)), "{what}: stats");
         eprintln!("{what}: weights within {max:e} of PyTorch's");
     }
@@ -100,7 +124,7 @@ fn translation_training_is_pytorchs_on_whole_and_half_batches() {
 #[test]
 fn a_batch_longer_than_max_len_stops_training_and_names_the_sizes() {
     let _guard = common::serial();
-    let fx = load("translation");
+    let fx: TranslationFx = load_as("translation");
     let mut sbs = trainer(&fx, 1);
     let long: Vec<EncodedPair> = vec![((0..40).map(|i| 3 + i % 7).collect(), vec![1, 5, 2])];
     sbs.train_loader = Some(Fixed(vec![TranslationBatch::from_pairs(&long).unwrap()]));

@@ -3,12 +3,86 @@
 #![allow(dead_code)]
 
 use attention_zoo::prelude::*;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+/// A fixture file as untyped JSON (the files not yet read through typed structs).
 pub fn load(name: &str) -> Value {
+    load_as(name)
+}
+
+/// A fixture file read into the test's own struct (serde derive): a missing or mistyped field
+/// fails at load time, naming the file and the field.
+pub fn load_as<T: DeserializeOwned>(name: &str) -> T {
     let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (run `make fixtures`)"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A number as the fixtures write it: JSON has no NaN or infinities, so those are the strings
+/// "nan", "inf" and "-inf".
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Num {
+    Plain(f64),
+    Word(#[serde(deserialize_with = "word")] f64),
+}
+
+fn word<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    let s = String::deserialize(d)?;
+    s.parse::<f64>().map_err(|_| serde::de::Error::custom(format!("not a number: {s}")))
+}
+
+impl Num {
+    pub fn get(self) -> f64 {
+        match self {
+            Num::Plain(x) | Num::Word(x) => x,
+        }
+    }
+}
+
+/// A list of fixture numbers as `f64`s.
+pub fn nums(v: &[Num]) -> Vec<f64> {
+    v.iter().map(|x| x.get()).collect()
+}
+
+/// A `{"shape": [...], "data": [...]}` fixture tensor.
+#[derive(Clone, Debug, Deserialize)]
+pub struct TensorFx {
+    pub shape: Vec<usize>,
+    pub data: Vec<Num>,
+}
+
+impl TensorFx {
+    /// The values as a float32 tensor.
+    pub fn tensor(&self) -> Tensor {
+        let data: Vec<f32> = self.data.iter().map(|x| x.get() as f32).collect();
+        Tensor::from_vec(data, self.shape.as_slice(), &Device::Cpu).expect("fixture tensor")
+    }
+}
+
+/// Rows of token ids `[[4, 5, 0], ...]`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct IdRowsFx(pub Vec<Vec<u32>>);
+
+impl IdRowsFx {
+    /// The rows as a `u32` tensor `(N, T)`.
+    pub fn tensor(&self) -> Tensor {
+        let (n, t) = (self.0.len(), self.0.first().map_or(0, Vec::len));
+        Tensor::from_vec(self.0.concat(), (n, t), &Device::Cpu).expect("id rows")
+    }
+}
+
+/// A state dict `[[name, tensor], ...]`, in PyTorch's order.
+#[derive(Clone, Debug, Deserialize)]
+pub struct StateFx(pub Vec<(String, TensorFx)>);
+
+impl StateFx {
+    /// `(name, tensor)` pairs.
+    pub fn tensors(&self) -> Vec<(String, Tensor)> {
+        self.0.iter().map(|(n, t)| (n.clone(), t.tensor())).collect()
+    }
 }
 
 pub fn f64s(v: &Value) -> Vec<f64> {
@@ -89,11 +163,28 @@ pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
     assert_close(what, &values(got), &values(want), tol);
 }
 
+/// A state dict as a fixture holds it: untyped JSON, or a typed [`StateFx`].
+pub trait AsState {
+    fn named_tensors(&self) -> Vec<(String, Tensor)>;
+}
+
+impl AsState for Value {
+    fn named_tensors(&self) -> Vec<(String, Tensor)> {
+        state(self)
+    }
+}
+
+impl AsState for StateFx {
+    fn named_tensors(&self) -> Vec<(String, Tensor)> {
+        self.tensors()
+    }
+}
+
 /// Asserts a module's parameters equal a `[[name, tensor], ...]` fixture: same names, same
 /// order, values within `tol`.
 #[track_caller]
-pub fn assert_params<M: Walk>(what: &str, m: &M, want: &Value, tol: f64) {
-    let want = state(want);
+pub fn assert_params<M: Walk, S: AsState + ?Sized>(what: &str, m: &M, want: &S, tol: f64) {
+    let want = want.named_tensors();
     let got = m.named_parameters();
     let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
     let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
