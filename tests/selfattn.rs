@@ -6,6 +6,50 @@ use crate::common;
 use attention_zoo::prelude::*;
 use common::fixtures::*;
 use common::round4;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// `tests/fixtures/selfattn.json` (tools/fixtures/selfattn.py).
+#[derive(Deserialize)]
+struct SelfAttnFx {
+    encoder_state_dict: StateFx,
+    encoder_states: TensorFx,
+    decoder_state_dict: StateFx,
+    decoder_shifted_out: TensorFx,
+    decoder_self_alphas: TensorFx,
+    second_step: TensorFx,
+    subsequent_mask_3: TensorFx,
+    pe_2_2: PeFx,
+    pe_10_8: TensorFx,
+    selfattn: Training,
+    selfattn_pe: Training,
+    /// PyTorch's runs that differ only in float32 rounding, by model and variant.
+    variants: BTreeMap<String, BTreeMap<String, FinalLoss>>,
+}
+
+#[derive(Deserialize)]
+struct PeFx {
+    pe: TensorFx,
+    out: TensorFx,
+}
+
+/// PyTorch's training of one model: its initial weights and every epoch's losses.
+#[derive(Deserialize)]
+struct Training {
+    initial_state: StateFx,
+    losses: Vec<f64>,
+    val_losses: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+struct FinalLoss {
+    loss: f64,
+    val_loss: f64,
+}
+
+fn fixture() -> SelfAttnFx {
+    load_as("selfattn")
+}
 
 /// The lecture's source (the first two corners) and the full sequence.
 fn source_and_full() -> (Tensor, Tensor) {
@@ -19,24 +63,24 @@ const EPOCHS: usize = 100;
 #[test]
 fn encoder_and_decoder_give_the_printed_numbers() {
     let _serial = common::serial();
-    let fx = load("selfattn");
+    let fx = fixture();
     let (source, full) = source_and_full();
     manual_seed(11).unwrap();
     let mut encself = EncoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
-    assert_params("encself", &encself, &fx["encoder_state_dict"], 0.0);
+    assert_params("encself", &encself, &fx.encoder_state_dict, 0.0);
     let states = encself.forward(&source, None).unwrap();
-    assert_tensor_close("encoder states", &states, &tensor(&fx["encoder_states"]), 1e-6);
+    assert_tensor_close("encoder states", &states, &fx.encoder_states.tensor(), 1e-6);
     assert_eq!(round4(&values(&states)), vec![-0.0498, 0.2193, -0.0642, 0.2258]);
 
     manual_seed(13).unwrap();
     let mut decself = DecoderSelfAttn::new(3, 2, 10, Some(2)).unwrap();
-    assert_params("decself", &decself, &fx["decoder_state_dict"], 0.0);
+    assert_params("decself", &decself, &fx.decoder_state_dict, 0.0);
     decself.init_keys(&states).unwrap();
     let shifted = shifted_target(&full, 2).unwrap();
     let out = decself.forward(&shifted, None, Some(&subsequent_mask(2).unwrap())).unwrap();
-    assert_tensor_close("decoder output", &out, &tensor(&fx["decoder_shifted_out"]), 1e-6);
+    assert_tensor_close("decoder output", &out, &fx.decoder_shifted_out.tensor(), 1e-6);
     let alphas = decself.self_attn_heads.alphas().unwrap();
-    assert_tensor_close("decoder self-attention alphas", &alphas, &tensor(&fx["decoder_self_alphas"]), 1e-6);
+    assert_tensor_close("decoder self-attention alphas", &alphas, &fx.decoder_self_alphas.tensor(), 1e-6);
     assert_eq!(round4(&values(&alphas)), vec![1.0, 0.0, 0.4011, 0.5989, 1.0, 0.0, 0.4264, 0.5736, 1.0, 0.0, 0.6304, 0.3696]);
     // Evaluation: one step, then two under a grown mask.
     let inputs = source.narrow(1, 1, 1).unwrap();
@@ -44,28 +88,28 @@ fn encoder_and_decoder_give_the_printed_numbers() {
     assert_eq!(round4(&values(&out)), vec![0.4132, 0.3728]);
     let inputs = Tensor::cat(&[inputs, out], 1).unwrap();
     let out = decself.forward(&inputs, None, Some(&subsequent_mask(2).unwrap())).unwrap();
-    assert_tensor_close("second step", &out, &tensor(&fx["second_step"]), 1e-6);
+    assert_tensor_close("second step", &out, &fx.second_step.tensor(), 1e-6);
 }
 
 #[test]
 fn masks_and_positional_encoding_match() {
     let _serial = common::serial();
-    let fx = load("selfattn");
-    assert_close("subsequent_mask(3)", &values(&subsequent_mask(3).unwrap()), &f64s(&fx["subsequent_mask_3"]["data"]), 0.0);
+    let fx = fixture();
+    assert_close("subsequent_mask(3)", &values(&subsequent_mask(3).unwrap()), &values(&fx.subsequent_mask_3.tensor()), 0.0);
     assert_eq!(subsequent_mask(3).unwrap().dims(), [1, 3, 3]);
     let (source, _) = source_and_full();
     let posenc = PositionalEncoding::new(2, 2).unwrap();
     assert!(posenc.named_parameters().is_empty(), "the encoding is a buffer, not a parameter");
-    assert_tensor_close("pe", &posenc.pe, &tensor(&fx["pe_2_2"]["pe"]), 1e-6);
+    assert_tensor_close("pe", &posenc.pe, &fx.pe_2_2.pe.tensor(), 1e-6);
     assert_eq!(round4(&values(&posenc.pe)), vec![0.0, 1.0, 0.8415, 0.5403]);
     let out = posenc.forward(&source).unwrap();
-    assert_tensor_close("posenc(source)", &out, &tensor(&fx["pe_2_2"]["out"]), 1e-6);
+    assert_tensor_close("posenc(source)", &out, &fx.pe_2_2.out.tensor(), 1e-6);
     // The lecture's printed values (-1.4142 happens to be -sqrt(2) to 4 decimals).
     #[allow(clippy::approx_constant)]
     let printed = vec![-1.4142, -0.4142, -0.5727, 1.9545];
     assert_eq!(round4(&values(&out)), printed);
     let table = positional_encoding_table(10, 8).unwrap();
-    assert_tensor_close("encoding (10, 8)", &table, &tensor(&fx["pe_10_8"]), 1e-6);
+    assert_tensor_close("encoding (10, 8)", &table, &fx.pe_10_8.tensor(), 1e-6);
     // The lecture's second row, printed to 4 decimals.
     let row1 = values(&table.get(1).unwrap());
     assert_close("encoding row 1", &row1, &[0.8415, 0.5403, 0.0998, 0.9950, 0.0100, 1.0, 0.0010, 1.0], 1e-4);
@@ -73,7 +117,7 @@ fn masks_and_positional_encoding_match() {
 
 /// Trains the lecture's model for 100 epochs like the lecture (Adam 0.01, MSE, batches of 16,
 /// `StepByStep` seeded with 42); returns the losses, validation losses and 4 predictions.
-fn train(seed: i128, with_pe: bool, want: &serde_json::Value) -> (Vec<f64>, Vec<f64>, Tensor) {
+fn train(seed: i128, with_pe: bool, want: &Training) -> (Vec<f64>, Vec<f64>, Tensor) {
     let full_train = generate_sequences(256, false, 13).unwrap().to_tensor().unwrap();
     let full_test = generate_sequences(128, false, 19).unwrap().to_tensor().unwrap();
     let train = TensorDataset::new(&full_train, &full_train.narrow(1, 2, 2).unwrap()).unwrap();
@@ -101,14 +145,9 @@ fn train(seed: i128, with_pe: bool, want: &serde_json::Value) -> (Vec<f64>, Vec<
     }
 }
 
-fn run<M: Model>(
-    model: M,
-    loaders: (DataLoader, Option<DataLoader>),
-    want: &serde_json::Value,
-    full_test: &Tensor,
-) -> (Vec<f64>, Vec<f64>, Tensor) {
+fn run<M: Model>(model: M, loaders: (DataLoader, Option<DataLoader>), want: &Training, full_test: &Tensor) -> (Vec<f64>, Vec<f64>, Tensor) {
     // The same seed draws the same weights, bit for bit.
-    assert_params("model", &model, &want["initial_state"], 0.0);
+    assert_params("model", &model, &want.initial_state, 0.0);
     let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
     let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
     sbs.progress_every = 0;
@@ -120,8 +159,8 @@ fn run<M: Model>(
 
 /// The first epochs, before float32 rounding has had time to grow, agree with PyTorch to 4
 /// decimals.
-fn check_first_epochs(name: &str, losses: &[f64], val: &[f64], want: &serde_json::Value) {
-    let (wl, wv) = (f64s(&want["losses"]), f64s(&want["val_losses"]));
+fn check_first_epochs(name: &str, losses: &[f64], val: &[f64], want: &Training) {
+    let (wl, wv) = (&want.losses, &want.val_losses);
     assert_close(&format!("{name} first losses"), &round4(&losses[..3]), &round4(&wl[..3]), 1e-4);
     assert_close(&format!("{name} first validation losses"), &round4(&val[..3]), &round4(&wv[..3]), 1e-4);
 }
@@ -129,11 +168,12 @@ fn check_first_epochs(name: &str, losses: &[f64], val: &[f64], want: &serde_json
 /// The final losses of PyTorch's run and of its rounding-only variants (scores divided rather
 /// than multiplied by the reciprocal; linear layers unfused; one initial weight nudged by one
 /// ulp), ours last.
-fn final_losses(fx: &serde_json::Value, name: &str, losses: &[f64], val: &[f64]) -> Vec<(String, f64, f64)> {
-    let last = |v: &serde_json::Value| *f64s(v).last().unwrap();
-    let mut runs = vec![("pytorch".to_string(), last(&fx[name]["losses"]), last(&fx[name]["val_losses"]))];
-    for (variant, r) in fx["variants"][name].as_object().unwrap() {
-        runs.push((format!("pytorch {variant}"), r["loss"].as_f64().unwrap(), r["val_loss"].as_f64().unwrap()));
+fn final_losses(fx: &SelfAttnFx, name: &str, losses: &[f64], val: &[f64]) -> Vec<(String, f64, f64)> {
+    let theirs = training(fx, name);
+    let last = |v: &[f64]| *v.last().unwrap();
+    let mut runs = vec![("pytorch".to_string(), last(&theirs.losses), last(&theirs.val_losses))];
+    for (variant, r) in &fx.variants[name] {
+        runs.push((format!("pytorch {variant}"), r.loss, r.val_loss));
     }
     runs.push(("ours".to_string(), losses[EPOCHS - 1], val[EPOCHS - 1]));
     for (who, l, v) in &runs {
@@ -142,13 +182,22 @@ fn final_losses(fx: &serde_json::Value, name: &str, losses: &[f64], val: &[f64])
     runs
 }
 
+/// PyTorch's training of the model `name` (`selfattn` or `selfattn_pe`).
+fn training<'a>(fx: &'a SelfAttnFx, name: &str) -> &'a Training {
+    match name {
+        "selfattn" => &fx.selfattn,
+        "selfattn_pe" => &fx.selfattn_pe,
+        other => panic!("no training named {other}"),
+    }
+}
+
 /// Trains the lecture's model `name` (seed, with or without positional encoding), checks its
 /// first epochs and predictions against PyTorch's run, and returns the final losses of PyTorch's
 /// runs and ours (see [`final_losses`]).
 fn train_and_compare(name: &str, seed: i128, with_pe: bool) -> Vec<(String, f64, f64)> {
-    let fx = load("selfattn");
-    let (losses, val, pred) = train(seed, with_pe, &fx[name]);
-    check_first_epochs(name, &losses, &val, &fx[name]);
+    let fx = fixture();
+    let (losses, val, pred) = train(seed, with_pe, training(&fx, name));
+    check_first_epochs(name, &losses, &val, training(&fx, name));
     assert_eq!(pred.dims(), [4, 2, 2]);
     final_losses(&fx, name, &losses, &val)
 }

@@ -6,45 +6,95 @@ use crate::common;
 use attention_zoo::prelude::*;
 use common::fixtures::*;
 use common::{corners, round4};
+use serde::Deserialize;
+
+/// `tests/fixtures/seq2seq.json`: PyTorch's run of the lecture's part-1 cells.
+#[derive(Deserialize)]
+struct Seq2SeqFx {
+    encoder_states: TensorFx,
+    decoder_own: DecoderSteps,
+    decoder_forced: DecoderSteps,
+    encdec_train_p1: TensorFx,
+    encdec_eval: TensorFx,
+    coin_cells: CoinCells,
+    loader_orders: LoaderOrders,
+    initial_state: StateFx,
+    train_100: Training,
+}
+
+/// The decoder's hidden state before each step and its output at each step.
+#[derive(Deserialize)]
+struct DecoderSteps {
+    hiddens: Vec<Vec<f64>>,
+    outputs: Vec<Vec<f64>>,
+}
+
+/// 001's coin-toss cell: the coins, the steps, the model's output and the generator's next draw.
+#[derive(Deserialize)]
+struct CoinCells {
+    coins: Vec<f64>,
+    hiddens: Vec<Vec<f64>>,
+    outputs: Vec<Vec<f64>>,
+    encdec_train: TensorFx,
+    next_rand: f64,
+}
+
+/// Batches of sample indices, pass by pass.
+#[derive(Deserialize)]
+struct LoaderOrders {
+    own: Vec<Vec<Vec<usize>>>,
+    default: Vec<Vec<Vec<usize>>>,
+    sequential: Vec<Vec<usize>>,
+    default_rand_after: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+struct Training {
+    losses: Vec<f64>,
+    val_losses: Vec<f64>,
+}
+
+fn fixture() -> Seq2SeqFx {
+    load_as("seq2seq")
+}
 
 #[test]
 fn lecture_values_of_encoder_decoder_and_teacher_forcing() {
     let _serial = common::serial();
-    let fx = load("seq2seq");
+    let fx = fixture();
     let full = corners();
     let source = full.narrow(1, 0, 2).unwrap();
     let target = full.narrow(1, 2, 2).unwrap();
     manual_seed(21).unwrap();
     let mut encoder = Encoder::new(2, 2).unwrap();
     let states = encoder.forward(&source).unwrap();
-    assert_tensor_close("encoder states", &states, &tensor(&fx["encoder_states"]), 1e-6);
+    assert_tensor_close("encoder states", &states, &fx.encoder_states.tensor(), 1e-6);
     assert_eq!(round4(&values(&states)), vec![0.0832, -0.0356, 0.3105, -0.5263]);
 
     manual_seed(21).unwrap();
     let mut decoder = Decoder::new(2, 2).unwrap();
-    for (name, forcing) in [("own", false), ("forced", true)] {
+    for (name, forcing, want) in [("own", false, &fx.decoder_own), ("forced", true, &fx.decoder_forced)] {
         decoder.init_hidden(&states).unwrap();
         let mut input = source.narrow(1, 1, 1).unwrap();
         for i in 0..2 {
             let hidden = values(decoder.hidden.as_ref().unwrap());
-            assert_close(&format!("{name} hidden {i}"), &hidden, &f64s(&fx[format!("decoder_{name}")]["hiddens"][i]), 1e-6);
+            assert_close(&format!("{name} hidden {i}"), &hidden, &want.hiddens[i], 1e-6);
             let out = decoder.forward(&input).unwrap();
-            assert_close(&format!("{name} output {i}"), &values(&out), &f64s(&fx[format!("decoder_{name}")]["outputs"][i]), 1e-6);
+            assert_close(&format!("{name} output {i}"), &values(&out), &want.outputs[i], 1e-6);
             input = if forcing { target.narrow(1, i, 1).unwrap() } else { out };
         }
     }
     // The lecture's printed numbers, to 4 decimals.
-    let own: Vec<f64> = f64s(&fx["decoder_own"]["outputs"][1]);
-    assert_eq!(round4(&own), vec![-0.0226, 0.4628]);
+    assert_eq!(round4(&fx.decoder_own.outputs[1]), vec![-0.0226, 0.4628]);
 
     let mut model = EncoderDecoder::new(encoder, decoder, 2, 2, 1.0).unwrap();
     model.train();
     let out = model.forward(&full).unwrap();
-    assert_tensor_close("train mode, p = 1", &out, &tensor(&fx["encdec_train_p1"]), 1e-6);
+    assert_tensor_close("train mode, p = 1", &out, &fx.encdec_train_p1.tensor(), 1e-6);
     assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, 0.2265, 0.4529]);
     model.eval();
     let out = model.forward(&source).unwrap();
-    assert_tensor_close("eval mode", &out, &tensor(&fx["encdec_eval"]), 1e-6);
+    assert_tensor_close("eval mode", &out, &fx.encdec_eval.tensor(), 1e-6);
     assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, -0.0226, 0.4628]);
 }
 
@@ -55,7 +105,7 @@ fn lecture_values_of_encoder_decoder_and_teacher_forcing() {
 #[test]
 fn the_coin_toss_cells_print_001s_numbers() {
     let _serial = common::serial();
-    let fx = &load("seq2seq")["coin_cells"];
+    let fx = fixture().coin_cells;
     let full = corners();
     let (source, target) = (full.narrow(1, 0, 2).unwrap(), full.narrow(1, 2, 2).unwrap());
     manual_seed(21).unwrap();
@@ -82,10 +132,10 @@ fn the_coin_toss_cells_print_001s_numbers() {
         coins.push(coin);
         input = if coin <= 0.5 { target.narrow(1, i, 1).unwrap() } else { out };
     }
-    assert_close("coins", &coins, &f64s(&fx["coins"]), 0.0);
+    assert_close("coins", &coins, &fx.coins, 0.0);
     for i in 0..2 {
-        assert_close(&format!("coin cell hidden {i}"), &hiddens[i], &f64s(&fx["hiddens"][i]), 1e-6);
-        assert_close(&format!("coin cell output {i}"), &outputs[i], &f64s(&fx["outputs"][i]), 1e-6);
+        assert_close(&format!("coin cell hidden {i}"), &hiddens[i], &fx.hiddens[i], 1e-6);
+        assert_close(&format!("coin cell output {i}"), &outputs[i], &fx.outputs[i], 1e-6);
     }
     // As 001 prints them.
     assert_eq!(round4(&hiddens.concat()), vec![0.3105, -0.5263, 0.3913, -0.6853]);
@@ -94,10 +144,10 @@ fn the_coin_toss_cells_print_001s_numbers() {
     let mut encdec = EncoderDecoder::new(encoder, decoder, 2, 2, 0.5).unwrap();
     encdec.train();
     let out = encdec.forward(&full).unwrap();
-    assert_tensor_close("training mode, p = 0.5", &out, &tensor(&fx["encdec_train"]), 1e-6);
+    assert_tensor_close("training mode, p = 0.5", &out, &fx.encdec_train.tensor(), 1e-6);
     assert_eq!(round4(&values(&out)), vec![-0.2339, 0.4702, 0.2265, 0.4529]);
     // The model drew one coin a step, as PyTorch's does: the generators are still in step.
-    assert_eq!(rand_scalar() as f64, fx["next_rand"].as_f64().unwrap());
+    assert_eq!(rand_scalar() as f64, fx.next_rand);
 }
 
 fn lecture_loaders() -> (DataLoader, DataLoader) {
@@ -126,46 +176,35 @@ fn batches_of(loader: &mut DataLoader) -> Vec<Vec<usize>> {
     loader.batches().unwrap().iter().map(|(x, _)| values(x).into_iter().map(|v| v as usize).collect()).collect()
 }
 
-fn nested(v: &serde_json::Value) -> Vec<Vec<usize>> {
-    v.as_array().unwrap().iter().map(usizes).collect()
-}
-
 #[test]
 fn loaders_draw_what_pytorch_draws() {
     let _serial = common::serial();
-    let fx = load("seq2seq");
-    let want = &fx["loader_orders"];
+    let want = fixture().loader_orders;
     let ids = Tensor::arange(0f32, 10., &Device::Cpu).unwrap();
     let data = TensorDataset::new(&ids, &ids).unwrap();
     let mut own = DataLoader::shuffled(data.clone(), 4, Generator::new(42)).unwrap();
     for epoch in 0..3 {
-        assert_eq!(batches_of(&mut own), nested(&want["own"][epoch]), "own generator, pass {epoch}");
+        assert_eq!(batches_of(&mut own), want.own[epoch], "own generator, pass {epoch}");
     }
     manual_seed(7).unwrap();
     let mut default = DataLoader::new(data.clone(), 4).unwrap();
     default.set_shuffle(true);
     for epoch in 0..2 {
-        assert_eq!(batches_of(&mut default), nested(&want["default"][epoch]), "default generator, pass {epoch}");
+        assert_eq!(batches_of(&mut default), want.default[epoch], "default generator, pass {epoch}");
     }
     let mut plain = DataLoader::new(data, 4).unwrap();
-    assert_eq!(batches_of(&mut plain), nested(&want["sequential"]));
-    assert_close(
-        "default generator afterwards",
-        &values(&attention_zoo::repro::rand(2).unwrap()),
-        &f64s(&want["default_rand_after"]),
-        1e-7,
-    );
+    assert_eq!(batches_of(&mut plain), want.sequential);
+    assert_close("default generator afterwards", &values(&attention_zoo::repro::rand(2).unwrap()), &want.default_rand_after, 1e-7);
 }
 
 #[test]
 fn training_matches_pytorch() {
     let _serial = common::serial();
-    let fx = load("seq2seq");
+    let fx = fixture();
     let mut sbs = lecture_trainer();
-    assert_params("sbs.model", &sbs.model, &fx["initial_state"], 0.0);
+    assert_params("sbs.model", &sbs.model, &fx.initial_state, 0.0);
     sbs.train(100).unwrap();
-    let want = &fx["train_100"];
-    let (losses, val) = (f64s(&want["losses"]), f64s(&want["val_losses"]));
+    let (losses, val) = (&fx.train_100.losses, &fx.train_100.val_losses);
     // The first epochs agree to 4 decimals; the end within 1%.
     assert_close("first training losses", &round4(&sbs.losses[..5]), &round4(&losses[..5]), 1e-4);
     assert_close("first validation losses", &round4(&sbs.val_losses[..5]), &round4(&val[..5]), 1e-4);
