@@ -8,58 +8,86 @@ use crate::common;
 
 use attention_zoo::nn::LstmCell;
 use attention_zoo::prelude::*;
-use common::fixtures::{assert_tensor_close, load, state, tensor, usizes, values};
-use serde_json::Value;
+use common::fixtures::{StateFx, TensorFx, assert_params, assert_tensor_close, load_as, values};
+use serde::Deserialize;
 
-fn size(case: &Value, key: &str) -> usize {
-    case[key].as_u64().unwrap_or_else(|| panic!("{key}")) as usize
+/// `tests/fixtures/lstm.json`: `nn.LSTMCell` steps and packed bidirectional LSTMs.
+#[derive(Deserialize)]
+struct LstmFx {
+    cells: Vec<CellCase>,
+    packed: Vec<PackedCase>,
 }
 
-fn same_weights<M: Walk>(what: &str, module: &M, want: &Value) {
-    let want = state(want);
-    let got = module.named_parameters();
-    assert_eq!(
-        got.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
-        want.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
-        "{what}: names"
-    );
-    for ((name, p), (_, w)) in got.iter().zip(&want) {
-        assert_eq!(values(&p.tensor()), values(w), "{what}: {name} bit for bit");
-    }
+/// One `nn.LSTMCell`: its weights, a step from a given state and one from zeros.
+#[derive(Deserialize)]
+struct CellCase {
+    seed: i64,
+    input_size: usize,
+    hidden_size: usize,
+    state: StateFx,
+    x: TensorFx,
+    h0: TensorFx,
+    c0: TensorFx,
+    h1: TensorFx,
+    c1: TensorFx,
+    h_zero: TensorFx,
+    c_zero: TensorFx,
+}
+
+/// One packed bidirectional LSTM over an unsorted padded batch, with a loss and its input gradient.
+#[derive(Deserialize)]
+struct PackedCase {
+    seed: i64,
+    input_size: usize,
+    hidden_size: usize,
+    layers: usize,
+    lengths: Vec<usize>,
+    state: StateFx,
+    x: TensorFx,
+    out: TensorFx,
+    h_n: TensorFx,
+    c_n: TensorFx,
+    out_weights: TensorFx,
+    loss: f64,
+    x_grad: TensorFx,
+}
+
+fn fixture() -> LstmFx {
+    load_as("lstm")
 }
 
 #[test]
 fn lstm_cell_is_pytorchs() {
     let _guard = common::serial();
-    for case in load("lstm")["cells"].as_array().unwrap() {
-        let what = format!("LSTMCell seed {}", case["seed"]);
-        manual_seed(size(case, "seed") as i128).unwrap();
-        let cell = LstmCell::new(size(case, "input_size"), size(case, "hidden_size")).unwrap();
-        same_weights(&what, &cell, &case["state"]);
-        let (x, h0, c0) = (tensor(&case["x"]), tensor(&case["h0"]), tensor(&case["c0"]));
+    for case in fixture().cells {
+        let what = format!("LSTMCell seed {}", case.seed);
+        manual_seed(case.seed as i128).unwrap();
+        let cell = LstmCell::new(case.input_size, case.hidden_size).unwrap();
+        assert_params(&format!("{what}: bit for bit"), &cell, &case.state, 0.0);
+        let (x, h0, c0) = (case.x.tensor(), case.h0.tensor(), case.c0.tensor());
         let (h1, c1) = cell.forward(&x, Some((&h0, &c0))).unwrap();
-        assert_tensor_close(&format!("{what}: h'"), &h1, &tensor(&case["h1"]), 1e-6);
-        assert_tensor_close(&format!("{what}: c'"), &c1, &tensor(&case["c1"]), 1e-6);
+        assert_tensor_close(&format!("{what}: h'"), &h1, &case.h1.tensor(), 1e-6);
+        assert_tensor_close(&format!("{what}: c'"), &c1, &case.c1.tensor(), 1e-6);
         let (hz, cz) = cell.forward(&x, None).unwrap();
-        assert_tensor_close(&format!("{what}: h' from zeros"), &hz, &tensor(&case["h_zero"]), 1e-6);
-        assert_tensor_close(&format!("{what}: c' from zeros"), &cz, &tensor(&case["c_zero"]), 1e-6);
+        assert_tensor_close(&format!("{what}: h' from zeros"), &hz, &case.h_zero.tensor(), 1e-6);
+        assert_tensor_close(&format!("{what}: c' from zeros"), &cz, &case.c_zero.tensor(), 1e-6);
     }
 }
 
 #[test]
 fn padded_bidirectional_lstm_is_pytorchs_packed_one() {
     let _guard = common::serial();
-    for case in load("lstm")["packed"].as_array().unwrap() {
-        let lengths = usizes(&case["lengths"]);
-        let what = format!("biLSTM seed {} lengths {lengths:?}", case["seed"]);
-        manual_seed(size(case, "seed") as i128).unwrap();
-        let lstm = Lstm::with_layers(size(case, "input_size"), size(case, "hidden_size"), size(case, "layers"), true).unwrap();
-        same_weights(&what, &lstm, &case["state"]);
-        let x = Var::from_tensor(&tensor(&case["x"])).unwrap();
-        let (out, (h_n, c_n)) = lstm.forward_padded(x.as_tensor(), &lengths, None).unwrap();
-        assert_tensor_close(&format!("{what}: outputs"), &out, &tensor(&case["out"]), 1e-6);
-        assert_tensor_close(&format!("{what}: h_n"), &h_n, &tensor(&case["h_n"]), 1e-6);
-        assert_tensor_close(&format!("{what}: c_n"), &c_n, &tensor(&case["c_n"]), 1e-6);
+    for case in fixture().packed {
+        let lengths = &case.lengths;
+        let what = format!("biLSTM seed {} lengths {lengths:?}", case.seed);
+        manual_seed(case.seed as i128).unwrap();
+        let lstm = Lstm::with_layers(case.input_size, case.hidden_size, case.layers, true).unwrap();
+        assert_params(&format!("{what}: bit for bit"), &lstm, &case.state, 0.0);
+        let x = Var::from_tensor(&case.x.tensor()).unwrap();
+        let (out, (h_n, c_n)) = lstm.forward_padded(x.as_tensor(), lengths, None).unwrap();
+        assert_tensor_close(&format!("{what}: outputs"), &out, &case.out.tensor(), 1e-6);
+        assert_tensor_close(&format!("{what}: h_n"), &h_n, &case.h_n.tensor(), 1e-6);
+        assert_tensor_close(&format!("{what}: c_n"), &c_n, &case.c_n.tensor(), 1e-6);
         // Padded steps are exactly zero.
         let (n, l, _) = out.dims3().unwrap();
         for (i, &len) in lengths.iter().enumerate().take(n) {
@@ -68,14 +96,14 @@ fn padded_bidirectional_lstm_is_pytorchs_packed_one() {
                 assert!(values(&pad).iter().all(|v| *v == 0.0), "{what}: row {i} past its length");
             }
         }
-        let loss = ((out * tensor(&case["out_weights"])).unwrap().sum_all().unwrap()
+        let loss = ((out * case.out_weights.tensor()).unwrap().sum_all().unwrap()
             + (h_n.sum_all().unwrap() * 0.5).unwrap()
             + ((&c_n * &c_n).unwrap().sum_all().unwrap() * 0.25).unwrap())
         .unwrap();
-        let want_loss = case["loss"].as_f64().unwrap();
+        let want_loss = case.loss;
         assert!((loss.to_scalar::<f32>().unwrap() as f64 - want_loss).abs() < 1e-5, "{what}: loss");
         let grads = loss.backward().unwrap();
-        assert_tensor_close(&format!("{what}: input gradient"), grads.get(x.as_tensor()).unwrap(), &tensor(&case["x_grad"]), 1e-5);
+        assert_tensor_close(&format!("{what}: input gradient"), grads.get(x.as_tensor()).unwrap(), &case.x_grad.tensor(), 1e-5);
     }
 }
 
