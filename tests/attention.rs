@@ -7,17 +7,94 @@ use attention_zoo::attention::{cosine_products, scaled_dot_products};
 use attention_zoo::prelude::*;
 use common::fixtures::*;
 use common::{corners, round4};
-use std::collections::HashMap;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
 
-fn load_into<M: Walk>(m: &M, state_fx: &serde_json::Value) {
-    let s: HashMap<String, Tensor> = state(state_fx).into_iter().collect();
+/// `tests/fixtures/attention.json`: PyTorch's run of the lecture's part-2 cells.
+#[derive(Deserialize)]
+struct AttentionFx {
+    steps: Steps,
+    mask: MaskFx,
+    decoder_attn_outputs: Vec<Vec<f64>>,
+    scores: Scores,
+    multihead: Multihead,
+    blog: Blog,
+    initial_state: StateFx,
+    train_100: Training,
+}
+
+/// The lecture's attention computed step by step for one query.
+#[derive(Deserialize)]
+struct Steps {
+    query: TensorFx,
+    uniform_context: TensorFx,
+    alphas: TensorFx,
+    scaled_products: TensorFx,
+    scaled_context: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct MaskFx {
+    mask: TensorFx,
+    context: TensorFx,
+}
+
+/// Every scoring function on one query and keys, by name.
+#[derive(Deserialize)]
+struct Scores {
+    keys: TensorFx,
+    query: TensorFx,
+    mask: TensorFx,
+    cases: BTreeMap<String, ScoreCase>,
+}
+
+#[derive(Deserialize)]
+struct ScoreCase {
+    state: StateFx,
+    alphas: TensorFx,
+    context: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct Multihead {
+    state: StateFx,
+    keys: TensorFx,
+    query: TensorFx,
+    out: TensorFx,
+    alphas: TensorFx,
+}
+
+/// The blog post's query-key-value layer.
+#[derive(Deserialize)]
+struct Blog {
+    state: StateFx,
+    x: TensorFx,
+    y: TensorFx,
+    #[serde(rename = "self")]
+    self_attention: TensorFx,
+    cross: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct Training {
+    losses: Vec<f64>,
+    val_losses: Vec<f64>,
+    alphas_seq3: TensorFx,
+}
+
+fn fixture() -> AttentionFx {
+    load_as("attention")
+}
+
+fn load_into<M: Walk>(m: &M, state_fx: &StateFx) {
+    let s: HashMap<String, Tensor> = state_fx.tensors().into_iter().collect();
     m.load_state_dict(&s).unwrap();
 }
 
 #[test]
 fn lecture_steps_give_the_printed_numbers() {
     let _serial = common::serial();
-    let fx = load("attention");
+    let fx = fixture();
     let corners = corners();
     let source = corners.narrow(1, 0, 2).unwrap();
     manual_seed(21).unwrap();
@@ -28,25 +105,25 @@ fn lecture_steps_give_the_printed_numbers() {
     decoder.forward(&source.narrow(1, 1, 1).unwrap()).unwrap();
     let query = decoder.hidden.clone().unwrap().permute((1, 0, 2)).unwrap();
     let (keys, values) = (&states, &states);
-    let steps = &fx["steps"];
-    assert_tensor_close("query", &query, &tensor(&steps["query"]), 1e-6);
+    let steps = &fx.steps;
+    assert_tensor_close("query", &query, &steps.query.tensor(), 1e-6);
 
     let uniform = context_vector(&uniform_alphas(keys).unwrap(), values).unwrap();
-    assert_tensor_close("uniform context", &uniform, &tensor(&steps["uniform_context"]), 1e-6);
+    assert_tensor_close("uniform context", &uniform, &steps.uniform_context.tensor(), 1e-6);
     assert_eq!(round4(&values_of(&uniform)), vec![0.1968, -0.2809]);
 
     let products = dot_products(&query, keys).unwrap();
     assert_eq!(round4(&values_of(&products)), vec![0.0569, 0.4821]);
     let alphas = softmax(&products).unwrap();
-    assert_tensor_close("alphas", &alphas, &tensor(&steps["alphas"]), 1e-6);
+    assert_tensor_close("alphas", &alphas, &steps.alphas.tensor(), 1e-6);
     assert_eq!(round4(&values_of(&alphas)), vec![0.3953, 0.6047]);
 
     let scaled = scaled_dot_products(&query, keys).unwrap();
-    assert_tensor_close("scaled products", &scaled, &tensor(&steps["scaled_products"]), 1e-6);
+    assert_tensor_close("scaled products", &scaled, &steps.scaled_products.tensor(), 1e-6);
     let alphas = calc_alphas(keys, &query).unwrap();
     assert_eq!(round4(&values_of(&alphas)), vec![0.4254, 0.5746]);
     let context = context_vector(&alphas, values).unwrap();
-    assert_tensor_close("scaled context", &context, &tensor(&steps["scaled_context"]), 1e-6);
+    assert_tensor_close("scaled context", &context, &steps.scaled_context.tensor(), 1e-6);
     assert_eq!(round4(&values_of(&context)), vec![0.2138, -0.3175]);
 
     let q = batch_of_one(&[&[0.55, 0.95]]).unwrap();
@@ -65,24 +142,24 @@ fn values_of(t: &Tensor) -> Vec<f64> {
 #[test]
 fn the_source_mask_hides_padding() {
     let _serial = common::serial();
-    let fx = load("attention");
+    let fx = fixture();
     let source_seq = Tensor::new(&[[[-1f32, 1.], [0., 0.]]], &Device::Cpu).unwrap();
     let mask = source_mask(&source_seq).unwrap();
     assert_eq!(mask.dims(), [1, 1, 2]);
     assert_eq!(mask.dtype(), DType::U8);
-    assert_close("mask", &values(&mask), &f64s(&fx["mask"]["mask"]["data"]), 0.0);
+    assert_close("mask", &values(&mask), &values(&fx.mask.mask.tensor()), 0.0);
     manual_seed(11).unwrap();
     let mut attn = Attention::new(2, None, false).unwrap();
     attn.init_keys(&Tensor::new(&[[[-0.38f32, 0.44], [0.85, -0.05]]], &Device::Cpu).unwrap()).unwrap();
     let context = attn.forward(&Tensor::new(&[[[-1f32, 1.]]], &Device::Cpu).unwrap(), Some(&mask)).unwrap();
     assert_eq!(values(attn.alphas.as_ref().unwrap()), vec![1.0, 0.0]);
-    assert_tensor_close("masked context", &context, &tensor(&fx["mask"]["context"]), 1e-6);
+    assert_tensor_close("masked context", &context, &fx.mask.context.tensor(), 1e-6);
 }
 
 #[test]
 fn the_attention_decoder_gives_the_printed_outputs() {
     let _serial = common::serial();
-    let fx = load("attention");
+    let fx = fixture();
     let source = Tensor::new(&[[[-1f32, -1.], [-1., 1.]]], &Device::Cpu).unwrap();
     manual_seed(21).unwrap();
     let mut encoder = Encoder::new(2, 2).unwrap();
@@ -92,7 +169,7 @@ fn the_attention_decoder_gives_the_printed_outputs() {
     let printed = [[-0.3555, -0.1220], [-0.2641, -0.2521]];
     for (i, want) in printed.iter().enumerate() {
         let out = decoder.forward(&input, None).unwrap();
-        assert_close(&format!("step {i}"), &values(&out), &f64s(&fx["decoder_attn_outputs"][i]), 1e-6);
+        assert_close(&format!("step {i}"), &values(&out), &fx.decoder_attn_outputs[i], 1e-6);
         assert_eq!(round4(&values(&out)), want.to_vec());
         input = out;
     }
@@ -110,9 +187,9 @@ fn the_attention_decoder_gives_the_printed_outputs() {
 #[test]
 fn every_scoring_function_matches_pytorch() {
     let _serial = common::serial();
-    let fx = load("attention");
-    let s = &fx["scores"];
-    let (keys, query, mask) = (tensor(&s["keys"]), tensor(&s["query"]), tensor(&s["mask"]).to_dtype(DType::U8).unwrap());
+    let fx = fixture();
+    let s = &fx.scores;
+    let (keys, query, mask) = (s.keys.tensor(), s.query.tensor(), s.mask.tensor().to_dtype(DType::U8).unwrap());
     let cases = [
         ("scaled_dot", Score::ScaledDot),
         ("dot", Score::Dot),
@@ -122,15 +199,15 @@ fn every_scoring_function_matches_pytorch() {
         ("location", Score::Location { source_len: 4 }),
     ];
     for (name, score) in cases {
-        let case = &s["cases"][name];
+        let case = &s.cases[name];
         // Same seed, same draws: the initial parameters equal PyTorch's.
         manual_seed(7).unwrap();
         let mut a = Attention::with_score(3, None, true, score).unwrap();
-        assert_params("a", &a, &case["state"], 0.0);
+        assert_params("a", &a, &case.state, 0.0);
         a.init_keys(&keys).unwrap();
         let ctx = a.forward(&query, Some(&mask)).unwrap();
-        assert_tensor_close(&format!("{name} alphas"), a.alphas.as_ref().unwrap(), &tensor(&case["alphas"]), 1e-6);
-        assert_tensor_close(&format!("{name} context"), &ctx, &tensor(&case["context"]), 1e-6);
+        assert_tensor_close(&format!("{name} alphas"), a.alphas.as_ref().unwrap(), &case.alphas.tensor(), 1e-6);
+        assert_tensor_close(&format!("{name} context"), &ctx, &case.context.tensor(), 1e-6);
     }
     // Cosine by hand: parallel vectors score 1, opposite -1, orthogonal 0.
     let q = batch_of_one(&[&[1.0, 0.0]]).unwrap();
@@ -163,43 +240,43 @@ fn gradients_reach_every_parameter_before_the_softmax() {
 #[test]
 fn multi_head_attention_and_the_blog_layer_match_pytorch() {
     let _serial = common::serial();
-    let fx = load("attention");
-    let m = &fx["multihead"];
+    let fx = fixture();
+    let m = &fx.multihead;
     manual_seed(17).unwrap();
     let mut mha = MultiHeadAttention::new(3, 2, None, true).unwrap();
-    assert_params("mha", &mha, &m["state"], 0.0);
-    mha.init_keys(&tensor(&m["keys"])).unwrap();
-    let out = mha.forward(&tensor(&m["query"]), None).unwrap();
-    assert_tensor_close("multi-head output", &out, &tensor(&m["out"]), 1e-6);
-    assert_tensor_close("multi-head alphas", &mha.alphas().unwrap(), &tensor(&m["alphas"]), 1e-6);
+    assert_params("mha", &mha, &m.state, 0.0);
+    mha.init_keys(&m.keys.tensor()).unwrap();
+    let out = mha.forward(&m.query.tensor(), None).unwrap();
+    assert_tensor_close("multi-head output", &out, &m.out.tensor(), 1e-6);
+    assert_tensor_close("multi-head alphas", &mha.alphas().unwrap(), &m.alphas.tensor(), 1e-6);
 
-    let b = &fx["blog"];
+    let b = &fx.blog;
     manual_seed(19).unwrap();
     let mut blog = AttentionLayer::new(3, 4).unwrap();
-    load_into(&blog, &b["state"]);
-    let (x, y) = (tensor(&b["x"]), tensor(&b["y"]));
-    assert_tensor_close("blog self-attention", &blog.forward(&x, &x, &x).unwrap(), &tensor(&b["self"]), 1e-6);
-    assert_tensor_close("blog cross-attention", &blog.forward(&y, &x, &x).unwrap(), &tensor(&b["cross"]), 1e-6);
+    load_into(&blog, &b.state);
+    let (x, y) = (b.x.tensor(), b.y.tensor());
+    assert_tensor_close("blog self-attention", &blog.forward(&x, &x, &x).unwrap(), &b.self_attention.tensor(), 1e-6);
+    assert_tensor_close("blog cross-attention", &blog.forward(&y, &x, &x).unwrap(), &b.cross.tensor(), 1e-6);
 }
 
 #[test]
 fn training_with_attention_matches_pytorch() {
     let _serial = common::serial();
-    let fx = load("attention");
+    let fx = fixture();
     let full_train = generate_sequences(256, false, 13).unwrap().to_tensor().unwrap();
     let full_test = generate_sequences(128, false, 19).unwrap().to_tensor().unwrap();
     let train = TensorDataset::new(&full_train, &full_train.narrow(1, 2, 2).unwrap()).unwrap();
     let test = TensorDataset::new(&full_test.narrow(1, 0, 2).unwrap(), &full_test.narrow(1, 2, 2).unwrap()).unwrap();
     manual_seed(23).unwrap();
     let model = EncoderDecoderAttn::new(Encoder::new(2, 2).unwrap(), DecoderAttn::new(2, 2).unwrap(), 2, 2, 0.5).unwrap();
-    assert_params("model", &model, &fx["initial_state"], 0.0);
+    assert_params("model", &model, &fx.initial_state, 0.0);
     let optimizer = Adam::new(model.parameters(), 0.01).unwrap();
     let mut sbs = StepByStep::new(model, MSELoss::new(), optimizer);
     sbs.progress_every = 0;
     sbs.set_loaders(DataLoader::shuffled(train, 16, Generator::default()).unwrap(), Some(DataLoader::new(test, 16).unwrap()));
     sbs.train(100).unwrap();
-    let want = &fx["train_100"];
-    let (losses, val) = (f64s(&want["losses"]), f64s(&want["val_losses"]));
+    let want = &fx.train_100;
+    let (losses, val) = (&want.losses, &want.val_losses);
     assert_close("first losses", &round4(&sbs.losses[..5]), &round4(&losses[..5]), 1e-4);
     assert_close("first validation losses", &round4(&sbs.val_losses[..5]), &round4(&val[..5]), 1e-4);
     let (last, last_val) = (sbs.losses[99], sbs.val_losses[99]);
@@ -208,7 +285,7 @@ fn training_with_attention_matches_pytorch() {
     sbs.predict(&full_train.narrow(0, 3, 1).unwrap().narrow(1, 0, 2).unwrap()).unwrap();
     let alphas = sbs.model.alphas.clone().unwrap();
     assert_close("alphas of sequence 3", &values(&alphas), &[0.9649, 0.0351, 0.0757, 0.9243], 0.005);
-    assert_tensor_close("alphas of sequence 3 (PyTorch)", &alphas, &tensor(&want["alphas_seq3"]), 0.005);
+    assert_tensor_close("alphas of sequence 3 (PyTorch)", &alphas, &want.alphas_seq3.tensor(), 0.005);
 }
 
 #[test]
