@@ -5,19 +5,85 @@
 use crate::common;
 
 use attention_zoo::prelude::*;
-use common::fixtures::{f64s, load, max_diff, state, tensor, usizes, values};
-use serde_json::Value;
+use common::fixtures::{Num, StateFx, TensorFx, load_as, max_diff, values};
+use serde::Deserialize;
 
 const TOL: f64 = 1e-6;
 
-fn targets(v: &Value, dims: &[usize], dtype: DType) -> Tensor {
-    let ids: Vec<i64> = f64s(v).into_iter().map(|x| x as i64).collect();
-    let t = Tensor::from_vec(ids, dims, &Device::Cpu).unwrap();
+/// `tests/fixtures/cross_entropy.json` (tools/fixtures/cross_entropy.py).
+#[derive(Deserialize)]
+struct CrossEntropyFx {
+    losses: Vec<LossCase>,
+    clipping: Vec<ClipCase>,
+    schedules: Vec<ScheduleCase>,
+    adam: Vec<AdamRun>,
+    /// PyTorch's mean cross-entropy when every target is ignored.
+    all_ignored_mean: String,
+}
+
+/// One `nn.CrossEntropyLoss` call: its options, the loss and the gradient of
+/// `(loss * upstream).sum()` (or of the loss) with respect to the logits.
+#[derive(Deserialize)]
+struct LossCase {
+    logits: TensorFx,
+    targets: Vec<i64>,
+    ignore_index: Option<i64>,
+    label_smoothing: f64,
+    reduction: String,
+    loss: TensorFx,
+    grad: TensorFx,
+    upstream: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct ClipCase {
+    grads: Vec<TensorFx>,
+    max_norm: f64,
+    /// 2.0, 1.0 or "inf".
+    norm_type: Num,
+    total_norm: f64,
+    clipped: Vec<TensorFx>,
+}
+
+#[derive(Deserialize)]
+struct ScheduleCase {
+    d_model: usize,
+    warmup: u64,
+    factor: f64,
+    steps: Vec<u64>,
+    lr: Vec<f64>,
+}
+
+/// Adam with the warm-up schedule and clipping on a linear layer, step by step.
+#[derive(Deserialize)]
+struct AdamRun {
+    start: StateFx,
+    x: TensorFx,
+    targets: Vec<i64>,
+    target_shape: Vec<usize>,
+    max_norm: f64,
+    steps: Vec<AdamStep>,
+}
+
+#[derive(Deserialize)]
+struct AdamStep {
+    lr: f64,
+    loss: f64,
+    total_norm: f64,
+    state: StateFx,
+}
+
+fn fixture() -> CrossEntropyFx {
+    load_as("cross_entropy")
+}
+
+fn targets(ids: &[i64], dims: &[usize], dtype: DType) -> Tensor {
+    let t = Tensor::from_vec(ids.to_vec(), dims, &Device::Cpu).unwrap();
     if dtype == DType::U32 { t.to_dtype(DType::U32).unwrap() } else { t }
 }
 
-fn reduction(v: &Value) -> Reduction {
-    match v.as_str().unwrap() {
+fn reduction(name: &str) -> Reduction {
+    match name {
         "mean" => Reduction::Mean,
         "sum" => Reduction::Sum,
         "none" => Reduction::None,
@@ -25,9 +91,8 @@ fn reduction(v: &Value) -> Reduction {
     }
 }
 
-fn loss_fn(case: &Value) -> CrossEntropyLoss {
-    let ignore = case["ignore_index"].as_i64();
-    CrossEntropyLoss::with_options(ignore, case["label_smoothing"].as_f64().unwrap(), reduction(&case["reduction"])).unwrap()
+fn loss_fn(case: &LossCase) -> CrossEntropyLoss {
+    CrossEntropyLoss::with_options(case.ignore_index, case.label_smoothing, reduction(&case.reduction)).unwrap()
 }
 
 /// The loss and the gradient of (loss * upstream).sum() (or of the loss itself) w.r.t. the logits.
@@ -41,16 +106,15 @@ fn loss_and_grad(ce: &CrossEntropyLoss, logits: &Tensor, targets: &Tensor, upstr
 
 #[test]
 fn cross_entropy_equals_pytorch_with_its_gradients() {
-    let fx = load("cross_entropy");
+    let cases = fixture().losses;
     let (mut worst_loss, mut worst_grad) = (0f64, 0f64);
-    let cases = fx["losses"].as_array().unwrap();
     for (k, case) in cases.iter().enumerate() {
-        let logits = tensor(&case["logits"]);
+        let logits = case.logits.tensor();
         let dims = &logits.dims()[..logits.rank() - 1];
-        let (want_loss, want_grad, upstream) = (tensor(&case["loss"]), tensor(&case["grad"]), tensor(&case["upstream"]));
+        let (want_loss, want_grad, upstream) = (case.loss.tensor(), case.grad.tensor(), case.upstream.tensor());
         let ce = loss_fn(case);
         for dtype in [DType::I64, DType::U32] {
-            let t = targets(&case["targets"], dims, dtype);
+            let t = targets(&case.targets, dims, dtype);
             let (loss, grad) = loss_and_grad(&ce, &logits, &t, &upstream);
             let what = format!("case {k} ({:?}, {ce:?}, {dtype:?})", logits.dims());
             assert_eq!(loss.dims(), want_loss.dims(), "{what}: loss shape");
@@ -66,20 +130,19 @@ fn cross_entropy_equals_pytorch_with_its_gradients() {
 
 #[test]
 fn the_loss_trait_gives_the_same_loss() {
-    let fx = load("cross_entropy");
-    let case = &fx["losses"][0];
-    let logits = tensor(&case["logits"]);
-    let t = targets(&case["targets"], &logits.dims()[..1], DType::I64);
+    let fx = fixture();
+    let case = &fx.losses[0];
+    let logits = case.logits.tensor();
+    let t = targets(&case.targets, &logits.dims()[..1], DType::I64);
     let via_trait = Loss::loss(&loss_fn(case), &logits, &t).unwrap();
     assert_eq!(values(&via_trait), values(&loss_fn(case).forward(&logits, &t).unwrap()));
 }
 
 #[test]
 fn clip_grad_norm_equals_pytorch() {
-    let fx = load("cross_entropy");
     let (mut worst_norm, mut worst_grad) = (0f64, 0f64);
-    for (k, case) in fx["clipping"].as_array().unwrap().iter().enumerate() {
-        let grads: Vec<Tensor> = case["grads"].as_array().unwrap().iter().map(tensor).collect();
+    for (k, case) in fixture().clipping.iter().enumerate() {
+        let grads: Vec<Tensor> = case.grads.iter().map(TensorFx::tensor).collect();
         let params: Vec<Param> = grads.iter().map(|g| Param::new(&g.zeros_like().unwrap()).unwrap()).collect();
         // A GradStore as backward() gives it: sum(p * g) has gradient g for every p.
         let mut total = Tensor::new(0f32, &Device::Cpu).unwrap();
@@ -87,16 +150,15 @@ fn clip_grad_norm_equals_pytorch() {
             total = (total + (p.tensor() * g).unwrap().sum_all().unwrap()).unwrap();
         }
         let mut store = total.backward().unwrap();
-        let norm_type = f64s(&Value::Array(vec![case["norm_type"].clone()]))[0];
-        let max_norm = case["max_norm"].as_f64().unwrap();
+        let (norm_type, max_norm) = (case.norm_type.get(), case.max_norm);
         let norm = clip_grad_norm_with(&params, &mut store, max_norm, norm_type).unwrap();
-        let want_norm = case["total_norm"].as_f64().unwrap();
+        let want_norm = case.total_norm;
         let dn = (norm - want_norm).abs();
         assert!(dn <= TOL * want_norm.max(1.0), "case {k}: total norm {norm}, PyTorch {want_norm}");
         worst_norm = worst_norm.max(dn);
-        for (j, (p, want)) in params.iter().zip(case["clipped"].as_array().unwrap()).enumerate() {
+        for (j, (p, want)) in params.iter().zip(&case.clipped).enumerate() {
             let got = store.get(&p.tensor()).unwrap();
-            let d = max_diff(&values(got), &values(&tensor(want)));
+            let d = max_diff(&values(got), &values(&want.tensor()));
             assert!(d <= TOL, "case {k}, gradient {j}: differs from PyTorch by {d}");
             worst_grad = worst_grad.max(d);
         }
@@ -106,13 +168,11 @@ fn clip_grad_norm_equals_pytorch() {
 
 #[test]
 fn the_warmup_schedule_equals_the_annotated_transformer() {
-    let fx = load("cross_entropy");
-    for case in fx["schedules"].as_array().unwrap() {
-        let d_model = case["d_model"].as_u64().unwrap() as usize;
-        let warmup = case["warmup"].as_u64().unwrap();
-        let schedule = NoamSchedule::new(d_model, warmup, case["factor"].as_f64().unwrap()).unwrap();
-        for (step, want) in usizes(&case["steps"]).into_iter().zip(f64s(&case["lr"])) {
-            let got = schedule.lr(step as u64);
+    for case in fixture().schedules {
+        let (d_model, warmup) = (case.d_model, case.warmup);
+        let schedule = NoamSchedule::new(d_model, warmup, case.factor).unwrap();
+        for (&step, &want) in case.steps.iter().zip(&case.lr) {
+            let got = schedule.lr(step);
             assert!((got - want).abs() <= 1e-15 * want, "d_model {d_model}, warmup {warmup}, step {step}: {got} vs {want}");
         }
         // The peak is at step `warmup`: factor * (d_model * warmup)^-0.5.
@@ -129,31 +189,30 @@ fn the_warmup_schedule_equals_the_annotated_transformer() {
 #[test]
 fn adam_with_the_schedule_and_clipping_equals_pytorch() {
     let _serial = common::serial(); // it draws from the shared default generator
-    let fx = load("cross_entropy");
     let (mut worst_param, mut worst_loss) = (0f64, 0f64);
-    for run in fx["adam"].as_array().unwrap() {
+    for run in fixture().adam {
         let model = Linear::new(4, 5).unwrap();
-        for ((name, p), (want_name, value)) in model.named_parameters().iter().zip(state(&run["start"])) {
+        for ((name, p), (want_name, value)) in model.named_parameters().iter().zip(run.start.tensors()) {
             assert_eq!(name, &want_name);
             p.set(&value).unwrap();
         }
-        let x = tensor(&run["x"]);
-        let t = targets(&run["targets"], &usizes(&run["target_shape"]), DType::U32);
+        let x = run.x.tensor();
+        let t = targets(&run.targets, &run.target_shape, DType::U32);
         let ce = CrossEntropyLoss::new().ignore_index(0).label_smoothing(0.1).unwrap();
         let mut adam = Adam::with_betas(model.parameters(), 0.0, (0.9, 0.98), 1e-9).unwrap();
         let mut schedule = NoamSchedule::new(8, 3, 1.0).unwrap();
-        let max_norm = run["max_norm"].as_f64().unwrap();
-        for (k, step) in run["steps"].as_array().unwrap().iter().enumerate() {
+        let max_norm = run.max_norm;
+        for (k, step) in run.steps.iter().enumerate() {
             let lr = schedule.step(&mut adam).unwrap();
-            assert_eq!((lr, adam.lr(), schedule.step_count()), (step["lr"].as_f64().unwrap(), lr, k as u64 + 1));
+            assert_eq!((lr, adam.lr(), schedule.step_count()), (step.lr, lr, k as u64 + 1));
             let loss = ce.forward(&model.forward(&x).unwrap(), &t).unwrap();
             let mut grads = loss.backward().unwrap();
             let norm = clip_grad_norm(&model.parameters(), &mut grads, max_norm).unwrap();
             adam.step(&grads).unwrap();
-            let dl = (loss.to_scalar::<f32>().unwrap() as f64 - step["loss"].as_f64().unwrap()).abs();
-            let dn = (norm - step["total_norm"].as_f64().unwrap()).abs();
+            let dl = (loss.to_scalar::<f32>().unwrap() as f64 - step.loss).abs();
+            let dn = (norm - step.total_norm).abs();
             assert!(dl <= TOL && dn <= TOL, "max_norm {max_norm}, step {}: loss differs by {dl}, norm by {dn}", k + 1);
-            for ((name, p), (_, want)) in model.named_parameters().iter().zip(state(&step["state"])) {
+            for ((name, p), (_, want)) in model.named_parameters().iter().zip(step.state.tensors()) {
                 let d = max_diff(&values(&p.tensor()), &values(&want));
                 assert!(d <= TOL, "max_norm {max_norm}, step {}: {name} differs from PyTorch by {d}", k + 1);
                 worst_param = worst_param.max(d);
@@ -204,8 +263,7 @@ fn bad_input_is_an_error_naming_the_module_and_sizes() {
 
 #[test]
 fn all_targets_ignored_is_an_error_for_the_mean_where_pytorch_gives_nan() {
-    let fx = load("cross_entropy");
-    assert_eq!(fx["all_ignored_mean"].as_str(), Some("nan"), "PyTorch's mean over no targets");
+    assert_eq!(fixture().all_ignored_mean, "nan", "PyTorch's mean over no targets");
     let logits = Tensor::ones((2, 3, 4), DType::F32, &Device::Cpu).unwrap();
     let padding = Tensor::zeros((2, 3), DType::U32, &Device::Cpu).unwrap();
     let ce = CrossEntropyLoss::new().ignore_index(0);
