@@ -7,6 +7,78 @@ use crate::common;
 use attention_zoo::nn::read_pytorch;
 use attention_zoo::prelude::*;
 use common::fixtures::*;
+use serde::Deserialize;
+
+/// `tests/fixtures/pytorch_files.json` (tools/fixtures/pytorch_files.py): `.pt` files PyTorch
+/// wrote, and what the modules loaded from them must compute.
+#[derive(Deserialize)]
+struct PytorchFilesFx {
+    selfattn: Reproduced,
+    selfattn_pe: Reproduced,
+    encoder: EncoderFiles,
+    buffered: BufferedFile,
+    transformer: TransformerFile,
+}
+
+/// A model's `.pt` file, an input, and its outputs in training and evaluation mode.
+#[derive(Deserialize)]
+struct Reproduced {
+    file: String,
+    x: TensorFx,
+    train: TensorFx,
+    eval: TensorFx,
+}
+
+/// The lecture's encoder saved in three dtypes.
+#[derive(Deserialize)]
+struct EncoderFiles {
+    x: TensorFx,
+    f64: Converted,
+    f16: Converted,
+    bf16: Converted,
+}
+
+#[derive(Deserialize)]
+struct Converted {
+    file: String,
+    state: StateFx,
+    out: TensorFx,
+}
+
+/// PyTorch's `Buffered` module (a linear layer and a buffer `pe`).
+#[derive(Deserialize)]
+struct BufferedFile {
+    file: String,
+    pe: TensorFx,
+    state: StateFx,
+}
+
+#[derive(Deserialize)]
+struct TransformerFile {
+    file: String,
+    pe_differs: String,
+    sizes: TransformerSizes,
+    src: TensorFx,
+    tgt: TensorFx,
+    eval_logits: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct TransformerSizes {
+    d_model: usize,
+    n_heads: usize,
+    d_ff: usize,
+    n_layers: usize,
+    dropout: f64,
+    max_len: usize,
+    pad: u32,
+    src_vocab: usize,
+    tgt_vocab: usize,
+}
+
+fn fixture() -> PytorchFilesFx {
+    load_as("pytorch_files")
+}
 
 fn pt(name: &str) -> String {
     format!("{}/tests/fixtures/pt/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -38,9 +110,9 @@ fn problems(e: &str) -> Vec<&str> {
 #[test]
 fn a_state_dict_from_pytorch_reproduces_its_outputs() {
     let _serial = common::serial();
-    let fx = load("pytorch_files");
-    let c = &fx["selfattn"];
-    let x = tensor(&c["x"]);
+    let fx = fixture();
+    let c = &fx.selfattn;
+    let x = c.x.tensor();
     // Another seed than PyTorch's 23, and PyTorch's weights were trained five steps after it.
     manual_seed(1).unwrap();
     let mut model = EncoderDecoderSelfAttn::new(
@@ -52,14 +124,14 @@ fn a_state_dict_from_pytorch_reproduces_its_outputs() {
     .unwrap();
     model.train();
     let before = values(&model.forward(&x).unwrap());
-    let want = f64s(&c["train"]["data"]);
+    let want = values(&c.train.tensor());
     assert!(before.iter().zip(&want).any(|(a, b)| (a - b).abs() > 1e-2), "the seeds must give other weights");
 
-    model.load_pytorch(pt(c["file"].as_str().unwrap())).unwrap();
-    assert_tensor_close("training forward", &model.forward(&x).unwrap(), &tensor(&c["train"]), 1e-6);
+    model.load_pytorch(pt(&c.file)).unwrap();
+    assert_tensor_close("training forward", &model.forward(&x).unwrap(), &c.train.tensor(), 1e-6);
     model.eval();
     let source = x.narrow(1, 0, 2).unwrap();
-    assert_tensor_close("evaluation forward", &model.forward(&source).unwrap(), &tensor(&c["eval"]), 1e-6);
+    assert_tensor_close("evaluation forward", &model.forward(&source).unwrap(), &c.eval.tensor(), 1e-6);
 
     // The parameters are the file's tensors bit for bit, and the file lists them in our order.
     let file = read_pytorch(pt("selfattn.pt")).unwrap();
@@ -74,14 +146,14 @@ fn a_state_dict_from_pytorch_reproduces_its_outputs() {
 #[test]
 fn float64_float16_and_bfloat16_are_converted_to_float32() {
     let _serial = common::serial();
-    let fx = load("pytorch_files");
-    let c = &fx["encoder"];
-    for dtype in ["f64", "f16", "bf16"] {
+    let fx = fixture();
+    let c = &fx.encoder;
+    for (dtype, f) in [("f64", &c.f64), ("f16", &c.f16), ("bf16", &c.bf16)] {
         manual_seed(3).unwrap();
         let mut enc = Encoder::new(2, 2).unwrap();
-        enc.load_pytorch(pt(c[dtype]["file"].as_str().unwrap())).unwrap();
-        assert_params(&format!("Encoder from {dtype}"), &enc, &c[dtype]["state"], 0.0);
-        assert_tensor_close(&format!("Encoder from {dtype}"), &enc.forward(&tensor(&c["x"])).unwrap(), &tensor(&c[dtype]["out"]), 1e-6);
+        enc.load_pytorch(pt(&f.file)).unwrap();
+        assert_params(&format!("Encoder from {dtype}"), &enc, &f.state, 0.0);
+        assert_tensor_close(&format!("Encoder from {dtype}"), &enc.forward(&c.x.tensor()).unwrap(), &f.out.tensor(), 1e-6);
     }
 }
 
@@ -178,14 +250,14 @@ impl Walk for Buffered {
 #[test]
 fn buffers_are_checked_not_loaded() {
     let _serial = common::serial();
-    let fx = load("pytorch_files");
-    let c = &fx["buffered"];
-    let file = pt(c["file"].as_str().unwrap());
-    let pe = tensor(&c["pe"]);
+    let fx = fixture();
+    let c = &fx.buffered;
+    let file = pt(&c.file);
+    let pe = c.pe.tensor();
 
     let m = Buffered { lin: Linear::new(2, 2).unwrap(), pe: pe.clone() };
     m.load_pytorch(&file).unwrap();
-    assert_params("Buffered", &m, &c["state"], 0.0);
+    assert_params("Buffered", &m, &c.state, 0.0);
 
     let m = Buffered { lin: Linear::new(2, 2).unwrap(), pe: (&pe + 0.5).unwrap() };
     let before = snapshot(&m);
@@ -211,7 +283,7 @@ fn buffers_are_checked_not_loaded() {
 /// Asserts `got` agrees with a fixture tensor within `1e-6 * max(1, |want|)` (relative above 1)
 /// and returns the largest absolute difference, printed for the record.
 #[track_caller]
-fn reproduces(what: &str, got: &Tensor, want: &serde_json::Value) -> f64 {
+fn reproduces(what: &str, got: &Tensor, want: &TensorFx) -> f64 {
     let max = close_relative(what, got, want, 1e-6);
     eprintln!("{what}: max |difference| {max:e}");
     max
@@ -242,10 +314,10 @@ fn buffers_match<M: Walk>(what: &str, m: &M, file: &str) -> f64 {
 #[test]
 fn the_positional_encoding_model_of_notebook_03_loads_from_pytorch() {
     let _serial = common::serial();
-    let fx = load("pytorch_files");
-    let c = &fx["selfattn_pe"];
-    let file = c["file"].as_str().unwrap();
-    let x = tensor(&c["x"]);
+    let fx = fixture();
+    let c = &fx.selfattn_pe;
+    let file = c.file.as_str();
+    let x = c.x.tensor();
     // Another seed than PyTorch's 43, and PyTorch's weights were trained five steps after it.
     manual_seed(2).unwrap();
     let mut model =
@@ -255,29 +327,28 @@ fn the_positional_encoding_model_of_notebook_03_loads_from_pytorch() {
     assert_eq!(names, ["encoder.pe.pe", "decoder.pe.pe"]);
     model.train();
     let before = values(&model.forward(&x).unwrap());
-    let want = f64s(&c["train"]["data"]);
+    let want = values(&c.train.tensor());
     assert!(before.iter().zip(&want).any(|(a, b)| (a - b).abs() > 1e-2), "the seeds must give other weights");
 
     model.load_pytorch(pt(file)).unwrap();
     buffers_match("EncoderDecoderSelfAttn with PE", &model, file);
-    reproduces("EncoderDecoderSelfAttn with PE, training forward", &model.forward(&x).unwrap(), &c["train"]);
+    reproduces("EncoderDecoderSelfAttn with PE, training forward", &model.forward(&x).unwrap(), &c.train);
     model.eval();
     let source = x.narrow(1, 0, 2).unwrap();
-    reproduces("EncoderDecoderSelfAttn with PE, evaluation forward", &model.forward(&source).unwrap(), &c["eval"]);
+    reproduces("EncoderDecoderSelfAttn with PE, evaluation forward", &model.forward(&source).unwrap(), &c.eval);
 }
 
 /// The Transformer of the fixture's sizes (its `max_len` included), drawn after `manual_seed(seed)`.
-fn small_transformer(sizes: &serde_json::Value, max_len: usize, seed: i128) -> Transformer {
-    let n = |k: &str| sizes[k].as_u64().unwrap() as usize;
+fn small_transformer(sizes: &TransformerSizes, max_len: usize, seed: i128) -> Transformer {
     let cfg = TransformerConfig {
-        d_model: n("d_model"),
-        n_heads: n("n_heads"),
-        d_ff: n("d_ff"),
-        n_layers: n("n_layers"),
-        dropout: sizes["dropout"].as_f64().unwrap(),
+        d_model: sizes.d_model,
+        n_heads: sizes.n_heads,
+        d_ff: sizes.d_ff,
+        n_layers: sizes.n_layers,
+        dropout: sizes.dropout,
         max_len,
-        pad_id: Some(n("pad") as u32),
-        ..TransformerConfig::new(n("src_vocab"), n("tgt_vocab"))
+        pad_id: Some(sizes.pad),
+        ..TransformerConfig::new(sizes.src_vocab, sizes.tgt_vocab)
     };
     manual_seed(seed).unwrap();
     Transformer::from_config(&cfg).unwrap()
@@ -286,37 +357,37 @@ fn small_transformer(sizes: &serde_json::Value, max_len: usize, seed: i128) -> T
 #[test]
 fn the_transformer_loads_from_pytorch_and_gives_its_logits() {
     let _serial = common::serial();
-    let fx = load("pytorch_files");
-    let c = &fx["transformer"];
-    let file = c["file"].as_str().unwrap();
-    let max_len = c["sizes"]["max_len"].as_u64().unwrap() as usize;
-    let ids = |v| tensor(v).to_dtype(DType::U32).unwrap();
-    let (src, tgt) = (ids(&c["src"]), ids(&c["tgt"]));
+    let fx = fixture();
+    let c = &fx.transformer;
+    let file = c.file.as_str();
+    let max_len = c.sizes.max_len;
+    let ids = |v: &TensorFx| v.tensor().to_dtype(DType::U32).unwrap();
+    let (src, tgt) = (ids(&c.src), ids(&c.tgt));
     // Another seed than PyTorch's 7, and PyTorch's weights were trained five steps after it.
-    let model = small_transformer(&c["sizes"], max_len, 0);
+    let model = small_transformer(&c.sizes, max_len, 0);
     let names: Vec<String> = model.named_buffers().into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["src_pe.pe", "tgt_pe.pe"]);
     model.eval();
     let before = values(&model.forward(&src, &tgt, None, None).unwrap());
-    let want = f64s(&c["eval_logits"]["data"]);
+    let want = values(&c.eval_logits.tensor());
     assert!(before.iter().zip(&want).any(|(a, b)| (a - b).abs() > 1e-2), "the seeds must give other weights");
 
     model.load_pytorch(pt(file)).unwrap();
     buffers_match("Transformer", &model, file);
-    reproduces("Transformer, evaluation logits", &model.forward(&src, &tgt, None, None).unwrap(), &c["eval_logits"]);
+    reproduces("Transformer, evaluation logits", &model.forward(&src, &tgt, None, None).unwrap(), &c.eval_logits);
 }
 
 #[test]
 fn a_file_whose_positional_encoding_differs_is_refused() {
     let _serial = common::serial();
-    let fx = load("pytorch_files");
-    let c = &fx["transformer"];
-    let max_len = c["sizes"]["max_len"].as_u64().unwrap() as usize;
+    let fx = fixture();
+    let c = &fx.transformer;
+    let max_len = c.sizes.max_len;
 
     // `tgt_pe.pe` holds cosines where ours has sines: refused, naming the buffer, nothing loaded.
-    let model = small_transformer(&c["sizes"], max_len, 0);
+    let model = small_transformer(&c.sizes, max_len, 0);
     let before = snapshot(&model);
-    let file = pt(c["pe_differs"].as_str().unwrap());
+    let file = pt(&c.pe_differs);
     let e = model.load_pytorch(&file).unwrap_err().to_string();
     assert!(e.starts_with(&format!("load_pytorch: {file} does not fit the model, nothing was loaded:")), "{e}");
     let p = problems(&e);
@@ -325,8 +396,8 @@ fn a_file_whose_positional_encoding_differs_is_refused() {
     assert_eq!(snapshot(&model), before, "a refused file must leave the weights as they were");
 
     // A model built with another max_len has tables of another shape: both are named.
-    let model = small_transformer(&c["sizes"], 5000, 0);
-    let e = model.load_pytorch(pt(c["file"].as_str().unwrap())).unwrap_err().to_string();
+    let model = small_transformer(&c.sizes, 5000, 0);
+    let e = model.load_pytorch(pt(&c.file)).unwrap_err().to_string();
     assert_eq!(
         problems(&e),
         [

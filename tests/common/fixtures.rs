@@ -145,8 +145,8 @@ pub fn max_diff(got: &[f64], want: &[f64]) -> f64 {
 /// Asserts `got` agrees with a fixture tensor within `tol * max(1, |want|)` (relative above 1)
 /// and returns the largest absolute difference.
 #[track_caller]
-pub fn close_relative(what: &str, got: &Tensor, want: &Value, tol: f64) -> f64 {
-    let want_t = tensor(want);
+pub fn close_relative<W: AsTensor + ?Sized>(what: &str, got: &Tensor, want: &W, tol: f64) -> f64 {
+    let want_t = want.as_tensor();
     assert_eq!(got.dims(), want_t.dims(), "{what}: shape");
     let mut max = 0f64;
     for (i, (a, b)) in values(got).iter().zip(values(&want_t)).enumerate() {
@@ -161,6 +161,23 @@ pub fn close_relative(what: &str, got: &Tensor, want: &Value, tol: f64) -> f64 {
 pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
     assert_eq!(got.dims(), want.dims(), "{what}: shape");
     assert_close(what, &values(got), &values(want), tol);
+}
+
+/// A tensor as a fixture holds it: untyped JSON, or a typed [`TensorFx`].
+pub trait AsTensor {
+    fn as_tensor(&self) -> Tensor;
+}
+
+impl AsTensor for Value {
+    fn as_tensor(&self) -> Tensor {
+        tensor(self)
+    }
+}
+
+impl AsTensor for TensorFx {
+    fn as_tensor(&self) -> Tensor {
+        self.tensor()
+    }
 }
 
 /// A state dict as a fixture holds it: untyped JSON, or a typed [`StateFx`].
