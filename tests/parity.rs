@@ -6,57 +6,180 @@ use crate::common;
 use attention_zoo::prelude::*;
 use attention_zoo::repro;
 use common::fixtures::*;
+use serde::Deserialize;
 
 const TOL: f64 = 1e-6;
 
-fn seed_of(case: &serde_json::Value) -> i128 {
-    case["seed"].as_u64().expect("seed") as i128
+/// `tests/fixtures/generators.json`: PyTorch's default-generator functions after
+/// `manual_seed(seed)`, and normal draws of every size.
+#[derive(Deserialize)]
+struct GeneratorsFx {
+    cases: Vec<GeneratorCase>,
+    normal_sizes: Vec<NormalSizes>,
+}
+
+/// Each field is named after the PyTorch call that drew it, in draw order.
+#[derive(Deserialize)]
+struct GeneratorCase {
+    seed: u64,
+    rand_7: Vec<Num>,
+    #[serde(rename = "uniform_5_m2.5_3")]
+    uniform_5_m2_5_3: Vec<Num>,
+    randn_5: Vec<Num>,
+    randn_3_after: Vec<Num>,
+    randn_16: Vec<Num>,
+    randn_40: Vec<Num>,
+    randn_2x3x4: TensorFx,
+    normal_20_m1_s2: Vec<Num>,
+    randperm_10: Vec<usize>,
+    randperm_1000: Vec<usize>,
+    #[serde(rename = "bernoulli_40_p0.3")]
+    bernoulli_40_p0_3: Vec<Num>,
+    #[serde(rename = "dropout_mask_1000_p0.5")]
+    dropout_mask_1000_p0_5: Vec<Num>,
+    rand_3_end: Vec<Num>,
+    gen_randperm_256: Vec<usize>,
+    gen_random_int64: i64,
+    gen_rand_4: Vec<Num>,
+}
+
+#[derive(Deserialize)]
+struct NormalSizes {
+    seed: u64,
+    /// `randn(n)` for n = 1, 2, ... right after the seed.
+    randn: Vec<Vec<Num>>,
+    embedding_11_6: TensorFx,
+    normal: Vec<NormalCase>,
+}
+
+#[derive(Deserialize)]
+struct NormalCase {
+    n: usize,
+    mean: f64,
+    std: f64,
+    values: Vec<Num>,
+}
+
+/// `tests/fixtures/layers.json`: the initial state of each layer after `manual_seed(seed)`, in
+/// the order drawn, and linear forwards.
+#[derive(Deserialize)]
+struct LayersFx {
+    cases: Vec<LayerCase>,
+    linear_forward: Vec<LinearForward>,
+}
+
+#[derive(Deserialize)]
+struct LayerCase {
+    seed: u64,
+    linear_3_4: StateFx,
+    linear_5_2_nobias: StateFx,
+    gru_2_2: StateFx,
+    gru_3_4_l2_bi: StateFx,
+    lstm_3_5: StateFx,
+    lstm_2_3_bi: StateFx,
+    embedding_10_4: StateFx,
+    layernorm_6: StateFx,
+    linear_after: StateFx,
+}
+
+#[derive(Deserialize)]
+struct LinearForward {
+    n_in: usize,
+    n_out: usize,
+    state: StateFx,
+    x: TensorFx,
+    y: TensorFx,
+}
+
+/// `tests/fixtures/rnn_forward.json`: recurrent layers' outputs and final states.
+#[derive(Deserialize)]
+struct RnnForwardFx {
+    gru_corners: RnnCase,
+    gru_l2_bi: RnnCase,
+    lstm_bi: RnnCase,
+}
+
+#[derive(Deserialize)]
+struct RnnCase {
+    state: StateFx,
+    x: TensorFx,
+    out: TensorFx,
+    h: TensorFx,
+}
+
+/// `tests/fixtures/numpy_data.json`: NumPy's squares and `RandomState` draws.
+#[derive(Deserialize)]
+struct NumpyDataFx {
+    cases: Vec<SquaresCase>,
+    random_state: RandomStateCase,
+}
+
+#[derive(Deserialize)]
+struct SquaresCase {
+    n: usize,
+    variable_len: bool,
+    seed: i64,
+    directions: Vec<i64>,
+    points: Vec<Vec<[f64; 2]>>,
+}
+
+#[derive(Deserialize)]
+struct RandomStateCase {
+    seed: i64,
+    randint_10_20: Vec<f64>,
+    rand_5: Vec<f64>,
+    randn_7: Vec<f64>,
+    randint_1000_5: Vec<f64>,
+    wide_seed: i64,
+    /// 64-bit integers, written as strings (JSON numbers are doubles).
+    randint_full_i64: Vec<String>,
+    randint_2_40: Vec<String>,
 }
 
 #[test]
 fn generator_functions_match_pytorch() {
     let _serial = common::serial();
-    let fx = load("generators");
-    for case in fx["cases"].as_array().unwrap() {
-        let seed = seed_of(case);
+    let fx: GeneratorsFx = load_as("generators");
+    for case in &fx.cases {
+        let seed = case.seed as i128;
         manual_seed(seed).unwrap();
         let s = format!("seed {seed}");
-        assert_close(&format!("{s} rand(7)"), &values(&repro::rand(7).unwrap()), &f64s(&case["rand_7"]), 0.0);
+        assert_close(&format!("{s} rand(7)"), &values(&repro::rand(7).unwrap()), &nums(&case.rand_7), 0.0);
         assert_close(
             &format!("{s} uniform_(-2.5, 3)"),
             &values(&repro::uniform(5, -2.5, 3.0).unwrap()),
-            &f64s(&case["uniform_5_m2.5_3"]),
+            &nums(&case.uniform_5_m2_5_3),
             0.0,
         );
         // Normal draws of every size are PyTorch's bit for bit (see normal_draws_of_every_size_...).
-        assert_close(&format!("{s} randn(5)"), &values(&repro::randn(5).unwrap()), &f64s(&case["randn_5"]), 0.0);
-        assert_close(&format!("{s} randn(3) after"), &values(&repro::randn(3).unwrap()), &f64s(&case["randn_3_after"]), 0.0);
-        assert_close(&format!("{s} randn(16)"), &values(&repro::randn(16).unwrap()), &f64s(&case["randn_16"]), 0.0);
-        assert_close(&format!("{s} randn(40)"), &values(&repro::randn(40).unwrap()), &f64s(&case["randn_40"]), 0.0);
+        assert_close(&format!("{s} randn(5)"), &values(&repro::randn(5).unwrap()), &nums(&case.randn_5), 0.0);
+        assert_close(&format!("{s} randn(3) after"), &values(&repro::randn(3).unwrap()), &nums(&case.randn_3_after), 0.0);
+        assert_close(&format!("{s} randn(16)"), &values(&repro::randn(16).unwrap()), &nums(&case.randn_16), 0.0);
+        assert_close(&format!("{s} randn(40)"), &values(&repro::randn(40).unwrap()), &nums(&case.randn_40), 0.0);
         let t = repro::randn((2, 3, 4)).unwrap();
-        assert_tensor_close(&format!("{s} randn(2,3,4)"), &t, &tensor(&case["randn_2x3x4"]), 0.0);
+        assert_tensor_close(&format!("{s} randn(2,3,4)"), &t, &case.randn_2x3x4.tensor(), 0.0);
         let normal = repro::with_default(|g| g.normal(20, 1.0, 2.0)).unwrap();
-        assert_close(&format!("{s} normal_(1, 2)"), &values(&normal), &f64s(&case["normal_20_m1_s2"]), 0.0);
-        assert_eq!(repro::randperm(10), usizes(&case["randperm_10"]), "{s} randperm(10)");
-        assert_eq!(repro::randperm(1000), usizes(&case["randperm_1000"]), "{s} randperm(1000)");
-        assert_close(&format!("{s} bernoulli_(0.3)"), &values(&repro::bernoulli(40, 0.3).unwrap()), &f64s(&case["bernoulli_40_p0.3"]), 0.0);
+        assert_close(&format!("{s} normal_(1, 2)"), &values(&normal), &nums(&case.normal_20_m1_s2), 0.0);
+        assert_eq!(repro::randperm(10), case.randperm_10, "{s} randperm(10)");
+        assert_eq!(repro::randperm(1000), case.randperm_1000, "{s} randperm(1000)");
+        assert_close(&format!("{s} bernoulli_(0.3)"), &values(&repro::bernoulli(40, 0.3).unwrap()), &nums(&case.bernoulli_40_p0_3), 0.0);
         assert_close(
             &format!("{s} dropout mask"),
             &values(&repro::bernoulli(1000, 0.5).unwrap()),
-            &f64s(&case["dropout_mask_1000_p0.5"]),
+            &nums(&case.dropout_mask_1000_p0_5),
             0.0,
         );
-        assert_close(&format!("{s} rand(3) at the end"), &values(&repro::rand(3).unwrap()), &f64s(&case["rand_3_end"]), TOL);
+        assert_close(&format!("{s} rand(3) at the end"), &values(&repro::rand(3).unwrap()), &nums(&case.rand_3_end), TOL);
 
         let mut g = Generator::new(seed as u64);
-        assert_eq!(g.randperm(256), usizes(&case["gen_randperm_256"]), "{s} Generator randperm(256)");
-        assert_eq!(g.random_i64(), case["gen_random_int64"].as_i64().unwrap(), "{s} Generator random_()");
-        assert_close(&format!("{s} Generator rand(4)"), &values(&g.rand(4).unwrap()), &f64s(&case["gen_rand_4"]), TOL);
+        assert_eq!(g.randperm(256), case.gen_randperm_256, "{s} Generator randperm(256)");
+        assert_eq!(g.random_i64(), case.gen_random_int64, "{s} Generator random_()");
+        assert_close(&format!("{s} Generator rand(4)"), &values(&g.rand(4).unwrap()), &nums(&case.gen_rand_4), TOL);
     }
 }
 
 /// Initialisations, uniform and normal (embeddings), are PyTorch's bit for bit.
-fn check_state<M: Walk>(what: &str, m: &M, want: &serde_json::Value) {
+fn check_state<M: Walk>(what: &str, m: &M, want: &StateFx) {
     assert_params(what, m, want, 0.0);
 }
 
@@ -66,25 +189,25 @@ fn check_state<M: Walk>(what: &str, m: &M, want: &serde_json::Value) {
 #[test]
 fn normal_draws_of_every_size_equal_pytorchs() {
     let _serial = common::serial();
-    let fx = load("generators");
-    for case in fx["normal_sizes"].as_array().unwrap() {
-        let seed = seed_of(case);
-        for (i, want) in case["randn"].as_array().unwrap().iter().enumerate() {
+    let fx: GeneratorsFx = load_as("generators");
+    for case in &fx.normal_sizes {
+        let seed = case.seed as i128;
+        for (i, want) in case.randn.iter().enumerate() {
             manual_seed(seed).unwrap();
             let n = i + 1;
-            assert_close(&format!("seed {seed} randn({n})"), &values(&repro::randn(n).unwrap()), &f64s(want), 0.0);
+            assert_close(&format!("seed {seed} randn({n})"), &values(&repro::randn(n).unwrap()), &nums(want), 0.0);
         }
         manual_seed(seed).unwrap();
         assert_params(
             &format!("seed {seed} Embedding(11, 6)"),
             &Embedding::new(11, 6).unwrap(),
-            &serde_json::json!([["weight", case["embedding_11_6"]]]),
+            &StateFx(vec![("weight".to_string(), case.embedding_11_6.clone())]),
             0.0,
         );
-        for c in case["normal"].as_array().unwrap() {
-            let (n, mean, std) = (c["n"].as_u64().unwrap() as usize, c["mean"].as_f64().unwrap(), c["std"].as_f64().unwrap());
+        for c in &case.normal {
+            let (n, mean, std) = (c.n, c.mean, c.std);
             let got = repro::with_default(|g| g.normal(n, mean, std)).unwrap();
-            assert_close(&format!("seed {seed} normal_({mean}, {std}) of {n}"), &values(&got), &f64s(&c["values"]), 0.0);
+            assert_close(&format!("seed {seed} normal_({mean}, {std}) of {n}"), &values(&got), &nums(&c.values), 0.0);
         }
     }
 }
@@ -92,20 +215,20 @@ fn normal_draws_of_every_size_equal_pytorchs() {
 #[test]
 fn layer_initialisation_matches_pytorch() {
     let _serial = common::serial();
-    let fx = load("layers");
-    for case in fx["cases"].as_array().unwrap() {
-        let seed = seed_of(case);
+    let fx: LayersFx = load_as("layers");
+    for case in &fx.cases {
+        let seed = case.seed as i128;
         manual_seed(seed).unwrap();
         let s = format!("seed {seed}");
-        check_state(&format!("{s} Linear(3, 4)"), &Linear::new(3, 4).unwrap(), &case["linear_3_4"]);
-        check_state(&format!("{s} Linear(5, 2, bias=False)"), &Linear::with_bias(5, 2, false).unwrap(), &case["linear_5_2_nobias"]);
-        check_state(&format!("{s} GRU(2, 2)"), &Gru::new(2, 2).unwrap(), &case["gru_2_2"]);
-        check_state(&format!("{s} GRU(3, 4, 2 layers, bi)"), &Gru::with_layers(3, 4, 2, true).unwrap(), &case["gru_3_4_l2_bi"]);
-        check_state(&format!("{s} LSTM(3, 5)"), &Lstm::new(3, 5).unwrap(), &case["lstm_3_5"]);
-        check_state(&format!("{s} LSTM(2, 3, bi)"), &Lstm::with_layers(2, 3, 1, true).unwrap(), &case["lstm_2_3_bi"]);
-        check_state(&format!("{s} Embedding(10, 4)"), &Embedding::new(10, 4).unwrap(), &case["embedding_10_4"]);
-        check_state(&format!("{s} LayerNorm(6)"), &LayerNorm::new(6).unwrap(), &case["layernorm_6"]);
-        check_state(&format!("{s} Linear(2, 2) after"), &Linear::new(2, 2).unwrap(), &case["linear_after"]);
+        check_state(&format!("{s} Linear(3, 4)"), &Linear::new(3, 4).unwrap(), &case.linear_3_4);
+        check_state(&format!("{s} Linear(5, 2, bias=False)"), &Linear::with_bias(5, 2, false).unwrap(), &case.linear_5_2_nobias);
+        check_state(&format!("{s} GRU(2, 2)"), &Gru::new(2, 2).unwrap(), &case.gru_2_2);
+        check_state(&format!("{s} GRU(3, 4, 2 layers, bi)"), &Gru::with_layers(3, 4, 2, true).unwrap(), &case.gru_3_4_l2_bi);
+        check_state(&format!("{s} LSTM(3, 5)"), &Lstm::new(3, 5).unwrap(), &case.lstm_3_5);
+        check_state(&format!("{s} LSTM(2, 3, bi)"), &Lstm::with_layers(2, 3, 1, true).unwrap(), &case.lstm_2_3_bi);
+        check_state(&format!("{s} Embedding(10, 4)"), &Embedding::new(10, 4).unwrap(), &case.embedding_10_4);
+        check_state(&format!("{s} LayerNorm(6)"), &LayerNorm::new(6).unwrap(), &case.layernorm_6);
+        check_state(&format!("{s} Linear(2, 2) after"), &Linear::new(2, 2).unwrap(), &case.linear_after);
     }
 }
 
@@ -126,60 +249,57 @@ fn lecture_check_values_for_the_gru_encoder() {
 #[test]
 fn recurrent_layers_compute_what_pytorch_computes() {
     let _serial = common::serial();
-    let fx = load("rnn_forward");
-    let c = &fx["gru_corners"];
+    let fx: RnnForwardFx = load_as("rnn_forward");
+    let c = &fx.gru_corners;
     manual_seed(21).unwrap();
     let gru = Gru::new(2, 2).unwrap();
-    check_state("GRU corners", &gru, &c["state"]);
-    let (out, h) = gru.forward(&tensor(&c["x"]), None).unwrap();
-    assert_tensor_close("GRU corners out", &out, &tensor(&c["out"]), 1e-6);
-    assert_tensor_close("GRU corners h", &h, &tensor(&c["h"]), 1e-6);
+    check_state("GRU corners", &gru, &c.state);
+    let (out, h) = gru.forward(&c.x.tensor(), None).unwrap();
+    assert_tensor_close("GRU corners out", &out, &c.out.tensor(), 1e-6);
+    assert_tensor_close("GRU corners h", &h, &c.h.tensor(), 1e-6);
 
-    let c = &fx["gru_l2_bi"];
+    let c = &fx.gru_l2_bi;
     let gru = Gru::with_layers(3, 4, 2, true).unwrap();
-    gru.load_state_dict(&state(&c["state"]).into_iter().collect()).unwrap();
-    let (out, h) = gru.forward(&tensor(&c["x"]), None).unwrap();
-    assert_tensor_close("GRU 2 layers bi out", &out, &tensor(&c["out"]), 1e-6);
-    assert_tensor_close("GRU 2 layers bi h", &h, &tensor(&c["h"]), 1e-6);
+    gru.load_state_dict(&c.state.tensors().into_iter().collect()).unwrap();
+    let (out, h) = gru.forward(&c.x.tensor(), None).unwrap();
+    assert_tensor_close("GRU 2 layers bi out", &out, &c.out.tensor(), 1e-6);
+    assert_tensor_close("GRU 2 layers bi h", &h, &c.h.tensor(), 1e-6);
 
-    let c = &fx["lstm_bi"];
+    let c = &fx.lstm_bi;
     let lstm = Lstm::with_layers(3, 5, 1, true).unwrap();
-    lstm.load_state_dict(&state(&c["state"]).into_iter().collect()).unwrap();
-    let (out, (h, cell)) = lstm.forward(&tensor(&c["x"]), None).unwrap();
-    assert_tensor_close("LSTM bi out", &out, &tensor(&c["out"]), 1e-6);
-    assert_tensor_close("LSTM bi (h, c)", &Tensor::stack(&[h, cell], 0).unwrap(), &tensor(&c["h"]), 1e-6);
+    lstm.load_state_dict(&c.state.tensors().into_iter().collect()).unwrap();
+    let (out, (h, cell)) = lstm.forward(&c.x.tensor(), None).unwrap();
+    assert_tensor_close("LSTM bi out", &out, &c.out.tensor(), 1e-6);
+    assert_tensor_close("LSTM bi (h, c)", &Tensor::stack(&[h, cell], 0).unwrap(), &c.h.tensor(), 1e-6);
 }
 
 #[test]
 fn squares_equal_numpy_exactly() {
     let _serial = common::serial();
-    let fx = load("numpy_data");
-    for case in fx["cases"].as_array().unwrap() {
-        let (n, var, seed) =
-            (case["n"].as_u64().unwrap() as usize, case["variable_len"].as_bool().unwrap(), case["seed"].as_i64().unwrap());
+    let fx: NumpyDataFx = load_as("numpy_data");
+    for case in &fx.cases {
+        let (n, var, seed) = (case.n, case.variable_len, case.seed);
         let got = generate_sequences(n, var, seed).unwrap();
-        let want_dirs: Vec<i64> = case["directions"].as_array().unwrap().iter().map(|d| d.as_i64().unwrap()).collect();
-        assert_eq!(got.directions, want_dirs, "directions n={n} seed={seed}");
-        for (i, (p, w)) in got.points.iter().zip(case["points"].as_array().unwrap()).enumerate() {
-            let w: Vec<[f64; 2]> = w.as_array().unwrap().iter().map(|xy| [xy[0].as_f64().unwrap(), xy[1].as_f64().unwrap()]).collect();
-            assert_eq!(p, &w, "sequence {i} of n={n} seed={seed} must equal NumPy's bit for bit");
+        assert_eq!(got.directions, case.directions, "directions n={n} seed={seed}");
+        for (i, (p, w)) in got.points.iter().zip(&case.points).enumerate() {
+            assert_eq!(p, w, "sequence {i} of n={n} seed={seed} must equal NumPy's bit for bit");
         }
     }
-    let raw = &fx["random_state"];
-    let mut rs = RandomState::new(raw["seed"].as_i64().unwrap()).unwrap();
+    let raw = &fx.random_state;
+    let mut rs = RandomState::new(raw.seed).unwrap();
     let ints: Vec<f64> = rs.randint(10, 20).unwrap().into_iter().map(|x| x as f64).collect();
-    assert_eq!(ints, f64s(&raw["randint_10_20"]));
-    assert_eq!(rs.rand(5).unwrap(), f64s(&raw["rand_5"]));
-    assert_eq!(rs.randn(7).unwrap(), f64s(&raw["randn_7"]));
+    assert_eq!(ints, raw.randint_10_20);
+    assert_eq!(rs.rand(5).unwrap(), raw.rand_5);
+    assert_eq!(rs.randn(7).unwrap(), raw.randn_7);
     let ints: Vec<f64> = rs.randint(1000, 5).unwrap().into_iter().map(|x| x as f64).collect();
-    assert_eq!(ints, f64s(&raw["randint_1000_5"]));
+    assert_eq!(ints, raw.randint_1000_5);
     // Ranges wider than 2^32 take NumPy's 64-bit path; the whole i64 range included.
-    let mut wide = RandomState::new(raw["wide_seed"].as_i64().unwrap()).unwrap();
-    let text = |key: &str| raw[key].as_array().unwrap().iter().map(|v| v.as_str().unwrap().parse::<i64>().unwrap()).collect::<Vec<_>>();
+    let mut wide = RandomState::new(raw.wide_seed).unwrap();
+    let text = |v: &[String]| v.iter().map(|s| s.parse::<i64>().unwrap()).collect::<Vec<_>>();
     let full: Vec<i64> = (0..6).map(|_| wide.randint_one(i64::MIN, i64::MAX).unwrap()).collect();
-    assert_eq!(full, text("randint_full_i64"));
+    assert_eq!(full, text(&raw.randint_full_i64));
     let forty: Vec<i64> = (0..6).map(|_| wide.randint_one(0, 1 << 40).unwrap()).collect();
-    assert_eq!(forty, text("randint_2_40"));
+    assert_eq!(forty, text(&raw.randint_2_40));
 }
 
 #[test]
@@ -220,12 +340,12 @@ fn bad_input_gives_clear_errors() {
 #[test]
 fn linear_forward_is_pytorchs_bit_for_bit() {
     let _serial = common::serial(); // it draws from the shared default generator
-    let fx = load("layers");
-    for case in fx["linear_forward"].as_array().unwrap() {
-        let (n_in, n_out) = (case["n_in"].as_u64().unwrap() as usize, case["n_out"].as_u64().unwrap() as usize);
+    let fx: LayersFx = load_as("layers");
+    for case in &fx.linear_forward {
+        let (n_in, n_out) = (case.n_in, case.n_out);
         let lin = Linear::new(n_in, n_out).unwrap();
-        lin.load_state_dict(&state(&case["state"]).into_iter().collect()).unwrap();
-        let y = lin.forward(&tensor(&case["x"])).unwrap();
-        assert_tensor_close(&format!("Linear({n_in}, {n_out}) forward"), &y, &tensor(&case["y"]), 0.0);
+        lin.load_state_dict(&case.state.tensors().into_iter().collect()).unwrap();
+        let y = lin.forward(&case.x.tensor()).unwrap();
+        assert_tensor_close(&format!("Linear({n_in}, {n_out}) forward"), &y, &case.y.tensor(), 0.0);
     }
 }
