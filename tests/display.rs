@@ -17,13 +17,18 @@ struct Case {
     str: String,
 }
 
-/// Every case by name (the `_source` note left out).
+/// `tests/fixtures/display.json`: the script that wrote it, then every case by name.
+#[derive(Deserialize)]
+struct DisplayFx {
+    #[serde(rename = "_source")]
+    _source: String,
+    #[serde(flatten)]
+    cases: BTreeMap<String, Case>,
+}
+
+/// Every case by name.
 fn cases() -> BTreeMap<String, Case> {
-    let mut all: BTreeMap<String, serde_json::Value> = load_as("display");
-    all.retain(|name, _| !name.starts_with('_'));
-    all.into_iter()
-        .map(|(name, v)| (name.clone(), serde_json::from_value(v).unwrap_or_else(|e| panic!("display.json {name}: {e}"))))
-        .collect()
+    load_as::<DisplayFx>("display").cases
 }
 
 fn fixture_tensor(case: &Case) -> Tensor {

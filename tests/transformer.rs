@@ -10,22 +10,211 @@ use attention_zoo::prelude::*;
 use attention_zoo::train::Optimizer;
 use common::fixtures::*;
 use common::round4;
-use serde_json::Value;
+use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// Forward passes: |got - want| <= FORWARD * max(1, |want|) (relative for values above 1).
 const FORWARD: f64 = 1e-6;
 /// Three Adam steps of the full model.
 const ADAM: f64 = 1e-5;
 
-/// Asserts two tensors agree within `tol * max(1, |want|)` elementwise; returns the largest
-/// absolute difference (printed by the tests, for the record).
-#[track_caller]
-fn seed_of(case: &Value) -> i128 {
-    case["seed"].as_u64().expect("seed") as i128
+/// `tests/fixtures/transformer.json` (tools/fixtures/transformer.py).
+#[derive(Deserialize)]
+struct TransformerFx {
+    sizes: Sizes,
+    ids: Ids,
+    inputs: InputsFx,
+    masks: Masks,
+    toy: Toy,
+    pe_table_100: TensorFx,
+    /// One case per seed: every layer and the model, drawn after `manual_seed(seed)`.
+    cases: Vec<Case>,
 }
 
-fn ids(v: &Value) -> Tensor {
-    tensor(v).to_dtype(DType::U32).unwrap()
+#[derive(Deserialize)]
+struct Sizes {
+    d_model: usize,
+    n_heads: usize,
+    d_ff: usize,
+    n_layers: usize,
+    dropout: f64,
+    src_vocab: usize,
+    tgt_vocab: usize,
+    adam_lr: f64,
+}
+
+/// Token ids, written as floats.
+#[derive(Deserialize)]
+struct Ids {
+    src: TensorFx,
+    tgt: TensorFx,
+    tgt_out: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct InputsFx {
+    x: TensorFx,
+    res: TensorFx,
+    memory: TensorFx,
+    drop_x: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct Masks {
+    create_mask_2_4: TensorFx,
+    src_padding: TensorFx,
+    tgt_mask: TensorFx,
+}
+
+/// 002's toy query, keys and values, and its masked example.
+#[derive(Deserialize)]
+struct Toy {
+    q: TensorFx,
+    k: TensorFx,
+    v: TensorFx,
+    out: TensorFx,
+    weights: TensorFx,
+    masked: ToyMasked,
+}
+
+#[derive(Deserialize)]
+struct ToyMasked {
+    q: TensorFx,
+    k: TensorFx,
+    v: TensorFx,
+    out: TensorFx,
+    weights: TensorFx,
+}
+
+/// A module's output in evaluation and in training mode (and its attention weights in both,
+/// for the attention layers).
+#[derive(Deserialize)]
+struct Modes {
+    eval: TensorFx,
+    train: TensorFx,
+    eval_weights: Option<TensorFx>,
+    train_weights: Option<TensorFx>,
+}
+
+impl Modes {
+    fn output(&self, mode: &str) -> &TensorFx {
+        if mode == "train" { &self.train } else { &self.eval }
+    }
+
+    fn weights(&self, mode: &str) -> &TensorFx {
+        let w = if mode == "train" { &self.train_weights } else { &self.eval_weights };
+        w.as_ref().unwrap_or_else(|| panic!("no {mode} weights in the fixture"))
+    }
+}
+
+#[derive(Deserialize)]
+struct Case {
+    seed: u64,
+    /// `Dropout(p)` of the inputs' `drop_x`, by `p` ("0.3", "0.5").
+    dropout: BTreeMap<String, TensorFx>,
+    narrow: Narrow,
+    vectorised: Vectorised,
+    add_norm: Layer,
+    pffn: Layer,
+    encoder_layer: EncoderLayerFx,
+    decoder_layer: DecoderLayerFx,
+    embeddings: EmbeddingsFx,
+    positional: Positional,
+    transformer: TransformerCase,
+    transformer_vectorised: Layer,
+    transformer_xavier: Initial,
+    adam: AdamFx,
+}
+
+#[derive(Deserialize)]
+struct Narrow {
+    state: StateFx,
+    #[serde(rename = "self")]
+    self_attention: Modes,
+    cross: Modes,
+    as_vectorised: Modes,
+}
+
+#[derive(Deserialize)]
+struct Vectorised {
+    state: StateFx,
+    cross: Modes,
+}
+
+#[derive(Deserialize)]
+struct Layer {
+    state: StateFx,
+    out: Modes,
+}
+
+#[derive(Deserialize)]
+struct Initial {
+    state: StateFx,
+}
+
+#[derive(Deserialize)]
+struct EncoderLayerFx {
+    state: StateFx,
+    out: Modes,
+    /// The self-attention weights of the training-mode pass.
+    weights: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct DecoderLayerFx {
+    state: StateFx,
+    out: Modes,
+    self_weights: TensorFx,
+    cross_weights: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct EmbeddingsFx {
+    state: StateFx,
+    out: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct Positional {
+    out: Modes,
+}
+
+#[derive(Deserialize)]
+struct TransformerCase {
+    state: StateFx,
+    out: Modes,
+    train_maps: MapsFx,
+    memory: TensorFx,
+    eval_logits: TensorFx,
+    eval_maps: MapsFx,
+}
+
+/// Every layer's attention maps of one pass.
+#[derive(Deserialize)]
+struct MapsFx {
+    encoder_self: Vec<TensorFx>,
+    decoder_self: Vec<TensorFx>,
+    cross: Vec<TensorFx>,
+}
+
+/// Three Adam steps of the full model: each step's loss, then the weights and logits.
+#[derive(Deserialize)]
+struct AdamFx {
+    losses: Vec<f64>,
+    state: StateFx,
+    eval_logits: TensorFx,
+}
+
+fn fixture() -> TransformerFx {
+    load_as("transformer")
+}
+
+fn seed_of(case: &Case) -> i128 {
+    case.seed as i128
+}
+
+fn ids(v: &TensorFx) -> Tensor {
+    v.tensor().to_dtype(DType::U32).unwrap()
 }
 
 struct Inputs {
@@ -39,48 +228,38 @@ struct Inputs {
     tgt_mask: Tensor,
 }
 
-fn inputs(fx: &Value) -> Inputs {
-    let i = &fx["inputs"];
-    let (src, tgt) = (ids(&fx["ids"]["src"]), ids(&fx["ids"]["tgt"]));
+fn inputs(fx: &TransformerFx) -> Inputs {
+    let i = &fx.inputs;
+    let (src, tgt) = (ids(&fx.ids.src), ids(&fx.ids.tgt));
     let src_mask = padding_mask(&src, 0).unwrap();
     let tgt_mask = create_mask(2, 5).unwrap().broadcast_add(&padding_mask(&tgt, 0).unwrap()).unwrap();
-    Inputs {
-        x: tensor(&i["x"]),
-        res: tensor(&i["res"]),
-        memory: tensor(&i["memory"]),
-        drop_x: tensor(&i["drop_x"]),
-        src,
-        tgt,
-        src_mask,
-        tgt_mask,
-    }
+    Inputs { x: i.x.tensor(), res: i.res.tensor(), memory: i.memory.tensor(), drop_x: i.drop_x.tensor(), src, tgt, src_mask, tgt_mask }
 }
 
-fn config(fx: &Value) -> TransformerConfig {
-    let s = &fx["sizes"];
-    let n = |k: &str| s[k].as_u64().unwrap() as usize;
+fn config(fx: &TransformerFx) -> TransformerConfig {
+    let s = &fx.sizes;
     TransformerConfig {
-        d_model: n("d_model"),
-        n_heads: n("n_heads"),
-        d_ff: n("d_ff"),
-        n_layers: n("n_layers"),
-        dropout: s["dropout"].as_f64().unwrap(),
-        ..TransformerConfig::new(n("src_vocab"), n("tgt_vocab"))
+        d_model: s.d_model,
+        n_heads: s.n_heads,
+        d_ff: s.d_ff,
+        n_layers: s.n_layers,
+        dropout: s.dropout,
+        ..TransformerConfig::new(s.src_vocab, s.tgt_vocab)
     }
 }
 
 /// Runs `f` in evaluation mode, then in training mode right after `manual_seed(seed + 100)` (as
 /// the fixtures do), comparing the output (and the weights where there are some) with PyTorch's.
-fn modes<M: Walk>(what: &str, m: &mut M, seed: i128, want: &Value, mut f: impl FnMut(&mut M) -> (Tensor, Option<Tensor>)) -> f64 {
+fn modes<M: Walk>(what: &str, m: &mut M, seed: i128, want: &Modes, mut f: impl FnMut(&mut M) -> (Tensor, Option<Tensor>)) -> f64 {
     let mut max = 0f64;
     for mode in ["eval", "train"] {
         m.set_training(mode == "train");
         assert_eq!(m.is_training(), mode == "train", "{what}: set_training");
         manual_seed(seed + 100).unwrap();
         let (out, weights) = f(m);
-        max = max.max(close_relative(&format!("{what} ({mode})"), &out, &want[mode], FORWARD));
+        max = max.max(close_relative(&format!("{what} ({mode})"), &out, want.output(mode), FORWARD));
         if let Some(w) = weights {
-            max = max.max(close_relative(&format!("{what} weights ({mode})"), &w, &want[format!("{mode}_weights")], FORWARD));
+            max = max.max(close_relative(&format!("{what} weights ({mode})"), &w, want.weights(mode), FORWARD));
         }
     }
     max
@@ -89,78 +268,78 @@ fn modes<M: Walk>(what: &str, m: &mut M, seed: i128, want: &Value, mut f: impl F
 #[test]
 fn dropout_matches_pytorch_mask_and_scale_bit_for_bit() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
-    for case in fx["cases"].as_array().unwrap() {
+    for case in &fx.cases {
         manual_seed(seed_of(case)).unwrap();
         for p in ["0.3", "0.5"] {
             let d = Dropout::new(p.parse().unwrap()).unwrap();
-            close_relative(&format!("seed {} Dropout({p})", seed_of(case)), &d.forward(&inp.drop_x).unwrap(), &case["dropout"][p], 0.0);
+            close_relative(&format!("seed {} Dropout({p})", seed_of(case)), &d.forward(&inp.drop_x).unwrap(), &case.dropout[p], 0.0);
         }
     }
 }
 
 #[test]
 fn toy_attention_gives_the_lectures_numbers() {
-    let fx = &load("transformer")["toy"];
-    let (k, v) = (tensor(&fx["k"]), tensor(&fx["v"]));
-    let q = tensor(&fx["q"]);
+    let fx = fixture().toy;
+    let (k, v) = (fx.k.tensor(), fx.v.tensor());
+    let q = fx.q.tensor();
     let (out, w) = scaled_dot_product_attention_additive(&q, &k, &v, None).unwrap();
-    close_relative("toy output", &out, &fx["out"], FORWARD);
-    close_relative("toy weights", &w, &fx["weights"], FORWARD);
+    close_relative("toy output", &out, &fx.out, FORWARD);
+    close_relative("toy weights", &w, &fx.weights, FORWARD);
     assert_eq!(round4(&values(&w)), vec![0., 0., 0.5, 0.5, 0., 1., 0., 0., 0.5, 0.5, 0., 0.]);
     assert_eq!(round4(&values(&out)), vec![550., 5.5, 0., 10., 0., 2., 5.5, 0., 1.5]);
-    let m = &fx["masked"];
+    let m = &fx.masked;
     let mask = create_mask(2, 4).unwrap();
-    let (out, w) = scaled_dot_product_attention_additive(&tensor(&m["q"]), &tensor(&m["k"]), &tensor(&m["v"]), Some(&mask)).unwrap();
-    close_relative("masked output", &out, &m["out"], FORWARD);
-    close_relative("masked weights", &w, &m["weights"], FORWARD);
+    let (out, w) = scaled_dot_product_attention_additive(&m.q.tensor(), &m.k.tensor(), &m.v.tensor(), Some(&mask)).unwrap();
+    close_relative("masked output", &out, &m.out, FORWARD);
+    close_relative("masked weights", &w, &m.weights, FORWARD);
 }
 
 #[test]
 fn masks_match_pytorch() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
-    close_relative("create_mask(2, 4)", &create_mask(2, 4).unwrap(), &fx["masks"]["create_mask_2_4"], 0.0);
-    close_relative("source padding mask", &inp.src_mask, &fx["masks"]["src_padding"], 0.0);
-    close_relative("target mask", &inp.tgt_mask, &fx["masks"]["tgt_mask"], 0.0);
+    close_relative("create_mask(2, 4)", &create_mask(2, 4).unwrap(), &fx.masks.create_mask_2_4, 0.0);
+    close_relative("source padding mask", &inp.src_mask, &fx.masks.src_padding, 0.0);
+    close_relative("target mask", &inp.tgt_mask, &fx.masks.tgt_mask, 0.0);
     let model = Transformer::from_config(&TransformerConfig { max_len: 10, ..config(&fx) }).unwrap();
-    close_relative("Transformer::src_mask", &model.src_mask(&inp.src).unwrap().unwrap(), &fx["masks"]["src_padding"], 0.0);
-    close_relative("Transformer::tgt_mask", &model.tgt_mask(&inp.tgt).unwrap(), &fx["masks"]["tgt_mask"], 0.0);
+    close_relative("Transformer::src_mask", &model.src_mask(&inp.src).unwrap().unwrap(), &fx.masks.src_padding, 0.0);
+    close_relative("Transformer::tgt_mask", &model.tgt_mask(&inp.tgt).unwrap(), &fx.masks.tgt_mask, 0.0);
 }
 
 #[test]
 fn attention_layers_match_pytorch() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
     let cfg = config(&fx);
     let mut max = 0f64;
-    for case in fx["cases"].as_array().unwrap() {
+    for case in &fx.cases {
         let seed = seed_of(case);
         let s = format!("seed {seed}");
-        let c = &case["narrow"];
+        let c = &case.narrow;
         manual_seed(seed).unwrap();
         let mut mha = NarrowMultiHeadAttention::new(cfg.d_model, cfg.n_heads, cfg.dropout).unwrap();
-        assert_params(&format!("{s} narrow"), &mha, &c["state"], 0.0);
+        assert_params(&format!("{s} narrow"), &mha, &c.state, 0.0);
         let both = |r: MhaOutput| (r.output, Some(r.weights));
-        max = max.max(modes(&format!("{s} narrow self"), &mut mha, seed, &c["self"], |m| {
+        max = max.max(modes(&format!("{s} narrow self"), &mut mha, seed, &c.self_attention, |m| {
             both(m.forward(&inp.x, &inp.x, &inp.x, Some(&inp.tgt_mask)).unwrap())
         }));
-        max = max.max(modes(&format!("{s} narrow cross"), &mut mha, seed, &c["cross"], |m| {
+        max = max.max(modes(&format!("{s} narrow cross"), &mut mha, seed, &c.cross, |m| {
             both(m.forward(&inp.x, &inp.memory, &inp.memory, Some(&inp.src_mask)).unwrap())
         }));
         let mut vec = VectorisedMultiHeadAttention::from_narrow(&mha).unwrap();
-        max = max.max(modes(&format!("{s} narrow as vectorised"), &mut vec, seed, &c["as_vectorised"], |m| {
+        max = max.max(modes(&format!("{s} narrow as vectorised"), &mut vec, seed, &c.as_vectorised, |m| {
             both(m.forward(&inp.x, &inp.memory, &inp.memory, Some(&inp.src_mask)).unwrap())
         }));
 
-        let c = &case["vectorised"];
+        let c = &case.vectorised;
         manual_seed(seed).unwrap();
         let mut vec = VectorisedMultiHeadAttention::new(cfg.d_model, cfg.n_heads, cfg.dropout).unwrap();
-        assert_params(&format!("{s} vectorised"), &vec, &c["state"], 0.0);
-        max = max.max(modes(&format!("{s} vectorised cross"), &mut vec, seed, &c["cross"], |m| {
+        assert_params(&format!("{s} vectorised"), &vec, &c.state, 0.0);
+        max = max.max(modes(&format!("{s} vectorised cross"), &mut vec, seed, &c.cross, |m| {
             both(m.forward(&inp.x, &inp.memory, &inp.memory, Some(&inp.src_mask)).unwrap())
         }));
     }
@@ -170,7 +349,7 @@ fn attention_layers_match_pytorch() {
 #[test]
 fn narrow_and_vectorised_attention_agree_on_the_same_weights() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
     manual_seed(5).unwrap();
     let narrow = NarrowMultiHeadAttention::new(8, 4, 0.3).unwrap();
@@ -189,9 +368,8 @@ fn narrow_and_vectorised_attention_agree_on_the_same_weights() {
             let a = narrow.forward(q, kv, kv, Some(mask)).unwrap();
             manual_seed(9).unwrap();
             let b = vec.forward(q, kv, kv, Some(mask)).unwrap();
-            let want = |t: &Tensor| serde_json::json!({"shape": t.dims(), "data": values(t)});
-            max = max.max(close_relative(&format!("outputs (training {training})"), &b.output, &want(&a.output), FORWARD));
-            max = max.max(close_relative(&format!("weights (training {training})"), &b.weights, &want(&a.weights), FORWARD));
+            max = max.max(close_relative(&format!("outputs (training {training})"), &b.output, &a.output, FORWARD));
+            max = max.max(close_relative(&format!("weights (training {training})"), &b.weights, &a.weights, FORWARD));
         }
     }
     eprintln!("narrow vs vectorised: max |difference| {max:e}");
@@ -200,74 +378,74 @@ fn narrow_and_vectorised_attention_agree_on_the_same_weights() {
 #[test]
 fn sublayers_and_layers_match_pytorch() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
     let cfg = config(&fx);
     let (d, h, ff, p) = (cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout);
     let mut max = 0f64;
-    for case in fx["cases"].as_array().unwrap() {
+    for case in &fx.cases {
         let seed = seed_of(case);
         let s = format!("seed {seed}");
         manual_seed(seed).unwrap();
         let mut add_norm = AddNorm::new(d, p).unwrap();
-        assert_params(&format!("{s} AddNorm"), &add_norm, &case["add_norm"]["state"], 0.0);
-        max = max.max(modes(&format!("{s} AddNorm"), &mut add_norm, seed, &case["add_norm"]["out"], |m| {
-            (m.forward(&inp.x, &inp.res).unwrap(), None)
-        }));
+        assert_params(&format!("{s} AddNorm"), &add_norm, &case.add_norm.state, 0.0);
+        max = max
+            .max(modes(&format!("{s} AddNorm"), &mut add_norm, seed, &case.add_norm.out, |m| (m.forward(&inp.x, &inp.res).unwrap(), None)));
 
         manual_seed(seed).unwrap();
         let mut pffn = PointwiseFeedforward::new(d, ff, p).unwrap();
-        assert_params(&format!("{s} PointwiseFeedforward"), &pffn, &case["pffn"]["state"], 0.0);
-        max = max.max(modes(&format!("{s} PointwiseFeedforward"), &mut pffn, seed, &case["pffn"]["out"], |m| {
-            (m.forward(&inp.x).unwrap(), None)
-        }));
+        assert_params(&format!("{s} PointwiseFeedforward"), &pffn, &case.pffn.state, 0.0);
+        max = max.max(modes(&format!("{s} PointwiseFeedforward"), &mut pffn, seed, &case.pffn.out, |m| (m.forward(&inp.x).unwrap(), None)));
 
-        let c = &case["encoder_layer"];
+        let c = &case.encoder_layer;
         manual_seed(seed).unwrap();
         let mut enc = EncoderLayer::new(d, h, ff, p).unwrap();
-        assert_params(&format!("{s} EncoderLayer"), &enc, &c["state"], 0.0);
+        assert_params(&format!("{s} EncoderLayer"), &enc, &c.state, 0.0);
         let mut last = None; // the weights of the last pass, in training mode
-        max = max.max(modes(&format!("{s} EncoderLayer"), &mut enc, seed, &c["out"], |m| {
+        max = max.max(modes(&format!("{s} EncoderLayer"), &mut enc, seed, &c.out, |m| {
             let out = m.forward(&inp.memory, Some(&inp.src_mask)).unwrap();
             last = Some(out.self_attention);
             (out.output, None)
         }));
-        max = max.max(close_relative(&format!("{s} EncoderLayer weights (train)"), &last.unwrap(), &c["weights"], FORWARD));
+        max = max.max(close_relative(&format!("{s} EncoderLayer weights (train)"), &last.unwrap(), &c.weights, FORWARD));
 
-        let c = &case["decoder_layer"];
+        let c = &case.decoder_layer;
         manual_seed(seed).unwrap();
         let mut dec = DecoderLayer::new(d, h, ff, p).unwrap();
-        assert_params(&format!("{s} DecoderLayer"), &dec, &c["state"], 0.0);
+        assert_params(&format!("{s} DecoderLayer"), &dec, &c.state, 0.0);
         let mut last = None;
-        max = max.max(modes(&format!("{s} DecoderLayer"), &mut dec, seed, &c["out"], |m| {
+        max = max.max(modes(&format!("{s} DecoderLayer"), &mut dec, seed, &c.out, |m| {
             let out = m.forward(&inp.x, &inp.memory, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
             let output = out.output.clone();
             last = Some(out);
             (output, None)
         }));
         let last = last.unwrap();
-        max = max.max(close_relative(&format!("{s} DecoderLayer self weights"), &last.self_attention, &c["self_weights"], FORWARD));
-        max = max.max(close_relative(&format!("{s} DecoderLayer cross weights"), &last.cross_attention, &c["cross_weights"], FORWARD));
+        max = max.max(close_relative(&format!("{s} DecoderLayer self weights"), &last.self_attention, &c.self_weights, FORWARD));
+        max = max.max(close_relative(&format!("{s} DecoderLayer cross weights"), &last.cross_attention, &c.cross_weights, FORWARD));
 
         manual_seed(seed).unwrap();
         let emb = Embeddings::new(cfg.src_vocab, d).unwrap();
-        assert_params(&format!("{s} Embeddings"), &emb, &case["embeddings"]["state"], 0.0);
-        max = max.max(close_relative(&format!("{s} Embeddings"), &emb.forward(&inp.src).unwrap(), &case["embeddings"]["out"], FORWARD));
+        assert_params(&format!("{s} Embeddings"), &emb, &case.embeddings.state, 0.0);
+        max = max.max(close_relative(&format!("{s} Embeddings"), &emb.forward(&inp.src).unwrap(), &case.embeddings.out, FORWARD));
 
         let mut pe = TransformerPositionalEncoding::new(d, p, 5000).unwrap();
-        max = max.max(modes(&format!("{s} PositionalEncoding"), &mut pe, seed, &case["positional"]["out"], |m| {
-            (m.forward(&inp.x).unwrap(), None)
-        }));
+        max =
+            max.max(modes(&format!("{s} PositionalEncoding"), &mut pe, seed, &case.positional.out, |m| (m.forward(&inp.x).unwrap(), None)));
     }
     let table = transformer_encoding_table(5000, cfg.d_model).unwrap().narrow(0, 0, 100).unwrap();
-    max = max.max(close_relative("positional encoding table, first 100 rows", &table, &fx["pe_table_100"], FORWARD));
+    max = max.max(close_relative("positional encoding table, first 100 rows", &table, &fx.pe_table_100, FORWARD));
     eprintln!("sub-layers and layers: max |difference| {max:e}");
 }
 
-fn maps_close(what: &str, got: &AttentionMaps, want: &Value) -> f64 {
+fn maps_close(what: &str, got: &AttentionMaps, want: &MapsFx) -> f64 {
     let mut max = 0f64;
-    for (name, tensors) in [("encoder_self", &got.encoder_self), ("decoder_self", &got.decoder_self), ("cross", &got.cross)] {
-        let w = want[name].as_array().unwrap();
+    let pairs = [
+        ("encoder_self", &got.encoder_self, &want.encoder_self),
+        ("decoder_self", &got.decoder_self, &want.decoder_self),
+        ("cross", &got.cross, &want.cross),
+    ];
+    for (name, tensors, w) in pairs {
         assert_eq!(tensors.len(), w.len(), "{what} {name}: layers");
         for (i, (t, wt)) in tensors.iter().zip(w).enumerate() {
             max = max.max(close_relative(&format!("{what} {name} layer {i}"), t, wt, FORWARD));
@@ -279,38 +457,38 @@ fn maps_close(what: &str, got: &AttentionMaps, want: &Value) -> f64 {
 #[test]
 fn the_transformer_matches_pytorch() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
     let mut max = 0f64;
-    for case in fx["cases"].as_array().unwrap() {
+    for case in &fx.cases {
         let seed = seed_of(case);
         let s = format!("seed {seed}");
-        let c = &case["transformer"];
+        let c = &case.transformer;
         manual_seed(seed).unwrap();
         let mut model = Transformer::from_config(&config(&fx)).unwrap();
-        assert_params(&format!("{s} Transformer"), &model, &c["state"], 0.0);
+        assert_params(&format!("{s} Transformer"), &model, &c.state, 0.0);
         let mut last = None;
-        max = max.max(modes(&format!("{s} Transformer"), &mut model, seed, &c["out"], |m| {
+        max = max.max(modes(&format!("{s} Transformer"), &mut model, seed, &c.out, |m| {
             let out = m.forward_with_attention(&inp.src, &inp.tgt, None, None).unwrap();
             last = Some(out.maps);
             (out.logits, None)
         }));
-        max = max.max(maps_close(&format!("{s} Transformer (train)"), &last.unwrap(), &c["train_maps"]));
+        max = max.max(maps_close(&format!("{s} Transformer (train)"), &last.unwrap(), &c.train_maps));
         model.eval();
         let memory = model.encode(&inp.src, Some(&inp.src_mask)).unwrap();
-        max = max.max(close_relative(&format!("{s} memory"), &memory, &c["memory"], FORWARD));
+        max = max.max(close_relative(&format!("{s} memory"), &memory, &c.memory, FORWARD));
         let logits = model.decode(&inp.tgt, &memory, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
-        max = max.max(close_relative(&format!("{s} encode then decode"), &logits, &c["eval_logits"], FORWARD));
+        max = max.max(close_relative(&format!("{s} encode then decode"), &logits, &c.eval_logits, FORWARD));
         assert_eq!(logits.dims(), [2, 5, 13]);
         let again = model.forward_with_attention(&inp.src, &inp.tgt, Some(&inp.src_mask), Some(&inp.tgt_mask)).unwrap();
         assert_eq!(values(&again.logits), values(&logits), "{s}: forward_with_attention equals encode then decode");
-        max = max.max(maps_close(&format!("{s} Transformer (eval)"), &again.maps, &c["eval_maps"]));
+        max = max.max(maps_close(&format!("{s} Transformer (eval)"), &again.maps, &c.eval_maps));
 
-        let c = &case["transformer_vectorised"];
+        let c = &case.transformer_vectorised;
         manual_seed(seed).unwrap();
         let mut model = Transformer::from_config(&TransformerConfig { heads: HeadLayout::Vectorised, ..config(&fx) }).unwrap();
-        assert_params(&format!("{s} Transformer (vectorised)"), &model, &c["state"], 0.0);
-        max = max.max(modes(&format!("{s} Transformer (vectorised)"), &mut model, seed, &c["out"], |m| {
+        assert_params(&format!("{s} Transformer (vectorised)"), &model, &c.state, 0.0);
+        max = max.max(modes(&format!("{s} Transformer (vectorised)"), &mut model, seed, &c.out, |m| {
             (m.forward(&inp.src, &inp.tgt, None, None).unwrap(), None)
         }));
 
@@ -318,7 +496,7 @@ fn the_transformer_matches_pytorch() {
         manual_seed(seed).unwrap();
         let model =
             Transformer::from_config(&TransformerConfig { heads: HeadLayout::Vectorised, xavier_init: true, ..config(&fx) }).unwrap();
-        assert_params(&format!("{s} Transformer (Xavier)"), &model, &case["transformer_xavier"]["state"], 0.0);
+        assert_params(&format!("{s} Transformer (Xavier)"), &model, &case.transformer_xavier.state, 0.0);
     }
     eprintln!("Transformer forward: max |difference| {max:e}");
 }
@@ -340,20 +518,20 @@ fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Tensor {
 #[test]
 fn three_adam_steps_of_the_transformer_match_pytorch() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
-    let tgt_out = ids(&fx["ids"]["tgt_out"]);
-    let lr = fx["sizes"]["adam_lr"].as_f64().unwrap();
+    let tgt_out = ids(&fx.ids.tgt_out);
+    let lr = fx.sizes.adam_lr;
     let (mut max_loss, mut max_weight, mut max_logit, mut max_key_bias) = (0f64, 0f64, 0f64, 0f64);
-    for case in fx["cases"].as_array().unwrap() {
+    for case in &fx.cases {
         let seed = seed_of(case);
-        let want = &case["adam"];
+        let want = &case.adam;
         manual_seed(seed).unwrap();
         let model = Transformer::from_config(&config(&fx)).unwrap();
         let mut adam = Adam::new(model.parameters(), lr).unwrap();
         model.train();
         manual_seed(seed + 200).unwrap();
-        for (step, w) in f64s(&want["losses"]).iter().enumerate() {
+        for (step, w) in want.losses.iter().enumerate() {
             let loss = cross_entropy(&model.forward(&inp.src, &inp.tgt, None, None).unwrap(), &tgt_out);
             let got = loss.to_scalar::<f32>().unwrap() as f64;
             assert!((got - w).abs() <= ADAM, "seed {seed} loss of step {}: got {got}, expected {w}", step + 1);
@@ -364,8 +542,8 @@ fn three_adam_steps_of_the_transformer_match_pytorch() {
         // ignores: their gradient is zero but for rounding, and Adam scales that rounding noise up
         // to about `lr` per step. They are checked to have moved by no more than that; everything
         // else, within ADAM.
-        let initial: std::collections::HashMap<String, Tensor> = state(&case["transformer"]["state"]).into_iter().collect();
-        for ((name, p), (want_name, w)) in model.named_parameters().iter().zip(state(&want["state"])) {
+        let initial: std::collections::HashMap<String, Tensor> = case.transformer.state.tensors().into_iter().collect();
+        for ((name, p), (want_name, w)) in model.named_parameters().iter().zip(want.state.tensors()) {
             assert_eq!(name, &want_name);
             if name.contains("linear_Ks") && name.ends_with("bias") {
                 let moved = values(&(p.tensor() - &initial[name]).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
@@ -375,12 +553,12 @@ fn three_adam_steps_of_the_transformer_match_pytorch() {
                 continue;
             }
             let d = values(&(p.tensor() - &w).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
-            assert!(d <= ADAM, "seed {seed} {name} after {} Adam steps: max |difference| {d}", f64s(&want["losses"]).len());
+            assert!(d <= ADAM, "seed {seed} {name} after {} Adam steps: max |difference| {d}", want.losses.len());
             max_weight = max_weight.max(d);
         }
         model.eval();
         let logits = model.forward(&inp.src, &inp.tgt, None, None).unwrap();
-        max_logit = max_logit.max(close_relative(&format!("seed {seed} logits after Adam"), &logits, &want["eval_logits"], ADAM));
+        max_logit = max_logit.max(close_relative(&format!("seed {seed} logits after Adam"), &logits, &want.eval_logits, ADAM));
     }
     eprintln!(
         "Adam: max |difference| losses {max_loss:e}, weights {max_weight:e}, logits {max_logit:e}; keys' biases (noise) {max_key_bias:e}"
@@ -390,7 +568,7 @@ fn three_adam_steps_of_the_transformer_match_pytorch() {
 #[test]
 fn set_training_reaches_every_dropout() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
     manual_seed(0).unwrap();
     let model = Transformer::from_config(&config(&fx)).unwrap();
@@ -410,7 +588,7 @@ fn set_training_reaches_every_dropout() {
 #[test]
 fn a_fully_masked_row_is_an_error_naming_the_module_and_the_row() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     let inp = inputs(&fx);
     manual_seed(0).unwrap();
     let mha = NarrowMultiHeadAttention::new(8, 2, 0.0).unwrap();
@@ -459,7 +637,7 @@ fn heads_that_do_not_divide_d_model_are_an_error() {
 #[test]
 fn token_ids_outside_the_vocabulary_are_an_error() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     manual_seed(0).unwrap();
     let model = Transformer::from_config(&TransformerConfig { max_len: 10, ..config(&fx) }).unwrap();
     let src = Tensor::new(&[[1u32, 11, 3]], &Device::Cpu).unwrap();
@@ -477,7 +655,7 @@ fn token_ids_outside_the_vocabulary_are_an_error() {
 #[test]
 fn sequences_longer_than_max_len_are_an_error() {
     let _serial = common::serial();
-    let fx = load("transformer");
+    let fx = fixture();
     manual_seed(0).unwrap();
     let model = Transformer::from_config(&TransformerConfig { max_len: 4, ..config(&fx) }).unwrap();
     let src = Tensor::new(&[[1u32, 2, 3, 4, 5, 6]], &Device::Cpu).unwrap();

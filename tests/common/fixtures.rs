@@ -5,12 +5,6 @@
 use attention_zoo::prelude::*;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
-
-/// A fixture file as untyped JSON (the files not yet read through typed structs).
-pub fn load(name: &str) -> Value {
-    load_as(name)
-}
 
 /// A fixture file read into the test's own struct (serde derive): a missing or mistyped field
 /// fails at load time, naming the file and the field.
@@ -85,43 +79,6 @@ impl StateFx {
     }
 }
 
-pub fn f64s(v: &Value) -> Vec<f64> {
-    // JSON has no NaN or infinities: the fixtures write them as "nan", "inf" and "-inf".
-    let number = |x: &Value| match x {
-        Value::String(s) => s.parse::<f64>().unwrap_or_else(|_| panic!("not a number: {s}")),
-        x => x.as_f64().expect("a number"),
-    };
-    v.as_array().unwrap_or_else(|| panic!("expected a list, got {v}")).iter().map(number).collect()
-}
-
-pub fn usizes(v: &Value) -> Vec<usize> {
-    f64s(v).into_iter().map(|x| x as usize).collect()
-}
-
-/// A `{"shape": [...], "data": [...]}` fixture as a float32 tensor.
-pub fn tensor(v: &Value) -> Tensor {
-    let shape = usizes(&v["shape"]);
-    let data: Vec<f32> = f64s(&v["data"]).into_iter().map(|x| x as f32).collect();
-    Tensor::from_vec(data, shape, &Device::Cpu).expect("fixture tensor")
-}
-
-/// Rows of token ids `[[4, 5, 0], ...]` as a `u32` tensor `(N, T)`.
-pub fn id_rows(v: &Value) -> Tensor {
-    let rows: Vec<Vec<u32>> = v
-        .as_array()
-        .expect("a list of rows")
-        .iter()
-        .map(|r| r.as_array().expect("a row").iter().map(|x| x.as_u64().expect("an id") as u32).collect())
-        .collect();
-    let (n, t) = (rows.len(), rows.first().map_or(0, Vec::len));
-    Tensor::from_vec(rows.concat(), (n, t), &Device::Cpu).expect("id rows")
-}
-
-/// `[[name, tensor], ...]` as pairs.
-pub fn state(v: &Value) -> Vec<(String, Tensor)> {
-    v.as_array().expect("a state list").iter().map(|p| (p[0].as_str().expect("a name").to_string(), tensor(&p[1]))).collect()
-}
-
 pub fn values(t: &Tensor) -> Vec<f64> {
     t.flatten_all().and_then(|t| t.to_dtype(DType::F64)).and_then(|t| t.to_vec1::<f64>()).expect("tensor values")
 }
@@ -163,15 +120,9 @@ pub fn assert_tensor_close(what: &str, got: &Tensor, want: &Tensor, tol: f64) {
     assert_close(what, &values(got), &values(want), tol);
 }
 
-/// A tensor as a fixture holds it: untyped JSON, or a typed [`TensorFx`].
+/// A tensor to compare against: a fixture's [`TensorFx`], or a tensor computed in the test.
 pub trait AsTensor {
     fn as_tensor(&self) -> Tensor;
-}
-
-impl AsTensor for Value {
-    fn as_tensor(&self) -> Tensor {
-        tensor(self)
-    }
 }
 
 impl AsTensor for TensorFx {
@@ -180,28 +131,17 @@ impl AsTensor for TensorFx {
     }
 }
 
-/// A state dict as a fixture holds it: untyped JSON, or a typed [`StateFx`].
-pub trait AsState {
-    fn named_tensors(&self) -> Vec<(String, Tensor)>;
-}
-
-impl AsState for Value {
-    fn named_tensors(&self) -> Vec<(String, Tensor)> {
-        state(self)
-    }
-}
-
-impl AsState for StateFx {
-    fn named_tensors(&self) -> Vec<(String, Tensor)> {
-        self.tensors()
+impl AsTensor for Tensor {
+    fn as_tensor(&self) -> Tensor {
+        self.clone()
     }
 }
 
 /// Asserts a module's parameters equal a `[[name, tensor], ...]` fixture: same names, same
 /// order, values within `tol`.
 #[track_caller]
-pub fn assert_params<M: Walk, S: AsState + ?Sized>(what: &str, m: &M, want: &S, tol: f64) {
-    let want = want.named_tensors();
+pub fn assert_params<M: Walk>(what: &str, m: &M, want: &StateFx, tol: f64) {
+    let want = want.tensors();
     let got = m.named_parameters();
     let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
     let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
