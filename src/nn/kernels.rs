@@ -135,14 +135,32 @@ pub(crate) fn fused(t: &[&Tensor]) -> bool {
     t.iter().all(|t| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu))
 }
 
-struct LinearOp {
-    n_in: usize,
-    n_out: usize,
+/// A fused operation of an input, a weight and a bias on f32 CPU slices, with a hand-written
+/// backward pass. [`Fused3`] turns one into a candle `CustomOp3`, so the scaffolding (reading
+/// the storages, making the gradients' tensors) is written once for every such kernel.
+pub(crate) trait XwbKernel: Send + Sync {
+    /// The operation's name in candle's graph.
+    const NAME: &'static str;
+    /// The name its errors carry.
+    const OP: &'static str;
+
+    /// The output's values and dims, from the input's dims.
+    ///
+    /// # Shapes
+    /// - `x`: the input's values, dims `x_dims` `(..., n_in)`; `w`, `b`: the weight's and the bias's
+    /// - returns the output's values and dims (`(..., n_out)`)
+    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)>;
+
+    /// The gradients `(dx, dw, db)` from the gradient `g` of the output.
+    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)>;
 }
 
-impl CustomOp3 for LinearOp {
+/// A [`XwbKernel`] as one node of candle's graph.
+pub(crate) struct Fused3<K>(pub K);
+
+impl<K: XwbKernel> CustomOp3 for Fused3<K> {
     fn name(&self) -> &'static str {
-        "linear"
+        K::NAME
     }
 
     fn cpu_fwd(
@@ -154,12 +172,8 @@ impl CustomOp3 for LinearOp {
         s3: &CpuStorage,
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        let (x, w, b) = (cpu_f32("linear", s1, l1)?, cpu_f32("linear", s2, l2)?, cpu_f32("linear", s3, l3)?);
-        let y = linear_forward(x, w, b, self.n_in, self.n_out)?;
-        let mut dims = l1.dims().to_vec();
-        if let Some(last) = dims.last_mut() {
-            *last = self.n_out;
-        }
+        let (x, w, b) = (cpu_f32(K::OP, s1, l1)?, cpu_f32(K::OP, s2, l2)?, cpu_f32(K::OP, s3, l3)?);
+        let (y, dims) = self.0.forward(x, w, b, l1.dims())?;
         Ok((CpuStorage::F32(y), Shape::from(dims)))
     }
 
@@ -171,12 +185,35 @@ impl CustomOp3 for LinearOp {
         _res: &Tensor,
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (dx, dw, db) = linear_backward(&values(x)?, &values(w)?, &values(grad)?, self.n_in, self.n_out)?;
+        let (dx, dw, db) = self.0.backward(&values(x)?, &values(w)?, &values(grad)?)?;
         Ok((
             Some(Tensor::from_vec(dx, x.shape(), x.device())?),
             Some(Tensor::from_vec(dw, w.shape(), w.device())?),
             Some(Tensor::from_vec(db, b.shape(), b.device())?),
         ))
+    }
+}
+
+struct LinearOp {
+    n_in: usize,
+    n_out: usize,
+}
+
+impl XwbKernel for LinearOp {
+    const NAME: &'static str = "linear";
+    const OP: &'static str = "linear";
+
+    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
+        let y = linear_forward(x, w, b, self.n_in, self.n_out)?;
+        let mut dims = x_dims.to_vec();
+        if let Some(last) = dims.last_mut() {
+            *last = self.n_out;
+        }
+        Ok((y, dims))
+    }
+
+    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+        linear_backward(x, w, g, self.n_in, self.n_out)
     }
 }
 
@@ -195,7 +232,7 @@ pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tens
         bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.map(|b| b.dims()))
     }
     if let Some(b) = bias.filter(|b| n_in <= FUSED_LINEAR_MAX_IN && fused(&[x, weight, b])) {
-        return x.contiguous()?.apply_op3(&weight.contiguous()?, &b.contiguous()?, LinearOp { n_in, n_out });
+        return x.contiguous()?.apply_op3(&weight.contiguous()?, &b.contiguous()?, Fused3(LinearOp { n_in, n_out }));
     }
     let mut dims = x.dims().to_vec();
     let rows = x.elem_count() / n_in;

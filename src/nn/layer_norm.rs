@@ -1,10 +1,10 @@
 //! `nn.LayerNorm` with a backward pass (candle's own layer norm records none).
 
-use super::kernels;
+use super::kernels::{self, Fused3, XwbKernel};
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_last_dim, check_size};
-use candle_core::{CpuStorage, CustomOp3, D, DType, Device, Layout, Result, Shape, Tensor, bail};
+use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
 /// norm records none). Parameters `weight` (ones) and `bias` (zeros); eps 1e-5.
@@ -50,7 +50,7 @@ pub fn layer_norm(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64) -> Resul
         bail!("layer_norm: expected weight and bias ({n}) for x {:?}, got {:?} and {:?}", x.dims(), weight.dims(), bias.dims())
     }
     if kernels::fused(&[x, weight, bias]) && n > 0 {
-        return x.contiguous()?.apply_op3(&weight.contiguous()?, &bias.contiguous()?, LayerNormOp { n, eps });
+        return x.contiguous()?.apply_op3(&weight.contiguous()?, &bias.contiguous()?, Fused3(LayerNormOp { n, eps }));
     }
     let mean = x.mean_keepdim(D::Minus1)?;
     let centered = x.broadcast_sub(&mean)?;
@@ -102,24 +102,21 @@ struct LayerNormOp {
     eps: f64,
 }
 
-impl CustomOp3 for LayerNormOp {
-    fn name(&self) -> &'static str {
-        "layer-norm"
-    }
+impl XwbKernel for LayerNormOp {
+    const NAME: &'static str = "layer-norm";
+    const OP: &'static str = "layer_norm";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let op = "layer_norm";
-        let (x, w, b) = (kernels::cpu_f32(op, s1, l1)?, kernels::cpu_f32(op, s2, l2)?, kernels::cpu_f32(op, s3, l3)?);
-        if w.len() != self.n || b.len() != self.n || x.len() % self.n != 0 {
-            bail!("{op}: expected rows of {} and weight, bias ({}), got {}, {} and {} values", self.n, self.n, x.len(), w.len(), b.len())
+    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
+        if w.len() != self.n || b.len() != self.n || !x.len().is_multiple_of(self.n) {
+            bail!(
+                "{}: expected rows of {} and weight, bias ({}), got {}, {} and {} values",
+                Self::OP,
+                self.n,
+                self.n,
+                x.len(),
+                w.len(),
+                b.len()
+            )
         }
         let (mut y, _) = layer_norm_rows(x, self.n, self.eps);
         for row in y.chunks_exact_mut(self.n) {
@@ -127,24 +124,12 @@ impl CustomOp3 for LayerNormOp {
                 *v = *v * wv + bv;
             }
         }
-        Ok((CpuStorage::F32(y), l1.shape().clone()))
+        Ok((y, x_dims.to_vec()))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        b: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (xhat, rstd) = layer_norm_rows(&kernels::values(x)?, self.n, self.eps);
-        let (dx, dw, db) = layer_norm_backward(&xhat, &rstd, &kernels::values(w)?, &kernels::values(grad)?, self.n);
-        Ok((
-            Some(Tensor::from_vec(dx, x.shape(), x.device())?),
-            Some(Tensor::from_vec(dw, w.shape(), w.device())?),
-            Some(Tensor::from_vec(db, b.shape(), b.device())?),
-        ))
+    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+        let (xhat, rstd) = layer_norm_rows(x, self.n, self.eps);
+        Ok(layer_norm_backward(&xhat, &rstd, w, g, self.n))
     }
 }
 
