@@ -7,26 +7,18 @@ use crate::common;
 
 use attention_zoo::models::{GruEncoder, GruTranslator, GruTranslatorConfig};
 use attention_zoo::prelude::*;
-use common::fixtures::{IdRowsFx, StateFx, TensorFx, assert_params, assert_tensor_close, load_as, values};
+use common::fixtures::{IdRowsFx, RecurrentSizes, StateFx, TensorFx, assert_params, assert_tensor_close, load_as, values};
 use serde::Deserialize;
 
 /// `tests/fixtures/gru_translation.json`: one padded batch, and per seed PyTorch's initial
 /// weights, logits, attention weights, loss and gradients.
 #[derive(Deserialize)]
 struct GruTranslationFx {
-    sizes: Sizes,
+    sizes: RecurrentSizes,
     src: IdRowsFx,
     tgt_in: IdRowsFx,
     tgt_out: IdRowsFx,
     cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Sizes {
-    embed_dim: usize,
-    hidden_dim: usize,
-    src_vocab: usize,
-    tgt_vocab: usize,
 }
 
 #[derive(Deserialize)]

@@ -7,25 +7,17 @@ use crate::common;
 
 use attention_zoo::models::{LstmTranslator, LstmTranslatorConfig};
 use attention_zoo::prelude::*;
-use common::fixtures::{IdRowsFx, StateFx, TensorFx, assert_params, assert_tensor_close, load_as};
+use common::fixtures::{IdRowsFx, RecurrentSizes, StateFx, TensorFx, assert_params, assert_tensor_close, load_as};
 use serde::Deserialize;
 
 /// `tests/fixtures/lstm_translation.json`: one padded batch, and for a one-directional and a
 /// bidirectional encoder PyTorch's initial weights, logits and attention weights.
 #[derive(Deserialize)]
 struct LstmTranslationFx {
-    sizes: Sizes,
+    sizes: RecurrentSizes,
     src: IdRowsFx,
     tgt_in: IdRowsFx,
     cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Sizes {
-    embed_dim: usize,
-    hidden_dim: usize,
-    src_vocab: usize,
-    tgt_vocab: usize,
 }
 
 #[derive(Deserialize)]

@@ -68,6 +68,15 @@ impl IdRowsFx {
     }
 }
 
+/// The sizes of a recurrent translator fixture (`gru_translation.json`, `lstm_translation.json`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct RecurrentSizes {
+    pub embed_dim: usize,
+    pub hidden_dim: usize,
+    pub src_vocab: usize,
+    pub tgt_vocab: usize,
+}
+
 /// A state dict `[[name, tensor], ...]`, in PyTorch's order.
 #[derive(Clone, Debug, Deserialize)]
 pub struct StateFx(pub Vec<(String, TensorFx)>);
