@@ -5,6 +5,7 @@ use super::bleu::{Bleu, corpus_bleu};
 use super::decoding::{BeamConfig, beam_search, greedy_decode};
 use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
+use crate::models::translate::in_eval;
 use crate::models::{AttentionMaps, SentenceAttention, Transformer, Translate};
 use crate::nn::shape::error;
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
@@ -120,12 +121,9 @@ impl<M: Translate> Translator<M> {
         let src = self.sources(&[sentence])?;
         let tgt_ids = self.target_ids(&src, target)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
-        let mode = self.model.is_training();
-        self.model.set_training(false);
-        let attention = self.model.sentence_attention(&src, &tgt);
-        self.model.set_training(mode);
+        let attention = in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt))?;
         let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
-        Ok((attention?, src_tokens, tgt_tokens))
+        Ok((attention, src_tokens, tgt_tokens))
     }
 
     /// For a translator that attends once a step (the recurrent ones): the weights of each
