@@ -20,6 +20,7 @@ import re
 import statistics
 import sys
 import time
+import warnings
 from datetime import datetime
 
 import nbformat
@@ -58,10 +59,21 @@ def load(path):
     for i, cell in enumerate(raw["cells"], 1):
         if not isinstance(cell, dict) or "cell_type" not in cell or "source" not in cell:
             raise NotebookFailure(f"{path}: cell {i} lacks 'cell_type' or 'source'")
-    try:
-        return nbformat.reads(json.dumps(raw), as_version=4)
-    except Exception as e:  # nbformat's own validation
-        raise NotebookFailure(f"{path}: not a valid notebook: {e}")
+    # nbformat only warns about what its next version will refuse (a cell without an id, say):
+    # the runner treats every warning as a failure, so the notebooks stay valid for that version.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            nb = nbformat.reads(json.dumps(raw), as_version=4)
+            nbformat.validate(nb)
+        except Exception as e:  # nbformat's own validation
+            raise NotebookFailure(f"{path}: not a valid notebook: {e}")
+    if caught:
+        found = "; ".join(sorted({str(w.message).strip() for w in caught}))
+        raise NotebookFailure(f"{path}: nbformat warns: {found} (python3 tools/notebook_tidy.py fixes ids and the format)")
+    if (raw.get("nbformat"), raw.get("nbformat_minor")) < (4, 5):
+        raise NotebookFailure(f"{path}: nbformat {raw.get('nbformat')}.{raw.get('nbformat_minor')}, not 4.5: cells need ids (python3 tools/notebook_tidy.py)")
+    return nb
 
 
 def output_text(output):

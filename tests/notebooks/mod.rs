@@ -22,6 +22,11 @@ fn every_notebook_runs() {
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
         .collect();
+    // While editing one notebook: `ZOO_NOTEBOOK=02_ cargo test --test zoo notebooks::every` runs
+    // only the notebooks whose file name contains that text.
+    if let Ok(only) = std::env::var("ZOO_NOTEBOOK") {
+        paths.retain(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(&only)));
+    }
     paths.sort();
     assert!(!paths.is_empty(), "no notebooks found in notebooks/");
     let mut failures = vec![];

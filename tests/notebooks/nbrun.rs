@@ -314,6 +314,8 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         .map_err(|e| format!("notebook runner: cannot run {}: {e}", exe.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    // What the cells printed, kept beside the program for reading while editing a notebook.
+    let _ = std::fs::write(work.join(format!("{stem}.stdout.txt")), &stdout);
     if !out.status.success() || stderr.contains("panicked at") {
         let last = stderr.lines().filter_map(|l| l.strip_prefix("@@NB_CELL ")).next_back().and_then(|n| n.trim().parse::<usize>().ok());
         let place = match last.and_then(|n| cells.iter().find(|c| c.number == n)) {
