@@ -32,7 +32,7 @@
 //! | the blog post (004) | `AttentionLayer`, `LstmTranslator`, `GruTranslator`, `TransformerEncoderBlock` | 05 |
 //! | models of your own | `Walk`, `Walker`, `Model`, `Param`, `TrainingMode` | any |
 //! | comparing trainings over seeds | `SeedSpread`, `ks_2samp` | 03 |
-//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure` | all |
+//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams | all |
 //!
 //! The GPS exercise of 001 (notebook 06) imports its data from [`data`] (`GpsConfig`,
 //! `gps_splits`, `MinMaxScaler`). Each layer's own items are under its module; the files inside a
@@ -107,6 +107,6 @@ pub mod prelude {
     pub use crate::nn::{Model, Param, TrainingMode, Walk, Walker};
     // Comparing trainings over seeds.
     pub use crate::train::{SeedSpread, ks_2samp};
-    // Notebook building blocks: tensors as tables, figures.
-    pub use crate::notebook::{Figure, ShowTensor, ShowTensors, Table, show, show_all};
+    // Notebook building blocks: tensors as tables, figures, architecture diagrams.
+    pub use crate::notebook::{Architecture, Diagram, Figure, ShowTensor, ShowTensors, Table, draw, show, show_all};
 }

@@ -44,9 +44,24 @@ fn fixture_tensor(case: &Case) -> Tensor {
 #[test]
 fn text_matches_pytorch_print() {
     for (name, case) in cases() {
-        let got = tensor_to_text(&fixture_tensor(&case)).unwrap();
+        let got = match case.dtype.as_str() {
+            // PyTorch's bool masks: our masks are u8 0/1 tensors shown with `.bools()`
+            "torch.bool" => show(&case.tensor.tensor().to_dtype(DType::U8).unwrap()).bools().text(),
+            // `torch.set_printoptions(precision=2, sci_mode=False)`
+            "decimals=2" => show(&case.tensor.tensor()).decimals(2).text(),
+            _ => tensor_to_text(&fixture_tensor(&case)).unwrap(),
+        };
         assert_eq!(got, case.str, "{name}");
     }
+}
+
+#[test]
+fn bools_refuse_a_tensor_that_is_not_a_mask() {
+    let t = Tensor::new(&[0u8, 2, 1], &Device::Cpu).unwrap();
+    let text = show(&t).bools().text();
+    assert!(text.contains("a boolean display needs a mask of 0s and 1s, and the tensor holds 2"), "{text}");
+    let html = show(&t).bools().html();
+    assert!(html.contains("tensor could not be read") && html.contains("holds 2"), "{html}");
 }
 
 #[test]

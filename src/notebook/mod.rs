@@ -4,6 +4,7 @@
 
 pub(crate) mod alphas;
 pub(crate) mod comparison;
+pub(crate) mod diagram;
 pub(crate) mod elide;
 pub(crate) mod figure;
 pub(crate) mod grid_layout;
@@ -24,6 +25,7 @@ pub(crate) mod text_table;
 
 pub use alphas::{ShowAlphas, show_alphas};
 pub use comparison::comparison_table;
+pub use diagram::{Architecture, Diagram, Part, draw};
 pub use figure::{Figure, MAX_PIXELS, figure};
 pub use heatmap::heatmap_panel;
 pub use heatmap_grid::HeatmapGrid;
@@ -31,6 +33,6 @@ pub use helpers::batch_of_one;
 pub use output::emit;
 pub use plots::*;
 pub use position_codes::{PositionCode, code_difference, code_difference_table, modulo_codes, position_codes, sine_cosine_codes};
-pub use print::tensor_to_text;
-pub use table::{ShowTensor, show, tensor_to_html};
+pub use print::{ValueFormat, tensor_to_text, tensor_to_text_as};
+pub use table::{ShowTensor, show, tensor_to_html, tensor_to_html_as};
 pub use text_table::{ShowTensors, Table, show_all};

@@ -105,6 +105,64 @@ pub(crate) fn shown_values(dims: &[usize], flat: &[f64], summarise: bool) -> Vec
     out
 }
 
+/// How the numbers of a shown tensor are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ValueFormat {
+    /// PyTorch's own choice for the dtype and values ([`number_style`]).
+    #[default]
+    Auto,
+    /// A mask as PyTorch prints a `bool` tensor: `True`/`False` (the tensor must hold only 0 and 1).
+    Bool,
+    /// Fixed point with this many decimals, never scientific: PyTorch's
+    /// `torch.set_printoptions(precision=n, sci_mode=False)`.
+    Decimals(usize),
+}
+
+/// Writes one value as text.
+pub(crate) type ValueWriter = Box<dyn Fn(f64) -> String>;
+
+/// Writes one value of a tensor in a format chosen once for the whole tensor from the values
+/// it shows: `(text of a value, width of the widest)`.
+pub(crate) fn value_writer(who: &str, shown: &[f64], float: bool, format: ValueFormat) -> Result<(ValueWriter, usize)> {
+    match format {
+        ValueFormat::Auto => {
+            let style = number_style(shown, float);
+            let width = shown
+                .iter()
+                .filter(|v| !float || (v.is_finite() && **v != 0.0))
+                .map(|v| format_number(*v, style, float).len())
+                .max()
+                .unwrap_or(1);
+            Ok((Box::new(move |v| format_number(v, style, float)), width))
+        }
+        ValueFormat::Bool => {
+            if let Some(v) = shown.iter().find(|v| **v != 0.0 && **v != 1.0) {
+                candle_core::bail!("{who}: a boolean display needs a mask of 0s and 1s, and the tensor holds {v}")
+            }
+            let width = if shown.contains(&0.0) { 5 } else { 4 };
+            Ok((Box::new(|v| if v == 1.0 { "True".into() } else { "False".into() }), width))
+        }
+        ValueFormat::Decimals(n) => {
+            if n > 16 {
+                candle_core::bail!("{who}: {n} decimals asked for; f32 and f64 values hold at most 16")
+            }
+            // PyTorch's `set_printoptions(precision=n, sci_mode=False)`: fixed point, whole numbers
+            // of a float tensor still written `1.`
+            let style = match number_style(shown, float) {
+                NumberStyle::Sci if !shown.iter().filter(|v| v.is_finite()).all(|v| v.fract() == 0.0) => NumberStyle::Fixed,
+                NumberStyle::Sci => NumberStyle::Int,
+                other => other,
+            };
+            let text = move |v: f64| match style {
+                NumberStyle::Fixed if v.is_finite() => format!("{v:.n$}"),
+                _ => format_number(v, style, float),
+            };
+            let width = shown.iter().filter(|v| !float || (v.is_finite() && **v != 0.0)).map(|v| text(*v).len()).max().unwrap_or(1);
+            Ok((Box::new(text), width))
+        }
+    }
+}
+
 /// PyTorch's line width for printing.
 pub const LINE_WIDTH: usize = 80;
 
@@ -112,15 +170,19 @@ pub const LINE_WIDTH: usize = 80;
 /// one width for the whole tensor, rows wrapped at 80 columns, large tensors summarised.
 /// Dtypes candle cannot convert (float and integer dtypes are read; others are refused) are an error.
 pub fn tensor_to_text(t: &Tensor) -> Result<String> {
+    tensor_to_text_as(t, ValueFormat::Auto)
+}
+
+/// [`tensor_to_text`] with the numbers written in `format`: `tensor([[ True, False]])` for
+/// [`ValueFormat::Bool`], as PyTorch prints a boolean mask.
+pub fn tensor_to_text_as(t: &Tensor, format: ValueFormat) -> Result<String> {
     let (dims, flat) = read_values("tensor_to_text", t)?;
     let float = is_float(t);
     let summarise = flat.len() > THRESHOLD;
     let shown = shown_values(&dims, &flat, summarise);
-    let style = number_style(&shown, float);
-    let width =
-        shown.iter().filter(|v| !float || (v.is_finite() && **v != 0.0)).map(|v| format_number(*v, style, float).len()).max().unwrap_or(1);
+    let (write, width) = value_writer("tensor_to_text", &shown, float, format)?;
     let fmt = |v: f64| {
-        let s = format_number(v, style, float);
+        let s = write(v);
         format!("{s:>width$}")
     };
     let body = if dims.is_empty() {
@@ -128,17 +190,17 @@ pub fn tensor_to_text(t: &Tensor) -> Result<String> {
     } else {
         text_block(&dims, &flat, 0, 0, 7, summarise, width, &fmt)
     };
-    let suffix = match t.dtype() {
-        DType::F32 | DType::I64 => String::new(),
-        DType::U8 => ", dtype=torch.uint8".into(),
-        DType::U32 => ", dtype=torch.uint32".into(),
-        DType::F64 => ", dtype=torch.float64".into(),
-        DType::F16 => ", dtype=torch.float16".into(),
-        DType::BF16 => ", dtype=torch.bfloat16".into(),
-        DType::I16 => ", dtype=torch.int16".into(),
-        DType::I32 => ", dtype=torch.int32".into(),
-        DType::F8E4M3 => ", dtype=torch.float8_e4m3fn".into(),
-        d => format!(", dtype={d:?}"),
+    let suffix = match (format, t.dtype()) {
+        (ValueFormat::Bool, _) | (_, DType::F32 | DType::I64) => String::new(),
+        (_, DType::U8) => ", dtype=torch.uint8".into(),
+        (_, DType::U32) => ", dtype=torch.uint32".into(),
+        (_, DType::F64) => ", dtype=torch.float64".into(),
+        (_, DType::F16) => ", dtype=torch.float16".into(),
+        (_, DType::BF16) => ", dtype=torch.bfloat16".into(),
+        (_, DType::I16) => ", dtype=torch.int16".into(),
+        (_, DType::I32) => ", dtype=torch.int32".into(),
+        (_, DType::F8E4M3) => ", dtype=torch.float8_e4m3fn".into(),
+        (_, d) => format!(", dtype={d:?}"),
     };
     Ok(format!("tensor({body}{suffix})"))
 }

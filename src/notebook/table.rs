@@ -3,7 +3,7 @@
 
 use super::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, caption as caption_html, escape};
 use super::output::emit;
-use super::print::{THRESHOLD, format_number, is_float, kept, number_style, shown_values, tensor_to_text};
+use super::print::{THRESHOLD, ValueFormat, is_float, kept, shown_values, tensor_to_text_as, value_writer};
 use super::read::read_values;
 use candle_core::{Result, Tensor};
 use std::fmt::Write as _;
@@ -42,16 +42,19 @@ fn html_matrix(rows: &[Option<usize>], cols: &[Option<usize>], cell: &dyn Fn(usi
 /// and higher, laid out in a row; 4-D as one row per first index).
 /// Dtypes candle cannot convert (float and integer dtypes are read; others are refused) are an error.
 pub fn tensor_to_html(t: &Tensor) -> Result<String> {
+    tensor_to_html_as(t, ValueFormat::Auto)
+}
+
+/// [`tensor_to_html`] with the numbers written in `format` (`True`/`False` for a mask).
+pub fn tensor_to_html_as(t: &Tensor, format: ValueFormat) -> Result<String> {
     let (dims, flat) = read_values("tensor_to_html", t)?;
     let float = is_float(t);
     let summarise = flat.len() > THRESHOLD;
-    let style = number_style(&shown_values(&dims, &flat, summarise), float);
-    let fmt = |v: f64| escape(&format_number(v, style, float));
-    let mut s = format!(
-        "<div style=\"font-family:monospace;font-size:12px;color:#555;margin-bottom:2px\">Tensor shape {:?} · {:?}</div>",
-        dims,
-        t.dtype()
-    );
+    let (write, _) = value_writer("tensor_to_html", &shown_values(&dims, &flat, summarise), float, format)?;
+    let fmt = |v: f64| escape(&write(v));
+    let dtype = if format == ValueFormat::Bool { "Bool".to_string() } else { format!("{:?}", t.dtype()) };
+    let mut s =
+        format!("<div style=\"font-family:monospace;font-size:12px;color:#555;margin-bottom:2px\">Tensor shape {:?} · {dtype}</div>", dims);
     match dims.len() {
         0 => {
             let _ = write!(
@@ -132,11 +135,13 @@ pub struct ShowTensor {
     pub tensor: Tensor,
     /// A title shown above it.
     pub title: Option<String>,
+    /// How its numbers are written.
+    pub format: ValueFormat,
 }
 
 /// Wraps a tensor for display as a table (HTML) and as PyTorch-style text.
 pub fn show(t: &Tensor) -> ShowTensor {
-    ShowTensor { tensor: t.clone(), title: None }
+    ShowTensor { tensor: t.clone(), title: None, format: ValueFormat::Auto }
 }
 
 impl ShowTensor {
@@ -146,9 +151,22 @@ impl ShowTensor {
         self
     }
 
+    /// Shows a mask of 0s and 1s as `True`/`False`, as PyTorch prints a boolean tensor.
+    pub fn bools(mut self) -> Self {
+        self.format = ValueFormat::Bool;
+        self
+    }
+
+    /// Writes the numbers in fixed point with `n` decimals, never in scientific notation, as
+    /// PyTorch does after `torch.set_printoptions(precision=n, sci_mode=False)`.
+    pub fn decimals(mut self, n: usize) -> Self {
+        self.format = ValueFormat::Decimals(n);
+        self
+    }
+
     /// The tensor as PyTorch prints it (under its title), or a line saying why it could not be read.
     pub fn text(&self) -> String {
-        let body = tensor_to_text(&self.tensor).unwrap_or_else(|e| format!("<tensor could not be read: {e}>"));
+        let body = tensor_to_text_as(&self.tensor, self.format).unwrap_or_else(|e| format!("<tensor could not be read: {e}>"));
         match &self.title {
             Some(t) => format!("{t}\n{body}"),
             None => body,
@@ -157,8 +175,8 @@ impl ShowTensor {
 
     /// The tensor as HTML tables (under its title), or a line saying why it could not be read.
     pub fn html(&self) -> String {
-        let body =
-            tensor_to_html(&self.tensor).unwrap_or_else(|e| format!("<pre>tensor could not be read: {}</pre>", escape(&e.to_string())));
+        let body = tensor_to_html_as(&self.tensor, self.format)
+            .unwrap_or_else(|e| format!("<pre>tensor could not be read: {}</pre>", escape(&e.to_string())));
         match &self.title {
             Some(t) => format!("<div style=\"font-weight:bold;font-family:sans-serif;font-size:13px\">{}</div>{body}", escape(t)),
             None => body,
