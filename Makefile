@@ -6,6 +6,9 @@
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    then `make notebooks`
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
+#   make pages-check open the executed pages (target/notebooks/*.html) in headless Chromium, offline:
+#                    every formula typeset by the local MathJax, every diagram drawn (installs
+#                    Debian's chromium if missing; run after `make notebooks`)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the translator on two;
@@ -40,7 +43,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/tools/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab fixtures bench seeds fuzz setup cargo-test clean-tools
+.PHONY: notebooks test lint lab fixtures bench seeds fuzz setup cargo-test clean-tools pages-check
 
 notebooks: setup
 	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) $(NOTEBOOK_OUT) $(NOTEBOOKS)
@@ -69,6 +72,10 @@ $(EVCXR):
 
 $(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py $(VENV)/.installed
 	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(ZOO_CACHE) $(ZOO_CACHE)/lld $(SLOTS)
+
+pages-check:
+	command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+	$(PYTHON) tools/check_pages.py
 
 clean-tools:
 	rm -rf $(ZOO_CACHE) $(VENV) $(ROOT)/.jupyter $(ROOT)/.tools $(ROOT)/.cache

@@ -17,12 +17,14 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import time
 import warnings
 from datetime import datetime
 
+import jupyter_server_mathjax
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, DeadKernelError
@@ -35,6 +37,19 @@ KERNEL = "rust"
 SETUP = ":preserve_vars_on_panic 0"
 FAILURE_MARKS = [re.compile(r"panicked at"), re.compile(r"^error(\[E\d+\])?:", re.M)]
 CELL_TIMEOUT = int(os.environ.get("NOTEBOOK_CELL_TIMEOUT", "900"))
+
+
+# The HTML pages load MathJax from a folder beside them (copied from the jupyter-server-mathjax
+# package), not from a CDN: a page opened without internet still renders its formulas.
+MATHJAX_DIR = "mathjax"
+MATHJAX_URL = f"{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+
+
+def local_mathjax(out_dir):
+    source = os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), "static")
+    target = os.path.join(out_dir, MATHJAX_DIR)
+    if not os.path.exists(os.path.join(target, "MathJax.js")):
+        shutil.copytree(source, target, dirs_exist_ok=True)
 
 
 class NotebookFailure(Exception):
@@ -225,7 +240,8 @@ def run(path, out_dir):
             break
     os.makedirs(out_dir, exist_ok=True)
     nbformat.write(nb, os.path.join(out_dir, f"{name}.ipynb"))
-    html, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+    html, _ = HTMLExporter(template_name="lab", mathjax_url=MATHJAX_URL).from_notebook_node(nb)
+    local_mathjax(out_dir)
     with open(os.path.join(out_dir, f"{name}.html"), "w", encoding="utf-8") as f:
         f.write(html)
     elapsed = time.time() - started

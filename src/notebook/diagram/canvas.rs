@@ -148,6 +148,8 @@ impl Diagram {
     /// the size is zero or too large.
     pub fn figure(&self) -> Result<Figure> {
         let (w, h) = self.size;
+        // one marker id per diagram: a page showing several diagrams has no duplicate ids
+        let marker = format!("arrowhead-{:08x}", self.title.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193)));
         if w == 0 || h == 0 || w > super::super::figure::MAX_PIXELS || h > super::super::figure::MAX_PIXELS {
             return Err(error(
                 "Diagram",
@@ -156,7 +158,7 @@ impl Diagram {
         }
         let mut s = format!(
             "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
-             <defs><marker id=\"arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
+             <defs><marker id=\"{marker}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
              <path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444\"/></marker></defs>\
              <rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\
              <text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
@@ -201,7 +203,7 @@ impl Diagram {
             let dash = if a.dashed { " stroke-dasharray=\"6,4\"" } else { "" };
             let _ = write!(
                 s,
-                "<polyline points=\"{}\" fill=\"none\" stroke=\"#444\" stroke-width=\"1.4\"{dash} marker-end=\"url(#arrowhead)\"/>",
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"#444\" stroke-width=\"1.4\"{dash} marker-end=\"url(#{marker})\"/>",
                 path.join(" ")
             );
             if let Some(label) = &a.label {
