@@ -5,6 +5,7 @@ beside it (NAME.png). `make pages-check` runs it after `make notebooks`.
 
     python3 tools/check_pages.py [PAGE.html...]
 """
+import base64
 import glob
 import html
 import os
@@ -47,13 +48,15 @@ def check(browser, page, profile):
         problems.append(f"{len(raw)} formulas left as raw text, e.g. {raw[0]!r}")
     if "Math Processing Error" in dom:
         problems.append("MathJax reported a processing error")
-    diagrams = len(re.findall(r'<marker id="arrowhead-', dom))
-    asked = len(re.findall(r"draw\(Architecture", visible_text(dom)))
+    # nbconvert embeds SVG outputs as base64 images: decode them to find the diagrams
+    svgs = [base64.b64decode(m).decode("utf-8", "replace") for m in re.findall(r'data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)', dom)]
+    diagrams = sum('<marker id="arrowhead-' in svg for svg in svgs)
+    asked = len(re.findall(r"draw\(Architecture", re.sub(r"<[^>]+>", "", dom)))
     if diagrams < asked:
         problems.append(f"{asked} cells draw an architecture but {diagrams} diagrams are on the page")
     subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400",
                     f"--screenshot={os.path.splitext(page)[0]}.png", url], capture_output=True, timeout=120)
-    return typeset, diagrams, problems
+    return typeset, diagrams, len(svgs), problems
 
 
 def main(pages):
@@ -64,10 +67,10 @@ def main(pages):
     failed = 0
     with tempfile.TemporaryDirectory() as profile:
         for page in pages:
-            typeset, diagrams, problems = check(browser, page, profile)
+            typeset, diagrams, figures, problems = check(browser, page, profile)
             status = "FAIL" if problems else "ok  "
             failed += bool(problems)
-            print(f"{status} {os.path.basename(page)}: {typeset} formulas typeset, {diagrams} diagrams drawn" + "".join(f"\n     {p}" for p in problems))
+            print(f"{status} {os.path.basename(page)}: {typeset} formulas typeset, {figures} SVG images, {diagrams} of them diagrams" + "".join(f"\n     {p}" for p in problems))
     return 1 if failed else 0
 
 

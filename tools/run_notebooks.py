@@ -238,6 +238,12 @@ def run(path, out_dir):
         if stderr or any(o.get("output_type") == "error" for o in outputs) or any(m.search(text) for m in FAILURE_MARKS):
             bad = (number, cell, text)
             break
+        # Every value a notebook shows has an `evcxr_display` (text and HTML or SVG); a result with
+        # plain text alone is evcxr falling back to Debug because it could not call that method.
+        if any(o.get("output_type") == "execute_result" and set(o.get("data", {})) == {"text/plain"} for o in outputs):
+            bad = (number, cell, "the cell's value was shown with Debug, not through its evcxr_display (evcxr could not "
+                   "call the method on it; wrap the cell in a block or end it with a value that owns its data):\n" + text)
+            break
     os.makedirs(out_dir, exist_ok=True)
     nbformat.write(nb, os.path.join(out_dir, f"{name}.ipynb"))
     html, _ = HTMLExporter(template_name="lab", mathjax_url=MATHJAX_URL).from_notebook_node(nb)

@@ -35,6 +35,8 @@ pub enum Architecture {
     EncoderDecoderSelfAttn,
     /// Positional encoding (part 3).
     PositionalEncoding,
+    /// The self-attention encoder and decoder with positional encoding in front (part 3).
+    EncoderDecoderPe,
     /// Residual connection and layer norm around a sub-layer (the Transformer notebook).
     AddNorm,
     /// The Transformer's encoder layer.
@@ -55,7 +57,7 @@ pub enum Architecture {
 
 impl Architecture {
     /// Every architecture, in the order the notebooks meet them.
-    pub const ALL: [Architecture; 20] = [
+    pub const ALL: [Architecture; 21] = [
         Architecture::Encoder,
         Architecture::Decoder,
         Architecture::EncoderDecoder,
@@ -68,6 +70,7 @@ impl Architecture {
         Architecture::DecoderSelfAttn,
         Architecture::EncoderDecoderSelfAttn,
         Architecture::PositionalEncoding,
+        Architecture::EncoderDecoderPe,
         Architecture::AddNorm,
         Architecture::EncoderLayer,
         Architecture::DecoderLayer,
@@ -95,6 +98,7 @@ pub fn draw(architecture: Architecture) -> Diagram {
         A::DecoderSelfAttn => transformer::decoder_self_attn(),
         A::EncoderDecoderSelfAttn => transformer::encoder_decoder_self_attn(),
         A::PositionalEncoding => attention::positional_encoding(),
+        A::EncoderDecoderPe => transformer::encoder_decoder_pe(),
         A::AddNorm => attention::add_norm(),
         A::EncoderLayer => transformer::encoder_layer(),
         A::DecoderLayer => transformer::decoder_layer(),

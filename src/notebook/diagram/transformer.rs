@@ -24,14 +24,36 @@ pub(crate) fn decoder_self_attn() -> Diagram {
         .block("self", "MultiHeadAttention\n(self, masked)", Part::Attention, (290.0, 220.0))
         .block("mem", "encoder states\n(init_keys)", Part::Data, (460.0, 60.0))
         .block("cross", "MultiHeadAttention\n(cross)", Part::Attention, (460.0, 220.0))
-        .block("ffn", "Linear → ReLU → Linear", Part::Linear, (630.0, 220.0))
-        .block("out", "Linear → points", Part::Linear, (630.0, 120.0))
+        .block("ffn", "Linear → ReLU → Linear\n(ff_units → n_features)", Part::Linear, (640.0, 220.0))
+        .block("out", "points (N, L, F)", Part::Data, (640.0, 120.0))
         .arrow("y", "self")
         .route("mask", "self", None, &[(290.0, 120.0)], true)
         .arrow("self", "cross")
         .arrow_labelled("mem", "cross", "keys, values")
         .arrow("cross", "ffn")
         .arrow("ffn", "out")
+}
+
+/// The lecture's EncoderPe and DecoderPe: positional encoding before each self-attention layer.
+pub(crate) fn encoder_decoder_pe() -> Diagram {
+    Diagram::new("EncoderPe and DecoderPe: positional encoding, then the self-attention layer", 760, 290)
+        .block("src", "source (N, L, F)", Part::Data, (100.0, 90.0))
+        .block("pe_enc", "PositionalEncoding", Part::Embedding, (290.0, 90.0))
+        .block("enc", "EncoderSelfAttn", Part::Attention, (480.0, 90.0))
+        .block("states", "states (N, L, D)", Part::Data, (670.0, 90.0))
+        .block("tgt", "shifted target (N, L, F)", Part::Data, (100.0, 230.0))
+        .block("pe_dec", "PositionalEncoding", Part::Embedding, (290.0, 230.0))
+        .block("dec", "DecoderSelfAttn", Part::Attention, (480.0, 230.0))
+        .block("pred", "predictions (N, L, F)", Part::Data, (670.0, 230.0))
+        .arrow("src", "pe_enc")
+        .arrow("pe_enc", "enc")
+        .arrow("enc", "states")
+        .arrow_labelled("states", "dec", "init_keys")
+        .arrow("tgt", "pe_dec")
+        .arrow("pe_dec", "dec")
+        .arrow("dec", "pred")
+        .group("EncoderPe", &["pe_enc", "enc"])
+        .group("DecoderPe", &["pe_dec", "dec"])
 }
 
 /// The self-attention encoder-decoder: in training the whole shifted target in one pass, masked;
