@@ -21,6 +21,8 @@ struct SelfAttnFx {
     subsequent_mask_3: TensorFx,
     pe_2_2: PeFx,
     pe_10_8: TensorFx,
+    /// `list(EncoderPe(3, 2, 10, 2, 100).state_dict().keys())`: buffer and parameters, in order.
+    encoder_pe_state_dict_keys: Vec<String>,
     selfattn: Training,
     selfattn_pe: Training,
     /// PyTorch's runs that differ only in float32 rounding, by model and variant.
@@ -31,6 +33,10 @@ struct SelfAttnFx {
 struct PeFx {
     pe: TensorFx,
     out: TensorFx,
+    /// `[n for n, _ in pe.named_parameters()]`: none.
+    parameters: Vec<String>,
+    /// `list(pe.state_dict().keys())`: the buffer.
+    state_dict_keys: Vec<String>,
 }
 
 /// PyTorch's training of one model: its initial weights and every epoch's losses.
@@ -108,6 +114,15 @@ fn masks_and_positional_encoding_match() {
     #[allow(clippy::approx_constant)]
     let printed = vec![-1.4142, -0.4142, -0.5727, 1.9545];
     assert_eq!(round4(&values(&out)), printed);
+    // `list(posenc.parameters()), posenc.state_dict()` (000#94): no parameters, the buffer `pe`
+    let names: Vec<String> = posenc.named_parameters().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, fx.pe_2_2.parameters);
+    let state = posenc.state_dict().unwrap();
+    assert_eq!(state.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), fx.pe_2_2.state_dict_keys);
+    assert_tensor_close("state_dict pe", &state[0].1, &fx.pe_2_2.pe.tensor(), 1e-6);
+    let encpe = EncoderPe::new(3, 2, 10, Some(2), 100).unwrap();
+    let keys: Vec<String> = encpe.state_dict().unwrap().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(keys, fx.encoder_pe_state_dict_keys, "EncoderPe's state_dict: the buffer and the parameters in PyTorch's order");
     let table = positional_encoding_table(10, 8).unwrap();
     assert_tensor_close("encoding (10, 8)", &table, &fx.pe_10_8.tensor(), 1e-6);
     // The lecture's second row, printed to 4 decimals.

@@ -215,9 +215,17 @@ pub trait Walk {
         self.parameters().iter().map(Param::elem_count).sum()
     }
 
-    /// Copies of the current values, by name.
+    /// Copies of the current values by name, as PyTorch's `state_dict()`: the parameters and the
+    /// buffers, in the walk's (PyTorch's registration) order. A positional encoding's holds its
+    /// `pe` table alone; [`load_state_dict`](Self::load_state_dict) loads the parameters.
     fn state_dict(&self) -> Result<Vec<(String, Tensor)>> {
-        self.named_parameters().into_iter().map(|(n, v)| Ok((n, v.tensor().detach().copy()?))).collect()
+        let mut leaves = vec![];
+        Walker::run(self, &mut |name, leaf| match leaf {
+            Leaf::Param(p) => leaves.push((name.to_string(), p.tensor())),
+            Leaf::Buffer(t) => leaves.push((name.to_string(), t.clone())),
+            Leaf::Mode(_) => {}
+        });
+        leaves.into_iter().map(|(n, t)| Ok((n, t.detach().copy()?))).collect()
     }
 
     /// Checks that `state` holds every parameter by name with its shape; `module` names the caller
@@ -236,7 +244,9 @@ pub trait Walk {
     }
 
     /// Loads values by name. Every parameter must be present with its shape; on any mismatch
-    /// nothing is changed and the error names the parameter and both shapes.
+    /// nothing is changed and the error names the parameter and both shapes. Buffers in `state`
+    /// (a [`state_dict`](Self::state_dict) holds them) are left alone: they are computed from the
+    /// module's configuration, not learned.
     fn load_state_dict(&self, state: &HashMap<String, Tensor>) -> Result<()> {
         self.check_state_dict("load_state_dict", state)?;
         for (name, var) in &self.named_parameters() {

@@ -126,8 +126,9 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
         let module = "save_checkpoint";
         let optimizer = self.optimizer.state()?;
         let mut tensors: BTreeMap<String, Tensor> = BTreeMap::new();
-        for (n, t) in self.model.state_dict()? {
-            tensors.insert(format!("model.{n}"), t);
+        // the parameters only: buffers are rebuilt from the model's configuration
+        for (n, p) in self.model.named_parameters() {
+            tensors.insert(format!("model.{n}"), p.tensor().detach().copy()?);
         }
         for (n, t) in &optimizer.tensors {
             tensors.insert(format!("optimizer.{n}"), t.clone());
