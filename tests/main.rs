@@ -19,6 +19,7 @@ mod figures;
 mod gps;
 mod gru_translation;
 mod layout;
+mod lecture_tags;
 mod lstm;
 mod lstm_translation;
 mod notebook_limits;

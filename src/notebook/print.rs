@@ -108,7 +108,7 @@ pub(crate) fn shown_values(dims: &[usize], flat: &[f64], summarise: bool) -> Vec
 /// How the numbers of a shown tensor are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum ValueFormat {
-    /// PyTorch's own choice for the dtype and values ([`number_style`]).
+    /// PyTorch's own choice for the dtype and values.
     #[default]
     Auto,
     /// A mask as PyTorch prints a `bool` tensor: `True`/`False` (the tensor must hold only 0 and 1).

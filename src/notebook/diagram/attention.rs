@@ -116,19 +116,63 @@ pub(crate) fn positional_encoding() -> Diagram {
         .note("The table is a buffer: saved in the state dict, never trained.", (40.0, 255.0))
 }
 
-/// A sub-layer wrapped in dropout, a residual connection and layer normalisation.
+/// The Transformer notebook's AddNorm: the residual sum, layer norm, then dropout.
 pub(crate) fn add_norm() -> Diagram {
-    Diagram::new("AddNorm: LayerNorm(x + Dropout(sublayer(x)))", 700, 230)
+    Diagram::new("AddNorm: Dropout(LayerNorm(x + sublayer(x)))", 700, 230)
         .block("x", "x", Part::Data, (60.0, 140.0))
         .block("sub", "sublayer\n(attention or FFN)", Part::Attention, (200.0, 140.0))
-        .block("drop", "Dropout", Part::Norm, (350.0, 140.0))
-        .block("add", "+", Part::Op, (460.0, 140.0))
-        .block("ln", "LayerNorm", Part::Norm, (570.0, 140.0))
+        .block("add", "+", Part::Op, (330.0, 140.0))
+        .block("ln", "LayerNorm", Part::Norm, (450.0, 140.0))
+        .block("drop", "Dropout", Part::Norm, (570.0, 140.0))
         .block("y", "out", Part::Data, (660.0, 140.0))
         .arrow("x", "sub")
-        .arrow("sub", "drop")
-        .arrow("drop", "add")
-        .route("x", "add", Some("residual"), &[(60.0, 60.0), (460.0, 60.0)], false)
+        .arrow("sub", "add")
+        .route("x", "add", Some("residual"), &[(60.0, 60.0), (330.0, 60.0)], false)
         .arrow("add", "ln")
-        .arrow("ln", "y")
+        .arrow("ln", "drop")
+        .arrow("drop", "y")
+}
+
+/// The Transformer's position-wise feed-forward network.
+pub(crate) fn pointwise_feedforward() -> Diagram {
+    Diagram::new("PointwiseFeedforward: the same two layers at every position", 720, 200)
+        .block("x", "x (N, L, d_model)", Part::Data, (85.0, 120.0))
+        .block("l1", "Linear\nd_model → d_ff", Part::Linear, (250.0, 120.0))
+        .block("relu", "ReLU", Part::Op, (360.0, 120.0))
+        .block("drop", "Dropout", Part::Norm, (455.0, 120.0))
+        .block("l2", "Linear\nd_ff → d_model", Part::Linear, (570.0, 120.0))
+        .block("y", "out", Part::Data, (670.0, 120.0))
+        .arrow("x", "l1")
+        .arrow("l1", "relu")
+        .arrow("relu", "drop")
+        .arrow("drop", "l2")
+        .arrow("l2", "y")
+}
+
+/// The Transformer's token embeddings: a lookup table, scaled by the square root of d_model.
+pub(crate) fn embeddings() -> Diagram {
+    Diagram::new("Embeddings: look up each token's row, scale by √d_model", 700, 200)
+        .block("ids", "token ids (N, L)", Part::Data, (85.0, 120.0))
+        .block("table", "lookup table\n(vocab, d_model)", Part::Embedding, (270.0, 120.0))
+        .block("scale", "× √d_model", Part::Op, (440.0, 120.0))
+        .block("y", "(N, L, d_model)", Part::Data, (600.0, 120.0))
+        .arrow("ids", "table")
+        .arrow("table", "scale")
+        .arrow("scale", "y")
+}
+
+/// The Transformer's positional encoding: the codes added to the (already scaled) embeddings,
+/// then dropout.
+pub(crate) fn transformer_positional_encoding() -> Diagram {
+    Diagram::new("TransformerPositionalEncoding: add the codes, then dropout", 700, 250)
+        .block("x", "embeddings (N, L, D)", Part::Data, (95.0, 160.0))
+        .block("pe", "pe buffer (1, max_len, D)\nsin / cos of position × angle rate", Part::Embedding, (330.0, 70.0))
+        .block("add", "+", Part::Op, (330.0, 160.0))
+        .block("drop", "Dropout", Part::Norm, (460.0, 160.0))
+        .block("y", "(N, L, D)", Part::Data, (600.0, 160.0))
+        .arrow("x", "add")
+        .arrow_labelled("pe", "add", "first L rows")
+        .arrow("add", "drop")
+        .arrow("drop", "y")
+        .note("No scaling here: Embeddings already multiplied by √D.", (40.0, 235.0))
 }

@@ -39,6 +39,12 @@ pub enum Architecture {
     EncoderDecoderPe,
     /// Residual connection and layer norm around a sub-layer (the Transformer notebook).
     AddNorm,
+    /// The position-wise feed-forward network (the Transformer notebook).
+    PointwiseFeedforward,
+    /// Token embeddings scaled by √d_model (the Transformer notebook).
+    Embeddings,
+    /// The Transformer's positional encoding, with dropout and without scaling.
+    TransformerPositionalEncoding,
     /// The Transformer's encoder layer.
     EncoderLayer,
     /// The Transformer's decoder layer.
@@ -57,7 +63,7 @@ pub enum Architecture {
 
 impl Architecture {
     /// Every architecture, in the order the notebooks meet them.
-    pub const ALL: [Architecture; 21] = [
+    pub const ALL: [Architecture; 24] = [
         Architecture::Encoder,
         Architecture::Decoder,
         Architecture::EncoderDecoder,
@@ -72,6 +78,9 @@ impl Architecture {
         Architecture::PositionalEncoding,
         Architecture::EncoderDecoderPe,
         Architecture::AddNorm,
+        Architecture::PointwiseFeedforward,
+        Architecture::Embeddings,
+        Architecture::TransformerPositionalEncoding,
         Architecture::EncoderLayer,
         Architecture::DecoderLayer,
         Architecture::Transformer,
@@ -100,6 +109,9 @@ pub fn draw(architecture: Architecture) -> Diagram {
         A::PositionalEncoding => attention::positional_encoding(),
         A::EncoderDecoderPe => transformer::encoder_decoder_pe(),
         A::AddNorm => attention::add_norm(),
+        A::PointwiseFeedforward => attention::pointwise_feedforward(),
+        A::Embeddings => attention::embeddings(),
+        A::TransformerPositionalEncoding => attention::transformer_positional_encoding(),
         A::EncoderLayer => transformer::encoder_layer(),
         A::DecoderLayer => transformer::decoder_layer(),
         A::Transformer => transformer::transformer(),
