@@ -241,8 +241,9 @@ def run(path, out_dir):
         # Every value a notebook shows has an `evcxr_display` (text and HTML or SVG); a result with
         # plain text alone is evcxr falling back to Debug because it could not call that method.
         if any(o.get("output_type") == "execute_result" and set(o.get("data", {})) == {"text/plain"} for o in outputs):
-            bad = (number, cell, "the cell's value was shown with Debug, not through its evcxr_display (evcxr could not "
-                   "call the method on it; wrap the cell in a block or end it with a value that owns its data):\n" + text)
+            bad = (number, cell, "the cell's value was shown with Debug, not through its evcxr_display: evcxr keeps every "
+                   "variable a cell defines, and when the last expression moves one of them it cannot call the method "
+                   "(seen with evcxr 0.22); clone that variable there, or put the cell in a block:\n" + text)
             break
     os.makedirs(out_dir, exist_ok=True)
     nbformat.write(nb, os.path.join(out_dir, f"{name}.ipynb"))
