@@ -3,6 +3,7 @@
 //! failing cells and broken notebooks is tested here too.
 
 mod nbrun;
+mod rustc;
 
 use nbrun::run_notebook;
 use std::path::PathBuf;
@@ -88,6 +89,28 @@ fn trailing_expressions_use_evcxr_display() {
     assert!(out.contains("EVCXR_BEGIN_CONTENT text/html"), "{out}");
     assert!(out.contains("EVCXR_BEGIN_CONTENT text/plain"), "{out}");
     assert!(out.contains("tensor([[1.0000, 2.5000],"), "{out}");
+}
+
+/// The probe measured under evcxr 0.22 (tools/evcxr/README.md): a last expression that moves a
+/// variable the cell defines is shown as Debug text there, so it fails here; a clone or a block
+/// is shown through `evcxr_display` in both.
+#[test]
+fn a_last_expression_moving_a_kept_variable_fails_as_in_evcxr() {
+    let err = run_cells("moved.ipynb", &["use attention_zoo::prelude::*;", "let tbl = Table::new(&[\"a\"]);\ntbl.titled(\"moved\")"])
+        .unwrap_err();
+    assert!(err.contains("moved.ipynb: code cell 2 (`let tbl = Table::new(&[\"a\"]);`): its last expression moves a variable"), "{err}");
+    assert!(err.contains("Clone the variable there, or put the cell in a block"), "{err}");
+    let out = run_cells(
+        "kept.ipynb",
+        &[
+            "use attention_zoo::prelude::*;",
+            "let tbl2 = Table::new(&[\"a\"]);\ntbl2.clone().titled(\"cloned\")",
+            "{\n    let tbl3 = Table::new(&[\"a\"]);\n    tbl3.titled(\"in a block\")\n}",
+            "let (x, mut y) = (1, vec![2]);\ny.push(x);\nshow(&Tensor::new(y.as_slice(), &Device::Cpu)?)",
+        ],
+    )
+    .expect("clones, blocks and borrowed variables are fine");
+    assert!(out.contains("cloned") && out.contains("in a block"), "{out}");
 }
 
 #[test]

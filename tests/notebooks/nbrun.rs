@@ -6,12 +6,18 @@
 //! Each cell becomes a block nested inside the previous cell's block, so later items shadow
 //! earlier ones and earlier variables stay in scope. The program is compiled with `rustc` against
 //! the `attention_zoo` library this test binary was built with, so no second build of the
-//! dependencies is needed. Every failure names the notebook, the code cell and its first line.
+//! dependencies is needed (`rustc.rs`). Every failure names the notebook, the code cell and its
+//! first line.
+//!
+//! evcxr keeps the variables a cell defines. A displayed value whose expression moves one of them
+//! is shown as `Debug` text by evcxr 0.22; the runner borrows them after the display, so such a
+//! cell fails here too (a variable moved earlier in the cell is simply no longer kept, as in evcxr).
 
 #![allow(dead_code)]
 
+use super::rustc::{KEEP_MARK, compile};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use syn::spanned::Spanned;
 
@@ -78,6 +84,22 @@ enum Show {
 struct Prepared {
     code: String,
     trailing: Option<usize>,
+    /// The variables the cell's top-level `let`s bind: evcxr keeps them for later cells.
+    kept: Vec<String>,
+}
+
+/// The names a `let` pattern binds.
+fn bound_names(pat: &syn::Pat, out: &mut Vec<String>) {
+    match pat {
+        syn::Pat::Ident(i) => out.push(i.ident.to_string()),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| bound_names(p, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|p| bound_names(p, out)),
+        syn::Pat::Type(t) => bound_names(&t.pat, out),
+        syn::Pat::Reference(r) => bound_names(&r.pat, out),
+        syn::Pat::Slice(sl) => sl.elems.iter().for_each(|p| bound_names(p, out)),
+        syn::Pat::Struct(st) => st.fields.iter().for_each(|f| bound_names(&f.pat, out)),
+        _ => {}
+    }
 }
 
 fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
@@ -100,11 +122,29 @@ fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
         let col: usize = wrapped[line_start..].chars().take(start.column).map(char::len_utf8).sum();
         line_start + col - 2
     });
-    Ok(Prepared { code, trailing })
+    let mut kept = vec![];
+    for stmt in &block.stmts {
+        if let syn::Stmt::Local(local) = stmt {
+            bound_names(&local.pat, &mut kept);
+        }
+    }
+    kept.retain(|n| n != "_");
+    kept.sort();
+    kept.dedup();
+    Ok(Prepared { code, trailing, kept })
 }
 
-/// The program for all cells, and the first line of each cell in it.
-fn generate(nb: &str, cells: &[CodeCell], shows: &[Show]) -> Result<(String, Vec<usize>), String> {
+/// The generated program: its text, the line where each cell starts and the line where each
+/// displayed cell's last expression starts.
+struct Generated {
+    src: String,
+    starts: Vec<usize>,
+    exprs: Vec<Option<usize>>,
+}
+
+/// `released[k]`: variables of cell `k` moved before its last expression, which evcxr simply
+/// stops keeping (only a move inside the displayed expression spoils the display).
+fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String>]) -> Result<Generated, String> {
     let mut src = String::from(
         "#![allow(unused, unused_mut, unused_variables, unused_imports, dead_code, non_snake_case, unused_must_use)]\n\
          fn __nb_debug<T: std::fmt::Debug + ?Sized>(v: &T) {\n\
@@ -117,14 +157,23 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show]) -> Result<(String, Vec
          fn __nb_run() -> Result<(), Box<dyn std::error::Error>> {\n",
     );
     let mut starts = vec![];
-    for (cell, show) in cells.iter().zip(shows) {
+    let mut exprs = vec![];
+    for (k, (cell, show)) in cells.iter().zip(shows).enumerate() {
         let p = prepare(nb, cell)?;
         let _ = writeln!(src, "__nb_cell({});\n{{", cell.number);
         starts.push(src.lines().count() + 1);
+        exprs.push(None);
         match (p.trailing, show) {
             (Some(at), Show::Evcxr) => {
                 let (body, expr) = p.code.split_at(at);
-                let _ = write!(src, "{body}(&({expr}\n)).evcxr_display();\n");
+                let _ = write!(src, "{body}");
+                exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
+                let _ = write!(src, "(&({expr}\n)).evcxr_display();\n");
+                let gone = released.get(k).map(Vec::as_slice).unwrap_or_default();
+                let refs: Vec<String> = p.kept.iter().filter(|v| !gone.contains(v)).map(|v| format!("&{v}")).collect();
+                if !refs.is_empty() {
+                    let _ = writeln!(src, "let _ = ({},); {KEEP_MARK}", refs.join(", "));
+                }
             }
             (Some(at), Show::Debug) => {
                 let (body, expr) = p.code.split_at(at);
@@ -138,129 +187,20 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show]) -> Result<(String, Vec
     }
     src.push_str(&"}\n".repeat(cells.len()));
     src.push_str("Ok(())\n}\n");
-    Ok((src, starts))
+    Ok(Generated { src, starts, exprs })
 }
 
 fn cell_at_line(starts: &[usize], line: usize) -> Option<usize> {
     starts.iter().rposition(|&s| s <= line)
 }
 
-/// The directory holding the libraries this test binary was linked with.
-fn deps_dir() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("notebook runner: no current exe: {e}"))?;
-    exe.parent().map(Path::to_path_buf).ok_or_else(|| "notebook runner: test binary has no folder".to_string())
-}
-
-/// The integration-test crate this runner is part of (`[[test]]` in Cargo.toml).
-const TEST_TARGET: &str = "zoo";
-
-/// The `libattention_zoo` rlib this test binary was linked with, as cargo itself reports it:
-/// `cargo test --no-run --message-format=json --test zoo` (a no-op once built, about half a
-/// second) lists the test executable and the library it links; the executable must be this very
-/// binary, so a stale rlib of another profile or feature set is never picked.
-fn library_rlib(deps: &Path) -> Result<PathBuf, String> {
-    static FOUND: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(|| ask_cargo_for_rlib(deps)).clone()
-}
-
-fn ask_cargo_for_rlib(deps: &Path) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("notebook runner: no current exe: {e}"))?;
-    let profile_dir = deps.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("debug");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["test", "--no-run", "--message-format=json", "--test", TEST_TARGET, "--manifest-path"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
-    match profile_dir {
-        "debug" => {}
-        "release" => {
-            cmd.arg("--release");
-        }
-        other => {
-            cmd.args(["--profile", other]);
-        }
-    }
-    let out = cmd.output().map_err(|e| format!("notebook runner: cannot start cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("notebook runner: `cargo test --no-run` failed:\n{}", String::from_utf8_lossy(&out.stderr)));
-    }
-    let (mut rlib, mut linked) = (None, false);
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if msg.get("reason").and_then(|r| r.as_str()) != Some("compiler-artifact") {
-            continue;
-        }
-        let name = msg.pointer("/target/name").and_then(|n| n.as_str()).unwrap_or("");
-        if name == "attention_zoo" {
-            let files = msg.get("filenames").and_then(|f| f.as_array()).cloned().unwrap_or_default();
-            rlib = files.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(".rlib")).map(PathBuf::from);
-        } else if name == TEST_TARGET {
-            let built = msg.get("executable").and_then(|e| e.as_str()).map(PathBuf::from);
-            let same = |p: &Path| std::fs::canonicalize(p).ok();
-            linked = built.as_deref().and_then(same).is_some_and(|b| Some(b) == same(&exe));
-        }
-    }
-    match (rlib, linked) {
-        (Some(r), true) => Ok(r),
-        (None, _) => Err("notebook runner: cargo reported no libattention_zoo rlib".into()),
-        (Some(_), false) => {
-            Err(format!("notebook runner: cargo's {TEST_TARGET} test is not this binary ({}); run it through `cargo test`", exe.display()))
-        }
-    }
-}
-
-struct CompileError {
-    cell: Option<usize>,
-    rendered: String,
-    missing_evcxr_display: bool,
-}
-
-fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
-    let deps = deps_dir()?;
-    let rlib = library_rlib(&deps)?;
-    let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .arg("--edition=2024")
-        .arg("--crate-type=bin")
-        .arg("--error-format=json")
-        .arg("-Copt-level=0")
-        .arg("-Cdebuginfo=0")
-        .arg(format!("--extern=attention_zoo={}", rlib.display()))
-        .arg(format!("-Ldependency={}", deps.display()))
-        .arg("-o")
-        .arg(exe)
-        .arg(src_path)
-        .output()
-        .map_err(|e| format!("notebook runner: cannot start rustc: {e}"))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut errors = vec![];
-    for line in stderr.lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if msg.get("level").and_then(|l| l.as_str()) != Some("error") {
-            continue;
-        }
-        let rendered = msg.get("rendered").and_then(|r| r.as_str()).unwrap_or("").to_string();
-        let message = msg.get("message").and_then(|r| r.as_str()).unwrap_or("");
-        let line_no = msg
-            .get("spans")
-            .and_then(|s| s.as_array())
-            .and_then(|s| s.iter().find(|sp| sp.get("is_primary").and_then(|p| p.as_bool()) == Some(true)))
-            .and_then(|sp| sp.get("line_start").and_then(|l| l.as_u64()))
-            .map(|l| l as usize);
-        errors.push(CompileError { cell: line_no, rendered, missing_evcxr_display: message.contains("no method named `evcxr_display`") });
-    }
-    if !out.status.success() && errors.is_empty() {
-        return Err(format!("notebook runner: rustc failed without a diagnostic:\n{stderr}"));
-    }
-    Ok(errors)
-}
-
-/// Compiles and runs the code cells of the notebook at `path`. `work` is a scratch folder.
 /// The Rust program a notebook becomes, without compiling it: reading, parsing and generating
 /// (what the property tests feed corrupt notebooks to).
 pub fn program(path: &Path) -> Result<String, String> {
     let nb = path.display().to_string();
     let cells = load_cells(path)?;
     let shows = first_shows(&nb, &cells)?;
-    generate(&nb, &cells, &shows).map(|(src, _)| src)
+    generate(&nb, &cells, &shows, &[]).map(|g| g.src)
 }
 
 /// How each cell's trailing value is shown at first: through `evcxr_display` when it has one.
@@ -268,6 +208,7 @@ fn first_shows(nb: &str, cells: &[CodeCell]) -> Result<Vec<Show>, String> {
     cells.iter().map(|c| prepare(nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing })).collect()
 }
 
+/// Compiles and runs the code cells of the notebook at `path`. `work` is a scratch folder.
 pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
     let nb = path.display().to_string();
     let cells = load_cells(path)?;
@@ -276,8 +217,9 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
     let src_path = work.join(format!("{stem}.rs"));
     let exe = work.join(format!("{stem}.bin"));
     let mut shows = first_shows(&nb, &cells)?;
+    let mut released: Vec<Vec<String>> = vec![vec![]; cells.len()];
     loop {
-        let (src, starts) = generate(&nb, &cells, &shows)?;
+        let Generated { src, starts, exprs } = generate(&nb, &cells, &shows, &released)?;
         std::fs::write(&src_path, &src).map_err(|e| format!("notebook runner: cannot write {}: {e}", src_path.display()))?;
         let errors = compile(&src_path, &exe)?;
         if errors.is_empty() {
@@ -296,11 +238,33 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         if switched {
             continue;
         }
-        let first = &errors[0];
+        // A variable moved before the displayed expression: evcxr stops keeping it, and so do we.
+        let mut spoiled = None;
+        for e in &errors {
+            if let (Some((var, at)), Some(k)) = (&e.moved_kept, e.cell.and_then(|l| cell_at_line(&starts, l))) {
+                if exprs[k].is_some_and(|x| *at < x) {
+                    released[k].push(var.clone());
+                    switched = true;
+                } else {
+                    spoiled.get_or_insert(e);
+                }
+            }
+        }
+        if switched {
+            continue;
+        }
+        let first = spoiled.unwrap_or(&errors[0]);
         let place = match first.cell.and_then(|l| cell_at_line(&starts, l)) {
             Some(k) => where_(&nb, &cells[k]),
             None => format!("{nb}: (outside any cell)"),
         };
+        if let Some(moved) = spoiled {
+            return Err(format!(
+                "{place}: its last expression moves a variable the cell defines, which evcxr keeps for later cells; evcxr then \
+                 shows the value as Debug text instead of through evcxr_display. Clone the variable there, or put the cell in a block:\n{}",
+                moved.rendered
+            ));
+        }
         let all: Vec<&str> = errors.iter().map(|e| e.rendered.as_str()).collect();
         return Err(format!("{place} does not compile:\n{}", all.join("\n")));
     }
