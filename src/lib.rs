@@ -55,7 +55,12 @@ pub mod train;
 pub mod prelude {
     // The tensors and the generator (every part).
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
-    pub use candle_core::{self, D, DType, Device, IndexOp, Result, Tensor, Var};
+    pub use candle_core::{self, D, DType, Device, IndexOp, Tensor, Var};
+    /// candle's `Result<T>` (`Result<Tensor>` in a cell's own functions), which also takes a
+    /// second parameter as std's does: evcxr writes the types of the variables it keeps as
+    /// `Result<T, E>`, and with a one-parameter alias in scope that code did not compile (any
+    /// closure kept in a cell failed with "type alias takes 1 generic argument"; evcxr issue 258).
+    pub type Result<T, E = candle_core::Error> = std::result::Result<T, E>;
     // Part 1, sequence-to-sequence: the squares, loaders, GRU encoder-decoder, teacher forcing, the trainer.
     pub use crate::data::{DataLoader, Sequences, TensorDataset, generate_sequences};
     pub use crate::models::{Decoder, Encoder, EncoderDecoder, StepDecoder};

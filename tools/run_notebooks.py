@@ -240,7 +240,11 @@ def run(path, out_dir):
             break
         # Every value a notebook shows has an `evcxr_display` (text and HTML or SVG); a result with
         # plain text alone is evcxr falling back to Debug because it could not call that method.
-        if any(o.get("output_type") == "execute_result" and set(o.get("data", {})) == {"text/plain"} for o in outputs):
+        plain = [o for o in outputs if o.get("output_type") == "execute_result" and set(o.get("data", {})) == {"text/plain"}]
+        if any("".join(o["data"]["text/plain"]).strip() == "()" for o in plain):
+            bad = (number, cell, "the cell ends in a loop or another expression of type (), which evcxr shows as `()`: end it with `;`")
+            break
+        if plain:
             bad = (number, cell, "the cell's value was shown with Debug, not through its evcxr_display: evcxr keeps every "
                    "variable a cell defines, and when the last expression moves one of them it cannot call the method "
                    "(seen with evcxr 0.22); clone that variable there, or put the cell in a block:\n" + text)

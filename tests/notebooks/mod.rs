@@ -113,6 +113,16 @@ fn a_last_expression_moving_a_kept_variable_fails_as_in_evcxr() {
     assert!(out.contains("cloned") && out.contains("in a block"), "{out}");
 }
 
+/// evcxr 0.22 refuses to keep a closure ("The variable `f` is a closure, which cannot be
+/// persisted"); a `fn` or a block is fine.
+#[test]
+fn a_closure_kept_as_a_variable_fails_as_in_evcxr() {
+    let err = run_cells("closure.ipynb", &["let f = |x: i32| x + 1;\nlet y = f(2);"]).unwrap_err();
+    assert!(err.contains("closure.ipynb: code cell 1 (`let f = |x: i32| x + 1;`) defines the closure `f`"), "{err}");
+    run_cells("fn.ipynb", &["fn f(x: i32) -> i32 { x + 1 }\nlet y = f(2);", "{\n    let g = |x: i32| x * 2;\n    assert_eq!(g(y), 6);\n}"])
+        .expect("a fn, and a closure inside a block, are fine");
+}
+
 #[test]
 fn a_panicking_cell_fails_naming_notebook_and_cell() {
     let err = run_cells("panics.ipynb", &["let x = 1;", "let y = x + 1;\npanic!(\"boom {y}\");"]).unwrap_err();

@@ -111,7 +111,8 @@ fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
         format!("{} does not parse (line {line} of the cell): {e}", where_(nb, cell))
     })?;
     let trailing = match block.stmts.last() {
-        Some(syn::Stmt::Expr(e, None)) if !matches!(e, syn::Expr::ForLoop(_) | syn::Expr::While(_)) => Some(e.span()),
+        // A loop at the end is a value too: evcxr 0.22 shows its `()` (so cells end loops with `;`).
+        Some(syn::Stmt::Expr(e, None)) => Some(e.span()),
         Some(syn::Stmt::Macro(m)) if m.semi_token.is_none() => Some(m.span()),
         _ => None,
     };
@@ -125,6 +126,17 @@ fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
     let mut kept = vec![];
     for stmt in &block.stmts {
         if let syn::Stmt::Local(local) = stmt {
+            // evcxr keeps a cell's variables by naming their types, and a closure's has no name
+            if let (Some(init), syn::Pat::Ident(name)) = (&local.init, &local.pat)
+                && matches!(*init.expr, syn::Expr::Closure(_))
+            {
+                return Err(format!(
+                    "{} defines the closure `{}`, which evcxr cannot keep between cells: write a `fn`, box it \
+                     (`let f: Box<dyn Fn(..) -> ..> = Box::new(|..| ..)`), or put the cell in a block",
+                    where_(nb, cell),
+                    name.ident
+                ));
+            }
             bound_names(&local.pat, &mut kept);
         }
     }
