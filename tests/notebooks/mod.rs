@@ -123,6 +123,16 @@ fn a_closure_kept_as_a_variable_fails_as_in_evcxr() {
         .expect("a fn, and a closure inside a block, are fine");
 }
 
+/// evcxr 0.22 refuses to keep a variable holding a reference into another ("contains a reference
+/// with a non-static lifetime so can't be persisted"); owned data or a block is fine.
+#[test]
+fn a_kept_reference_fails_as_in_evcxr() {
+    let err = run_cells("borrow.ipynb", &["let v = vec![1, 2, 3];", "let head = &v[..2];\nlet n = head.len();"]).unwrap_err();
+    assert!(err.contains("borrow.ipynb: code cell 2 (`let head = &v[..2];`): a variable this cell defines holds a reference"), "{err}");
+    run_cells("owned.ipynb", &["let v = vec![1, 2, 3];", "let head = v[..2].to_vec();\nlet n = { let h = &v[..2]; h.len() };\nv.len()"])
+        .expect("owned copies and references inside a block are fine");
+}
+
 #[test]
 fn a_panicking_cell_fails_naming_notebook_and_cell() {
     let err = run_cells("panics.ipynb", &["let x = 1;", "let y = x + 1;\npanic!(\"boom {y}\");"]).unwrap_err();

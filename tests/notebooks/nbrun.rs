@@ -9,9 +9,12 @@
 //! dependencies is needed (`rustc.rs`). Every failure names the notebook, the code cell and its
 //! first line.
 //!
-//! evcxr keeps the variables a cell defines. A displayed value whose expression moves one of them
-//! is shown as `Debug` text by evcxr 0.22; the runner borrows them after the display, so such a
-//! cell fails here too (a variable moved earlier in the cell is simply no longer kept, as in evcxr).
+//! evcxr keeps the variables a cell defines, and 0.22 refuses or mishandles some (probe notebooks
+//! in tools/evcxr/README.md); after each cell the runner requires every variable the cell defines
+//! to still be there and to own its data (`__nb_keep`), so these fail here as they fail there:
+//! a displayed value whose expression moves one of them (evcxr shows it as `Debug` text), a
+//! variable holding a reference into another, and a closure kept as a variable. A variable moved
+//! before the displayed expression is simply no longer kept, as in evcxr.
 
 #![allow(dead_code)]
 
@@ -163,6 +166,7 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
          \x20   if std::any::type_name::<T>() != \"()\" { println!(\"{:?}\", v); }\n\
          }\n\
          fn __nb_cell(n: usize) { eprintln!(\"@@NB_CELL {n}\"); }\n\
+         fn __nb_keep<T: 'static + ?Sized>(_: &T) {}\n\
          fn main() {\n\
          \x20   if let Err(e) = __nb_run() { eprintln!(\"Error: {e}\"); std::process::exit(1); }\n\
          }\n\
@@ -181,11 +185,6 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
                 let _ = write!(src, "{body}");
                 exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
                 let _ = write!(src, "(&({expr}\n)).evcxr_display();\n");
-                let gone = released.get(k).map(Vec::as_slice).unwrap_or_default();
-                let refs: Vec<String> = p.kept.iter().filter(|v| !gone.contains(v)).map(|v| format!("&{v}")).collect();
-                if !refs.is_empty() {
-                    let _ = writeln!(src, "let _ = ({},); {KEEP_MARK}", refs.join(", "));
-                }
             }
             (Some(at), Show::Debug) => {
                 let (body, expr) = p.code.split_at(at);
@@ -195,6 +194,12 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
                 src.push_str(&p.code);
                 src.push('\n');
             }
+        }
+        // evcxr keeps the cell's variables: each must still be there, and own its data
+        let gone = released.get(k).map(Vec::as_slice).unwrap_or_default();
+        let keeps: Vec<String> = p.kept.iter().filter(|v| !gone.contains(v)).map(|v| format!("__nb_keep(&{v});")).collect();
+        if !keeps.is_empty() {
+            let _ = writeln!(src, "{} {KEEP_MARK}", keeps.join(" "));
         }
     }
     src.push_str(&"}\n".repeat(cells.len()));
@@ -254,7 +259,7 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         let mut spoiled = None;
         for e in &errors {
             if let (Some((var, at)), Some(k)) = (&e.moved_kept, e.cell.and_then(|l| cell_at_line(&starts, l))) {
-                if exprs[k].is_some_and(|x| *at < x) {
+                if exprs[k].is_none_or(|x| *at < x) {
                     released[k].push(var.clone());
                     switched = true;
                 } else {
@@ -265,11 +270,19 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         if switched {
             continue;
         }
-        let first = spoiled.unwrap_or(&errors[0]);
+        let first = spoiled.or_else(|| errors.iter().find(|e| e.borrows)).unwrap_or(&errors[0]);
         let place = match first.cell.and_then(|l| cell_at_line(&starts, l)) {
             Some(k) => where_(&nb, &cells[k]),
             None => format!("{nb}: (outside any cell)"),
         };
+        if let Some(e) = errors.iter().find(|e| e.borrows) {
+            return Err(format!(
+                "{place}: a variable this cell defines holds a reference into another one, which evcxr cannot keep between \
+                 cells (\"contains a reference with a non-static lifetime so can't be persisted\"); own the data \
+                 (`.to_vec()`, `.clone()`) or compute it inside a block:\n{}",
+                e.rendered
+            ));
+        }
         if let Some(moved) = spoiled {
             return Err(format!(
                 "{place}: its last expression moves a variable the cell defines, which evcxr keeps for later cells; evcxr then \

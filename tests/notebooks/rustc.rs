@@ -80,6 +80,8 @@ pub(super) struct CompileError {
     /// A variable the cell defines, borrowed on a keep line after being moved: its name and the
     /// line where it moved.
     pub moved_kept: Option<(String, usize)>,
+    /// A variable the cell defines holds a reference into another, so evcxr cannot keep it.
+    pub borrows: bool,
 }
 
 pub(super) fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, String> {
@@ -119,7 +121,21 @@ pub(super) fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, 
             .and_then(|s| s.iter().find(|sp| sp.get("label").and_then(|l| l.as_str()).is_some_and(|l| l.contains("moved"))))
             .and_then(|sp| sp.get("line_start").and_then(|l| l.as_u64()))
             .map(|l| l as usize);
-        let moved_kept = match (message.strip_prefix("borrow of moved value: `"), rendered.contains(KEEP_MARK), moved_at) {
+        // Whether the error involves the line that keeps the cell's variables (the spans carry
+        // whole source lines; `rendered` may cut long ones).
+        let on_keep_line = msg.get("spans").and_then(|s| s.as_array()).is_some_and(|spans| {
+            spans.iter().any(|sp| {
+                sp.get("text")
+                    .and_then(|t| t.as_array())
+                    .is_some_and(|t| t.iter().any(|l| l.get("text").and_then(|x| x.as_str()).is_some_and(|x| x.contains(KEEP_MARK))))
+            })
+        });
+        // a kept variable that borrows from another: evcxr cannot keep it
+        let borrows = on_keep_line
+            && (message.contains("does not live long enough")
+                || message.contains("borrowed data escapes")
+                || message.contains("temporary value dropped"));
+        let moved_kept = match (message.strip_prefix("borrow of moved value: `"), on_keep_line, moved_at) {
             (Some(rest), true, Some(at)) => rest.split('`').next().map(|v| (v.to_string(), at)),
             _ => None,
         };
@@ -128,6 +144,7 @@ pub(super) fn compile(src_path: &Path, exe: &Path) -> Result<Vec<CompileError>, 
             rendered,
             missing_evcxr_display: message.contains("no method named `evcxr_display`"),
             moved_kept,
+            borrows,
         });
     }
     if !out.status.success() && errors.is_empty() {
