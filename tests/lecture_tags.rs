@@ -84,6 +84,27 @@ fn notebooks_are_nbformat_4_5_with_ids_and_without_outputs() {
     }
 }
 
+/// The pages' offline MathJax (2.7.9 from jupyter-server-mathjax, STIX-Web fonts only) fails on a
+/// prime with "Math Processing Error" (`fontInherit` of undefined, seen in headless Chromium by
+/// `make pages-check`): formulas write `\tilde{x}` or a subscript instead of `x'`.
+#[test]
+fn formulas_avoid_what_the_offline_mathjax_cannot_typeset() {
+    for nb in notebooks() {
+        for (i, cell) in nb.json["cells"].as_array().unwrap().iter().enumerate() {
+            if cell["cell_type"] != "markdown" {
+                continue;
+            }
+            let text = cell["source"].as_str().unwrap_or("");
+            for (k, formula) in text.split('$').enumerate() {
+                // odd pieces lie between dollar signs
+                if k % 2 == 1 && (formula.contains('\'') || formula.contains("\\prime")) {
+                    panic!("{} cell {i}: the formula `{formula}` has a prime, which the pages' MathJax cannot typeset", nb.name);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn tags_are_well_formed_unique_and_in_lecture_order() {
     let nbs = notebooks();
