@@ -95,9 +95,17 @@ fn formulas_avoid_what_the_offline_mathjax_cannot_typeset() {
                 continue;
             }
             let text = cell["source"].as_str().unwrap_or("");
-            for (k, formula) in text.split('$').enumerate() {
-                // odd pieces lie between dollar signs
-                if k % 2 == 1 && (formula.contains('\'') || formula.contains("\\prime")) {
+            // display formulas lie between `$$`s (odd pieces), inline ones between `$`s in the rest
+            let mut formulas = vec![];
+            for (k, piece) in text.split("$$").enumerate() {
+                if k % 2 == 1 {
+                    formulas.push(piece);
+                } else {
+                    formulas.extend(piece.split('$').skip(1).step_by(2));
+                }
+            }
+            for formula in formulas {
+                if formula.contains('\'') || formula.contains("\\prime") {
                     panic!("{} cell {i}: the formula `{formula}` has a prime, which the pages' MathJax cannot typeset", nb.name);
                 }
             }
