@@ -153,3 +153,29 @@ fn errors_from_inner_layers_name_the_module_called() {
     seq.set_training(false);
     refused("an integer batch", || seq.forward(&ints((1, 4, 2))), &["EncoderDecoder", "I64"]);
 }
+
+/// Issue 26's panics in the second half: each is an error now, or (a huge but finite query)
+/// a figure.
+#[test]
+fn second_half_panics_are_errors() {
+    let ids = Tensor::new(&[1u32, 2, 3], &Device::Cpu).unwrap();
+    refused("sigmoid(u32)", || attention_zoo::nn::sigmoid(&ids), &["sigmoid", "floating-point", "U32"]);
+    refused("softmax(u32)", || softmax(&ids), &["softmax", "floating-point", "U32"]);
+    let row = Tensor::new(&[1f32, 2.0, 3.0], &Device::Cpu).unwrap();
+    refused("reverse_time(rank 1)", || reverse_time(&row), &["reverse_time", "(N, L, ...)", "[3]"]);
+    let mut schedule = NoamSchedule::new(64, 400, 1.0).unwrap();
+    schedule.set_step_count(u64::MAX);
+    let mut adam = Adam::new(vec![Param::new(&Tensor::zeros(2, DType::F32, &Device::Cpu).unwrap()).unwrap()], 1e-3).unwrap();
+    refused("NoamSchedule::step at u64::MAX", || schedule.step(&mut adam), &["NoamSchedule::step", "largest a u64 holds"]);
+    assert_eq!(schedule.step_count(), u64::MAX, "a refused step leaves the count alone");
+    let keys = Tensor::new(&[[0.65f32, 0.2], [0.85, -0.4]], &Device::Cpu).unwrap();
+    for bad in [f32::NAN, f32::INFINITY] {
+        let q = Tensor::new(&[bad, 0.95], &Device::Cpu).unwrap();
+        refused("query_and_keys(non-finite query)", || query_and_keys(&q, &keys, None), &["query_and_keys", "the query holds", "finite"]);
+    }
+    // a huge but finite query is drawn in a window wide enough for it
+    let q = Tensor::new(&[1e9f32, 0.95], &Device::Cpu).unwrap();
+    let fig =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| query_and_keys(&q, &keys, None))).expect("no panic").expect("a figure");
+    assert!(fig.svg.contains("query"), "the figure is drawn");
+}

@@ -1,15 +1,19 @@
 //! Small differentiable operations the layers share: sigmoid, softmax, masked fill, time reversal.
 
 use super::kernels;
+use super::shape::{check_float, error};
 use candle_core::{Result, Tensor};
 
 /// The logistic function with a recorded backward pass.
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
+    // candle's unary kernels panic on integer dtypes: refuse them first
+    check_float("sigmoid", x)?;
     (x.neg()?.exp()? + 1.0)?.recip()
 }
 
 /// Softmax over the last dimension, with a backward pass.
 pub fn softmax(x: &Tensor) -> Result<Tensor> {
+    check_float("softmax", x)?;
     kernels::softmax_last_dim(x)
 }
 
@@ -26,6 +30,9 @@ pub fn masked_fill(scores: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor>
 
 /// Reverses a batch-first sequence along its time axis.
 pub fn reverse_time(x: &Tensor) -> Result<Tensor> {
+    if x.rank() < 2 {
+        return Err(error("reverse_time", format!("expected a batch-first sequence (N, L, ...), got shape {:?}", x.dims())));
+    }
     let l = x.dim(1)?;
     let idx = Tensor::from_vec((0..l as u32).rev().collect::<Vec<_>>(), l, x.device())?;
     x.index_select(&idx, 1)

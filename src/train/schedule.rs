@@ -56,7 +56,12 @@ impl NoamSchedule {
     /// Counts one more step and sets `optimizer`'s learning rate to the rate of that step;
     /// returns the rate. Call it before each `optimizer.step(&grads)`.
     pub fn step<O: Optimizer>(&mut self, optimizer: &mut O) -> Result<f64> {
-        let next = self.step_count + 1;
+        let next = self.step_count.checked_add(1).ok_or_else(|| {
+            error(
+                "NoamSchedule::step",
+                format!("the step count is already {}, the largest a u64 holds: no step can follow", self.step_count),
+            )
+        })?;
         let lr = self.lr(next);
         optimizer.set_lr(lr).map_err(|e| error("NoamSchedule::step", e))?;
         self.step_count = next;

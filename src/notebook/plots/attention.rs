@@ -124,15 +124,25 @@ pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Re
     {
         return Err(error(M, format!("only two dimensions can be drawn: expected a context of 2 values, got {}", c.len())));
     }
-    let norm = |v: &[f64]| (v[0] * v[0] + v[1] * v[1]).sqrt();
+    for (what, v) in std::iter::once(("the query", &q)).chain(ks.iter().map(|k| ("a key", k))).chain(ctx.iter().map(|c| ("the context", c)))
+    {
+        if let Some(bad) = v.iter().find(|x| !x.is_finite()) {
+            return Err(error(M, format!("{what} holds {bad}: only finite vectors can be drawn")));
+        }
+    }
+    let norm = |v: &[f64]| v[0].hypot(v[1]);
     let qn = norm(&q);
+    // The unit circle's window, widened to hold the longest vector.
+    let longest = std::iter::once(&q).chain(&ks).chain(&ctx).flat_map(|v| v.iter()).fold(0f64, |m, x| m.max(x.abs()));
+    let r = (longest * 1.1).max(1.5);
+    let head_size = 0.09 * r / 1.5;
     figure("query_and_keys", (520, 520), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption("Query and keys", ("sans-serif", 15))
             .margin(10)
             .x_label_area_size(25)
             .y_label_area_size(30)
-            .build_cartesian_2d(-1.5f64..1.5f64, -1.5f64..1.5f64)
+            .build_cartesian_2d(-r..r, -r..r)
             .map_err(plot_err)?;
         chart.configure_mesh().light_line_style(TRANSPARENT).label_style(("sans-serif", 10)).draw().map_err(plot_err)?;
         let circle: Vec<(f64, f64)> = (0..=120)
@@ -158,7 +168,7 @@ pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Re
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
             let len = norm(&v).max(1e-9);
-            let (ux, uy) = (v[0] / len * 0.09, v[1] / len * 0.09);
+            let (ux, uy) = (v[0] / len * head_size, v[1] / len * head_size);
             let head = vec![tip, (tip.0 - ux - uy * 0.5, tip.1 - uy + ux * 0.5), (tip.0 - ux + uy * 0.5, tip.1 - uy - ux * 0.5)];
             chart.draw_series(std::iter::once(Polygon::new(head, color.filled()))).map_err(plot_err)?;
         }
