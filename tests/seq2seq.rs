@@ -241,6 +241,38 @@ fn checkpoints_round_trip_and_resume_exactly() {
     assert!(beside.iter().all(|n| !n.to_string_lossy().starts_with("seq2seq")), "{beside:?}");
 }
 
+/// Issue 26: the record (epochs, losses, seed, optimiser step...) is under a checksum too; a
+/// changed field is refused by name and the trainer is left as it was.
+#[test]
+fn a_tampered_checkpoint_record_is_refused_naming_the_field() {
+    let _serial = common::serial();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("checkpoints-tampered");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.safetensors");
+    let mut sbs = lecture_trainer();
+    sbs.train(2).unwrap();
+    sbs.save_checkpoint(&path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    // The record is JSON text inside the header: change a digit in place (same length).
+    let find = |needle: &str| good.windows(needle.len()).position(|w| w == needle.as_bytes());
+    for (field, from, to) in [
+        ("optimizer_step", "\\\"optimizer_step\\\":32", "\\\"optimizer_step\\\":33"),
+        ("total_epochs", "\\\"total_epochs\\\":2", "\\\"total_epochs\\\":3"),
+    ] {
+        let at = find(from).unwrap_or_else(|| panic!("{from} not in the header"));
+        let mut bad = good.clone();
+        bad[at..at + to.len()].copy_from_slice(to.as_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        let mut other = lecture_trainer();
+        let e = other.load_checkpoint(&path).unwrap_err().to_string();
+        assert!(e.contains("load_checkpoint") && e.contains(&format!("`{field}`")) && e.contains("checksum"), "{e}");
+        assert_eq!(other.total_epochs, 0, "a refused checkpoint changes nothing");
+    }
+    std::fs::write(&path, &good).unwrap();
+    lecture_trainer().load_checkpoint(&path).expect("the untouched file loads");
+}
+
 #[test]
 fn wrong_shapes_name_the_module_and_both_shapes() {
     let _serial = common::serial();

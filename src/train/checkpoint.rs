@@ -1,7 +1,8 @@
 //! Checkpoints that cannot be lost or confused: one safetensors file holds the model's weights,
-//! the optimiser's buffers and, in its metadata map, the training record and a checksum over the
-//! tensors. A record can never be paired with another file's weights, a flipped byte is an
-//! error, and loading checks everything before it changes anything.
+//! the optimiser's buffers and, in its metadata map, the training record and checksums over the
+//! tensors and over each field of the record. A record can never be paired with another file's
+//! weights, a flipped byte of the tensors or a changed field of the record is an error naming
+//! it, and loading checks everything before it changes anything.
 
 use super::batches::Batches;
 use super::loss::Loss;
@@ -18,6 +19,8 @@ use std::path::{Path, PathBuf};
 /// The metadata keys a checkpoint writes.
 const RECORD_KEY: &str = "attention_zoo.record";
 const CHECKSUM_KEY: &str = "attention_zoo.checksum";
+/// The checksums of the record's fields, by field name, with the tensors' under `tensors`.
+const CHECKSUMS_KEY: &str = "attention_zoo.checksums";
 
 /// What a checkpoint records beside the tensors. Losses are kept as text so that NaN and the
 /// infinities round-trip (JSON has no such numbers).
@@ -69,16 +72,45 @@ mod float_text_pairs {
     }
 }
 
+/// FNV-1a (64 bits), fed piece by piece.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn eat(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+/// A checksum per field of a record (its JSON object), over each field's JSON text.
+fn record_checksums(record: &serde_json::Value) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if let Some(fields) = record.as_object() {
+        for (name, value) in fields {
+            let mut h = Fnv::new();
+            h.eat(name.as_bytes());
+            h.eat(value.to_string().as_bytes());
+            out.insert(name.clone(), h.hex());
+        }
+    }
+    out
+}
+
 /// FNV-1a (64 bits) over each tensor's name, dtype, shape and float32 bytes, in name order: any
 /// changed byte of the data changes it.
 pub fn tensors_checksum(tensors: &BTreeMap<String, Tensor>) -> Result<String> {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for b in bytes {
-            h ^= *b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    let mut h = Fnv::new();
+    let mut eat = |bytes: &[u8]| h.eat(bytes);
     for (name, t) in tensors {
         eat(name.as_bytes());
         eat(format!("{:?}{:?}", t.dtype(), t.dims()).as_bytes());
@@ -87,7 +119,7 @@ pub fn tensors_checksum(tensors: &BTreeMap<String, Tensor>) -> Result<String> {
             eat(&v.to_le_bytes());
         }
     }
-    Ok(format!("{h:016x}"))
+    Ok(h.hex())
 }
 
 /// A fresh name beside `path` for writing before the rename, never an existing file.
@@ -143,8 +175,16 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
             optimizer_step: optimizer.step,
             hyperparameters: optimizer.hyperparameters.clone(),
         };
-        let json = serde_json::to_string(&record).map_err(|e| error(module, format!("cannot write the record: {e}")))?;
-        let metadata = HashMap::from([(RECORD_KEY.to_string(), json), (CHECKSUM_KEY.to_string(), tensors_checksum(&tensors)?)]);
+        let value = serde_json::to_value(&record).map_err(|e| error(module, format!("cannot write the record: {e}")))?;
+        let tensors_sum = tensors_checksum(&tensors)?;
+        let mut sums = record_checksums(&value);
+        sums.insert("tensors".into(), tensors_sum.clone());
+        let sums = serde_json::to_string(&sums).map_err(|e| error(module, format!("cannot write the checksums: {e}")))?;
+        let metadata = HashMap::from([
+            (RECORD_KEY.to_string(), value.to_string()),
+            (CHECKSUM_KEY.to_string(), tensors_sum),
+            (CHECKSUMS_KEY.to_string(), sums),
+        ]);
         let bytes = safetensors::serialize(tensors.iter(), Some(metadata))
             .map_err(|e| error(module, format!("{}: cannot encode the tensors: {e}", path.display())))?;
         write_whole(module, path, &bytes)
@@ -163,6 +203,24 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
         let (Some(json), Some(checksum)) = (meta.get(RECORD_KEY), meta.get(CHECKSUM_KEY)) else {
             return Err(at("not a checkpoint written by save_checkpoint (no record or checksum in its metadata)".into()));
         };
+        // Every field of the record must match its checksum (files written before the record was
+        // covered carry the tensors' checksum alone, which is checked below).
+        if let Some(sums) = meta.get(CHECKSUMS_KEY) {
+            let sums: BTreeMap<String, String> = serde_json::from_str(sums).map_err(|e| at(format!("its checksums are not valid: {e}")))?;
+            let value: serde_json::Value = serde_json::from_str(json).map_err(|e| at(format!("its record is not valid: {e}")))?;
+            let now = record_checksums(&value);
+            let names: std::collections::BTreeSet<&String> = now.keys().chain(sums.keys().filter(|k| *k != "tensors")).collect();
+            let changed: Vec<&str> = names.into_iter().filter(|n| now.get(*n) != sums.get(*n)).map(|n| n.as_str()).collect();
+            if !changed.is_empty() {
+                return Err(at(format!(
+                    "the record's {} do not match their checksums: the file was changed after it was saved",
+                    changed.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            if sums.get("tensors") != Some(checksum) {
+                return Err(at("the tensors' two checksums disagree: the file was changed after it was saved".into()));
+            }
+        }
         let record: CheckpointRecord = serde_json::from_str(json).map_err(|e| at(format!("its record is not valid: {e}")))?;
         let loaded =
             candle_core::safetensors::load_buffer(&bytes, &Device::Cpu).map_err(|e| at(format!("cannot read the tensors: {e}")))?;
