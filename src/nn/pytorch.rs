@@ -27,7 +27,10 @@
 //!   as it was. It is changed only when all checks pass.
 //!
 //! The file must be in PyTorch's zip format (what `torch.save` writes since PyTorch 1.6); the
-//! tensors are read by candle (`candle_core::pickle`).
+//! tensors are read by candle (`candle_core::pickle`). Each tensor's entry in the pickle and the
+//! size of its data are checked before candle reads it: a malformed entry, or a shape larger than
+//! the data stored for it, is an error naming the file and the tensor, never a panic or an
+//! allocation of the declared size.
 
 use super::param::Param;
 use super::shape::error;
@@ -102,8 +105,14 @@ fn contents(path: &Path) -> Result<Contents> {
     let file = std::fs::File::open(path).map_err(|e| error(MODULE, format!("cannot read {shown}: {e}")))?;
     let not_torch = |why: String| error(MODULE, format!("{shown} is not a file written by torch.save (PyTorch's zip format): {why}"));
     let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| not_torch(e.to_string()))?;
-    let pkl = zip.file_names().filter_map(|n| n.ok()).find(|n| n.ends_with("data.pkl")).map(|n| n.into_owned());
-    let pkl = pkl.ok_or_else(|| not_torch("the archive has no data.pkl".into()))?;
+    let pkls: Vec<String> = zip.file_names().filter_map(|n| n.ok()).filter(|n| n.ends_with("data.pkl")).map(|n| n.into_owned()).collect();
+    // candle reads the tensors of every data.pkl in the archive; torch.save writes one. A second
+    // would hold tensors none of the checks below has seen.
+    let pkl = match pkls.as_slice() {
+        [] => return Err(not_torch("the archive has no data.pkl".into())),
+        [pkl] => pkl.clone(),
+        more => return Err(not_torch(format!("the archive has {} data.pkl, torch.save writes one", more.len()))),
+    };
     let mut stack = Stack::empty();
     let entry = zip.by_name(&pkl).map_err(|e| not_torch(e.to_string()))?;
     stack.read_loop(&mut std::io::BufReader::new(entry)).map_err(|e| not_torch(message(e)))?;
@@ -116,11 +125,17 @@ fn contents(path: &Path) -> Result<Contents> {
     items.chunks_mut(1000).for_each(|batch| batch.reverse());
     let dir = PathBuf::from(pkl.strip_suffix(".pkl").unwrap_or(&pkl));
     let mut out = Contents { tensors: vec![], others: vec![] };
+    let file_len = zip_len(path)?;
     for (key, value) in items {
         let Object::Unicode(name) = &key else { continue };
         let name = name.clone();
-        match value.into_tensor_info(key, &dir) {
-            Ok(Some(info)) => out.tensors.push((name, Entry::Tensor(info))),
+        let bad = |why: String| error(MODULE, format!("{shown}: `{name}` is not a tensor as torch.save writes it: {why}"));
+        malformed(&value).map_err(bad)?;
+        match guarded(|| value.into_tensor_info(key, &dir)).map_err(|e| bad(message(e)))? {
+            Ok(Some(info)) => {
+                fits(&info, &mut zip, file_len).map_err(bad)?;
+                out.tensors.push((name, Entry::Tensor(info)))
+            }
             Ok(None) if name == "_metadata" => {} // PyTorch's version record of each sub-module
             Ok(None) => out.others.push(name),
             Err(e) => out.tensors.push((name, Entry::Unreadable(storage_dtype(e)))),
@@ -129,15 +144,117 @@ fn contents(path: &Path) -> Result<Contents> {
     Ok(out)
 }
 
+/// The file's length in bytes: no entry of the archive can hold more.
+fn zip_len(path: &Path) -> Result<u64> {
+    let len = std::fs::metadata(path).map_err(|e| error(MODULE, format!("cannot read {}: {e}", path.display())))?;
+    Ok(len.len())
+}
+
+/// The arguments of a call in the pickle (`REDUCE`), when they are a tuple.
+fn call_args<'a>(args: &'a Object, call: &str, at_least: usize, expected: &str) -> std::result::Result<&'a [Object], String> {
+    match args {
+        Object::Tuple(args) if args.len() >= at_least => Ok(args),
+        Object::Tuple(args) => Err(format!("{call} has {} arguments, expected {expected}", args.len())),
+        _ => Err(format!("the arguments of {call} are not a tuple")),
+    }
+}
+
+fn is_class(o: &Object, module: &str, class: &str) -> bool {
+    matches!(o, Object::Class { module_name, class_name } if module_name == module && class_name == class)
+}
+
+/// Checks what candle 0.11's `Object::into_tensor_info` and `rebuild_args` take apart by
+/// position (`Vec::remove`, which panics past the end) before they do: each call the value goes
+/// through must have enough arguments, and the storage its tuple of five. A value that is no
+/// tensor at all is left to candle, which skips it. Mirrors `into_tensor_info`'s order.
+fn malformed(value: &Object) -> std::result::Result<(), String> {
+    let Object::Reduce { callable, args } = value else { return Ok(()) };
+    let (callable, args) = if is_class(callable, "torch._tensor", "_rebuild_from_type_v2") {
+        let args = call_args(args, "_rebuild_from_type_v2", 3, "(function, type, args, state)")?;
+        (&args[0], &args[2])
+    } else if is_class(callable, "torch._utils", "_rebuild_parameter") {
+        let args = call_args(args, "_rebuild_parameter", 1, "(data, requires_grad, backward_hooks)")?;
+        match &args[0] {
+            Object::Reduce { callable, args } => (&**callable, &**args),
+            _ => return Err("the data of _rebuild_parameter is not a tensor".into()),
+        }
+    } else {
+        (&**callable, &**args)
+    };
+    if !is_class(callable, "torch._utils", "_rebuild_tensor_v2") {
+        return Ok(());
+    }
+    let expected = "(storage, storage_offset, size, stride, requires_grad, backward_hooks)";
+    let args = call_args(args, "_rebuild_tensor_v2", 4, expected)?;
+    let Object::PersistentLoad(storage) = &args[0] else {
+        return Err("the storage of _rebuild_tensor_v2 is not a persistent id".into());
+    };
+    match &**storage {
+        Object::Tuple(s) if s.len() >= 5 => {}
+        Object::Tuple(s) => {
+            return Err(format!("its storage is a tuple of {}, expected 5 ('storage', class, key, location, size)", s.len()));
+        }
+        _ => return Err("its storage is not a tuple ('storage', class, key, location, size)".into()),
+    }
+    match &args[1] {
+        Object::Int(o) if *o >= 0 => {}
+        Object::Long(o) if (0..=i64::from(i32::MAX)).contains(o) => {}
+        o => return Err(format!("its storage offset is {o:?}, expected a count of elements")),
+    }
+    if let (Object::Tuple(size), Object::Tuple(stride)) = (&args[2], &args[3])
+        && size.len() != stride.len()
+    {
+        return Err(format!("its size has {} dimensions and its stride {}", size.len(), stride.len()));
+    }
+    Ok(())
+}
+
+/// Checks that a tensor's data, as its shape and dtype declare it, is in the archive: candle
+/// allocates the whole tensor from the declared shape before it reads a byte, so a shape far
+/// larger than the data would have it ask for any amount of memory.
+fn fits<R: std::io::Read + std::io::Seek>(
+    info: &TensorInfo,
+    zip: &mut zip::ZipArchive<R>,
+    file_len: u64,
+) -> std::result::Result<(), String> {
+    let dims = info.layout.dims();
+    let bytes = dims.iter().try_fold(info.dtype.size_in_bytes() as u64, |n, &d| n.checked_mul(d as u64));
+    let need = bytes.and_then(|b| b.checked_add(info.layout.start_offset() as u64));
+    let need = need.ok_or_else(|| format!("its shape {dims:?} is too large to be stored"))?;
+    let data = zip.by_name(&info.path).map_err(|e| format!("its data `{}` is not in the archive ({e})", info.path))?;
+    // The sizes in the archive's index are declared too: an entry cannot hold more than the file.
+    let stored = if data.compressed_size() > file_len { 0 } else { data.size() };
+    if need > stored {
+        return Err(format!(
+            "its shape {dims:?} and dtype {} take {need} bytes (with its offset), its data `{}` holds {stored}",
+            torch_dtype(info.dtype),
+            info.path
+        ));
+    }
+    Ok(())
+}
+
+/// Runs a call into candle's pickle reader and turns a panic into an error. [`malformed`] and
+/// [`fits`] check what candle 0.11 would panic or abort on before any call; this is the net
+/// under them for a malformed pickle that reaches candle by another way (the default panic
+/// hook still prints the panic's message on stderr).
+fn guarded<T>(call: impl FnOnce() -> T) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).map_err(|panic| {
+        let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+        Error::Msg(format!("candle's pickle reader panicked: {}", why.unwrap_or_else(|| "no message".into())))
+    })
+}
+
 /// Opens the file's tensors for reading (after [`contents`] has listed them).
 fn open(path: &Path) -> Result<PthTensors> {
-    PthTensors::new(path, None).map_err(|e| error(MODULE, format!("cannot read {}: {}", path.display(), message(e))))
+    let what = |e: Error| error(MODULE, format!("cannot read {}: {}", path.display(), message(e)));
+    guarded(|| PthTensors::new(path, None)).map_err(what)?.map_err(what)
 }
 
 /// Reads one tensor the listing found, in its own dtype.
 fn get(pth: &PthTensors, path: &Path, name: &str) -> Result<Tensor> {
     let what = |e: Error| error(MODULE, format!("{}: cannot read `{name}`: {}", path.display(), message(e)));
-    pth.get(name).map_err(what)?.ok_or_else(|| what(Error::Msg("not in the file".into())))
+    guarded(|| pth.get(name)).map_err(what)?.map_err(what)?.ok_or_else(|| what(Error::Msg("not in the file".into())))
 }
 
 /// Every tensor of a `.pt` state_dict, in the file's order and its own dtype (to look at what a
