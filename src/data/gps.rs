@@ -2,7 +2,7 @@
 //! around the centre of Florence, drawn with Python's `random` module as 001 draws them.
 
 use super::scaler::MinMaxScaler;
-use crate::nn::shape::{error, shape_error};
+use crate::nn::shape::{error, in_module, shape_error};
 use crate::repro::PyRandom;
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -31,6 +31,13 @@ pub struct GpsConfig {
     pub step: f64,
 }
 
+impl GpsConfig {
+    /// The most points (observed and future together) one call of [`generate_gps_trajectories`]
+    /// makes: 2^26, 1.5 GiB in `f64` and half that as the `f32` tensors. 001's splits hold 8960;
+    /// a larger request is an error rather than an allocation that overflows or aborts.
+    pub const MAX_POINTS: usize = 1 << 26;
+}
+
 impl Default for GpsConfig {
     fn default() -> Self {
         GpsConfig { seq_len: 5, pred_len: 3, start: START_UTC, interval_minutes: 15.0, max_offset: 0.01, step: 0.001 }
@@ -39,6 +46,11 @@ impl Default for GpsConfig {
 
 /// Trajectories as rows of `[latitude, longitude, timestamp]` points, in `f64` (the timestamps
 /// need it; tensors are made in `f32`, as 001's dataset does).
+///
+/// The fields are public to read; whoever builds or edits them keeps the invariant that
+/// [`Trajectories::check`] tests (`seq_len` and `pred_len` at least 1, `sources` holding
+/// `N * seq_len` points and `targets` `N * pred_len`). [`Trajectories::new`] checks it, and every
+/// method that needs it checks it again, so a broken value gives an error rather than a panic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trajectories {
     /// `n * seq_len` observed points.
@@ -50,7 +62,47 @@ pub struct Trajectories {
 }
 
 impl Trajectories {
-    /// Number of trajectories.
+    /// Trajectories from their points, checked as [`Trajectories::check`] does.
+    pub fn new(sources: Vec<[f64; 3]>, targets: Vec<[f64; 3]>, seq_len: usize, pred_len: usize) -> Result<Self> {
+        let t = Trajectories { sources, targets, seq_len, pred_len };
+        t.checked("Trajectories::new")?;
+        Ok(t)
+    }
+
+    /// Checks the invariant the methods rely on (the fields are public, so nothing else keeps
+    /// it): `seq_len` and `pred_len` at least 1, `sources` a whole number `N` of trajectories of
+    /// `seq_len` points and `targets` exactly `N * pred_len` points. Returns `N`.
+    pub fn check(&self) -> Result<usize> {
+        self.checked("Trajectories::check")
+    }
+
+    /// [`Trajectories::check`], its errors under `module`.
+    fn checked(&self, module: &str) -> Result<usize> {
+        let (s, p) = (self.seq_len, self.pred_len);
+        if s == 0 || p == 0 {
+            let field = if s == 0 { "seq_len" } else { "pred_len" };
+            return Err(error(module, format!("Trajectories.{field} must be at least 1, got seq_len = {s}, pred_len = {p}")));
+        }
+        if !self.sources.len().is_multiple_of(s) {
+            return Err(error(
+                module,
+                format!("Trajectories.sources holds {} points, not a whole number of trajectories of seq_len = {s}", self.sources.len()),
+            ));
+        }
+        let n = self.sources.len() / s;
+        if n.checked_mul(p) != Some(self.targets.len()) {
+            return Err(error(
+                module,
+                format!(
+                    "Trajectories.targets holds {} points, expected {n} trajectories (from sources) of pred_len = {p}",
+                    self.targets.len()
+                ),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// Number of trajectories (the whole ones in `sources`, if the invariant is broken).
     pub fn len(&self) -> usize {
         self.sources.len() / self.seq_len.max(1)
     }
@@ -59,31 +111,52 @@ impl Trajectories {
         self.sources.is_empty()
     }
 
-    /// The observed points, `(N, seq_len, 3)` in `f32`.
+    /// The observed points, `(N, seq_len, 3)` in `f32`. An error if the invariant
+    /// ([`Trajectories::check`]) is broken or a value is not finite in `f32`.
     pub fn sources_tensor(&self) -> Result<Tensor> {
-        points_tensor(&self.sources, self.len(), self.seq_len)
+        let module = "Trajectories::sources_tensor";
+        let n = self.checked(module)?;
+        points_tensor(module, "sources", &self.sources, n, self.seq_len)
     }
 
-    /// The future points, `(N, pred_len, 3)` in `f32`.
+    /// The future points, `(N, pred_len, 3)` in `f32`, checked as
+    /// [`Trajectories::sources_tensor`] is.
     pub fn targets_tensor(&self) -> Result<Tensor> {
-        points_tensor(&self.targets, self.len(), self.pred_len)
+        let module = "Trajectories::targets_tensor";
+        let n = self.checked(module)?;
+        points_tensor(module, "targets", &self.targets, n, self.pred_len)
     }
 
     /// Source and target as one sequence, `(N, seq_len + pred_len, 3)` in `f32`: the lecture's
     /// encoder-decoders split it at `input_len` themselves.
     pub fn full_tensor(&self) -> Result<Tensor> {
-        Tensor::cat(&[self.sources_tensor()?, self.targets_tensor()?], 1)
+        let module = "Trajectories::full_tensor";
+        let n = self.checked(module)?;
+        let sources = points_tensor(module, "sources", &self.sources, n, self.seq_len)?;
+        let targets = points_tensor(module, "targets", &self.targets, n, self.pred_len)?;
+        Tensor::cat(&[sources, targets], 1)
     }
 
     /// Every point through a fitted scaler (timestamps included).
     pub fn scaled(&self, scaler: &MinMaxScaler) -> Result<Trajectories> {
-        Ok(Trajectories { sources: scaler.transform(&self.sources)?, targets: scaler.transform(&self.targets)?, ..self.clone() })
+        let module = "Trajectories::scaled";
+        self.checked(module)?;
+        let sources = in_module(module, scaler.transform(&self.sources))?;
+        let targets = in_module(module, scaler.transform(&self.targets))?;
+        Ok(Trajectories { sources, targets, ..self.clone() })
     }
 
-    /// The simplest forecast: every future point repeats the last observed one.
+    /// The simplest forecast: every future point repeats the last observed one. Trajectories
+    /// that break the invariant ([`Trajectories::check`]) have no last observed points to repeat:
+    /// they give no points at all, which [`lat_lon_mse`] then refuses.
     pub fn repeat_last(&self) -> Vec<[f64; 3]> {
-        let last = |i: usize| self.sources[(i + 1) * self.seq_len - 1];
-        (0..self.len()).flat_map(|i| std::iter::repeat_n(last(i), self.pred_len)).collect()
+        if self.checked("Trajectories::repeat_last").is_err() {
+            return Vec::new();
+        }
+        self.sources
+            .chunks_exact(self.seq_len)
+            .flat_map(|observed| std::iter::repeat_n(observed[self.seq_len - 1], self.pred_len))
+            .collect()
     }
 }
 
@@ -109,9 +182,22 @@ pub fn lat_lon_mse(predicted: &[[f64; 3]], target: &[[f64; 3]]) -> Result<f64> {
     Ok(sum / (2 * target.len()) as f64)
 }
 
-/// `(n, len, 3)` in `f32` from rows of points.
-pub fn points_tensor(points: &[[f64; 3]], n: usize, len: usize) -> Result<Tensor> {
-    let flat: Vec<f32> = points.iter().flat_map(|p| p.iter().map(|&v| v as f32)).collect();
+/// `(n, len, 3)` in `f32` from rows of points (`field` names them in errors): exactly `n * len`
+/// of them, every value finite in `f32`.
+fn points_tensor(module: &str, field: &str, points: &[[f64; 3]], n: usize, len: usize) -> Result<Tensor> {
+    if n.checked_mul(len) != Some(points.len()) {
+        return Err(error(module, format!("Trajectories.{field} holds {} points, expected {n} * {len}", points.len())));
+    }
+    let mut flat = Vec::with_capacity(points.len() * 3);
+    for (k, p) in points.iter().enumerate() {
+        for &v in p {
+            let x = v as f32;
+            if !x.is_finite() {
+                return Err(error(module, format!("Trajectories.{field}[{k}] = {p:?} has a value that is not finite in float32")));
+            }
+            flat.push(x);
+        }
+    }
     Tensor::from_vec(flat, (n, len, 3), &Device::Cpu)
 }
 
@@ -119,19 +205,88 @@ pub fn points_tensor(points: &[[f64; 3]], n: usize, len: usize) -> Result<Tensor
 /// latitude offset drawn before the longitude's), then `pred_len` future points as a random walk
 /// from the last observed one; timestamps every `interval_minutes`. With
 /// `PyRandom::new(s)` this equals `random.seed(s)` followed by 001's function, bit for bit.
+///
+/// An error, before anything is drawn, for `n`, `seq_len` or `pred_len` of 0, more than
+/// [`GpsConfig::MAX_POINTS`] points in all, a non-finite `start`, `interval_minutes` not
+/// positive, `max_offset` or `step` negative or not finite, or values the trajectories would
+/// take beyond `f32`'s range (the exercise's tensors).
 pub fn generate_gps_trajectories(rng: &mut PyRandom, n: usize, cfg: &GpsConfig) -> Result<Trajectories> {
-    let module = "generate_gps_trajectories";
-    if n == 0 || cfg.seq_len == 0 || cfg.pred_len == 0 {
-        return Err(error(
-            module,
-            format!(
-                "expected at least one trajectory, observed point and future point, got n = {n}, seq_len = {}, pred_len = {}",
-                cfg.seq_len, cfg.pred_len
-            ),
+    generate(rng, n, cfg, "generate_gps_trajectories")
+}
+
+/// Checks a request for `n` trajectories of `cfg` (see [`generate_gps_trajectories`]), its
+/// errors under `module`.
+fn check_request(module: &str, n: usize, cfg: &GpsConfig) -> Result<()> {
+    let fail = |msg: String| Err(error(module, msg));
+    let (s, p) = (cfg.seq_len, cfg.pred_len);
+    if n == 0 {
+        return fail(format!("n (the number of trajectories) must be at least 1, got n = {n}"));
+    }
+    if s == 0 {
+        return fail(format!("GpsConfig.seq_len must be at least 1 (the walk starts from the last observed point), got seq_len = {s}"));
+    }
+    if p == 0 {
+        return fail(format!("GpsConfig.pred_len must be at least 1 (a future point to predict), got pred_len = {p}"));
+    }
+    let max = GpsConfig::MAX_POINTS;
+    match s.checked_add(p).and_then(|l| l.checked_mul(n)) {
+        Some(points) if points <= max => {}
+        points => {
+            let count = points.map_or_else(|| "more than usize::MAX".to_string(), |c| c.to_string());
+            return fail(format!(
+                "n = {n} trajectories of seq_len + pred_len = {s} + {p} points are too many: {count} points (at most {max})"
+            ));
+        }
+    }
+    for (field, v, positive) in [
+        ("start", cfg.start, None),
+        ("interval_minutes", cfg.interval_minutes, Some(true)),
+        ("max_offset", cfg.max_offset, Some(false)),
+        ("step", cfg.step, Some(false)),
+    ] {
+        let bad = match positive {
+            _ if !v.is_finite() => Some("finite"),
+            Some(true) if v <= 0.0 => Some("positive"),
+            Some(false) if v < 0.0 => Some("non-negative"),
+            _ => None,
+        };
+        if let Some(what) = bad {
+            return fail(format!("GpsConfig.{field} must be {what}, got {v}"));
+        }
+    }
+    // The values the trajectories can reach, against f32's range (and so f64's): the last
+    // timestamp, and the farthest a coordinate can get from the centre.
+    let limit = f32::MAX as f64;
+    let last_time = cfg.start + cfg.interval_minutes * 60.0 * (s + p - 1) as f64;
+    let in_range = |v: f64| v.is_finite() && v.abs() <= limit;
+    if !in_range(cfg.start) || !in_range(last_time) {
+        return fail(format!(
+            "GpsConfig.start = {} and interval_minutes = {} put the timestamps up to {last_time}, beyond float32's range (the exercise's tensors)",
+            cfg.start, cfg.interval_minutes
         ));
     }
+    let reach = FLORENCE.0.max(FLORENCE.1) + 2.0 * cfg.max_offset + 2.0 * cfg.step * p as f64;
+    if !in_range(reach) {
+        return fail(format!(
+            "GpsConfig.max_offset = {} and step = {} put coordinates up to {reach}, beyond float32's range (the exercise's tensors)",
+            cfg.max_offset, cfg.step
+        ));
+    }
+    Ok(())
+}
+
+/// `Vec::with_capacity`, an error instead of an abort where the memory cannot be had.
+fn reserve(module: &str, len: usize) -> Result<Vec<[f64; 3]>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| error(module, format!("cannot allocate {len} points: {e}")))?;
+    Ok(v)
+}
+
+/// [`generate_gps_trajectories`], its errors under `module`.
+fn generate(rng: &mut PyRandom, n: usize, cfg: &GpsConfig, module: &str) -> Result<Trajectories> {
+    check_request(module, n, cfg)?;
     let dt = cfg.interval_minutes * 60.0;
-    let (mut sources, mut targets) = (Vec::with_capacity(n * cfg.seq_len), Vec::with_capacity(n * cfg.pred_len));
+    let (mut sources, mut targets) = (reserve(module, n * cfg.seq_len)?, reserve(module, n * cfg.pred_len)?);
     for _ in 0..n {
         let mut time = cfg.start;
         let mut last = [0.0; 3];
@@ -160,12 +315,14 @@ pub struct GpsSplits {
     pub test: Trajectories,
 }
 
-/// 1000 training, 100 validation and 20 test trajectories from `random.seed(seed)`.
+/// 1000 training, 100 validation and 20 test trajectories from `random.seed(seed)`; `cfg` is
+/// checked as [`generate_gps_trajectories`] checks it.
 pub fn gps_splits(seed: i128, cfg: &GpsConfig) -> Result<GpsSplits> {
+    let module = "gps_splits";
     let mut rng = PyRandom::new(seed);
     Ok(GpsSplits {
-        train: generate_gps_trajectories(&mut rng, 1000, cfg)?,
-        valid: generate_gps_trajectories(&mut rng, 100, cfg)?,
-        test: generate_gps_trajectories(&mut rng, 20, cfg)?,
+        train: generate(&mut rng, 1000, cfg, module)?,
+        valid: generate(&mut rng, 100, cfg, module)?,
+        test: generate(&mut rng, 20, cfg, module)?,
     })
 }

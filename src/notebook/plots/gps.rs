@@ -31,6 +31,8 @@ fn bounds<'a>(points: impl Iterator<Item = &'a [f64; 3]>) -> Option<((f64, f64),
 /// predictions too (green dotted). Longitude along x, latitude along y.
 pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 3]]>, count: usize, title: &str) -> Result<Figure> {
     let module = "plot_trajectories";
+    // fields edited after generating (public for the notebook) are checked before any slicing
+    trajectories.check().map_err(|e| error(module, e))?;
     let n = count.min(trajectories.len());
     let (s, p) = (trajectories.seq_len, trajectories.pred_len);
     if n == 0 {
