@@ -179,3 +179,28 @@ fn second_half_panics_are_errors() {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| query_and_keys(&q, &keys, None))).expect("no panic").expect("a figure");
     assert!(fig.svg.contains("query"), "the figure is drawn");
 }
+
+/// A layer norm's eps (the function's argument or the public field) that would silently give
+/// NaN or zeros is refused; 0 works as in PyTorch.
+#[test]
+fn layer_norm_eps_is_checked_where_used() {
+    let x = Tensor::new(&[[1f32, 2.0, 4.0]], &Device::Cpu).unwrap();
+    let mut ln = LayerNorm::new(3).unwrap();
+    for bad in [-1e-5, f64::NAN, f64::INFINITY] {
+        ln.eps = bad;
+        refused("LayerNorm with a bad eps", || ln.forward(&x), &["layer_norm", "eps", "finite number >= 0"]);
+    }
+    ln.eps = 0.0;
+    let y = ln.forward(&x).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    assert!(y.iter().all(|v| v.is_finite()), "eps = 0 on a non-constant row: {y:?}");
+}
+
+/// Identical all-zero losses are the same distribution: no NaN gap, the check passes.
+#[test]
+fn seed_spread_of_identical_zero_losses_passes() {
+    let spread = SeedSpread::new("zeros", vec![0.0; 8], vec![0.0; 8]).unwrap();
+    assert_eq!(spread.median_gap(), 0.0);
+    assert!(spread.passes(), "{spread:?}");
+    let apart = SeedSpread::new("apart", vec![0.5; 8], vec![0.0; 8]).unwrap();
+    assert!(apart.median_gap().is_infinite() && !apart.passes());
+}

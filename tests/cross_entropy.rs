@@ -38,7 +38,8 @@ struct LossCase {
 #[derive(Deserialize)]
 struct ClipCase {
     grads: Vec<TensorFx>,
-    max_norm: f64,
+    /// A number, or "inf" (nothing is clipped).
+    max_norm: Num,
     /// 2.0, 1.0 or "inf".
     norm_type: Num,
     total_norm: f64,
@@ -150,7 +151,7 @@ fn clip_grad_norm_equals_pytorch() {
             total = (total + (p.tensor() * g).unwrap().sum_all().unwrap()).unwrap();
         }
         let mut store = total.backward().unwrap();
-        let (norm_type, max_norm) = (case.norm_type.get(), case.max_norm);
+        let (norm_type, max_norm) = (case.norm_type.get(), case.max_norm.get());
         let norm = clip_grad_norm_with(&params, &mut store, max_norm, norm_type).unwrap();
         let want_norm = case.total_norm;
         let dn = (norm - want_norm).abs();

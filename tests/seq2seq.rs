@@ -266,7 +266,7 @@ fn a_tampered_checkpoint_record_is_refused_naming_the_field() {
         std::fs::write(&path, &bad).unwrap();
         let mut other = lecture_trainer();
         let e = other.load_checkpoint(&path).unwrap_err().to_string();
-        assert!(e.contains("load_checkpoint") && e.contains(&format!("`{field}`")) && e.contains("checksum"), "{e}");
+        assert!(e.contains("load_checkpoint") && e.contains(&format!("`{field}` no longer matches its checksum")), "{e}");
         assert_eq!(other.total_epochs, 0, "a refused checkpoint changes nothing");
     }
     std::fs::write(&path, &good).unwrap();

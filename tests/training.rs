@@ -140,6 +140,8 @@ fn with_record(src: &PathBuf, dst: &PathBuf, edit: impl Fn(&mut serde_json::Valu
     let mut record: serde_json::Value = serde_json::from_str(&meta["attention_zoo.record"]).unwrap();
     edit(&mut record);
     meta.insert("attention_zoo.record".into(), record.to_string());
+    // as a file written before the record had checksums, so that the record's own checks run
+    meta.remove("attention_zoo.checksums");
     let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu).unwrap();
     let mut sorted: Vec<(String, Tensor)> = tensors.into_iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
@@ -178,8 +180,18 @@ fn corrupt_or_mismatched_checkpoints_are_clear_errors_and_change_nothing() {
     let plain = dir.join("plain.safetensors");
     candle_core::safetensors::save(&HashMap::from([("w", Tensor::zeros(2, DType::F32, &Device::Cpu).unwrap())]), &plain).unwrap();
     expect_error(&plain, "no record");
-    // Records that do not fit: a negative or fractional step, a NaN learning rate, other names.
+    // A record edited after saving is refused by its checksums, naming the field.
     let edited = dir.join("edited.safetensors");
+    let mut meta = safetensors::SafeTensors::read_metadata(&std::fs::read(&good).unwrap()).unwrap().1.metadata().clone().unwrap();
+    let record = meta["attention_zoo.record"].replace("\"seed\":", "\"seed\":1");
+    meta.insert("attention_zoo.record".into(), record);
+    let tensors = candle_core::safetensors::load_buffer(&std::fs::read(&good).unwrap(), &Device::Cpu).unwrap();
+    let mut sorted: Vec<(String, Tensor)> = tensors.into_iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    std::fs::write(&edited, safetensors::serialize(sorted.iter().map(|(n, t)| (n.as_str(), t)), Some(meta)).unwrap()).unwrap();
+    expect_error(&edited, "`seed` no longer matches its checksum");
+    // Records (of files without the record's checksums) that do not fit: a negative or
+    // fractional step, a NaN learning rate, other names.
     with_record(&good, &edited, |r| r["optimizer_step"] = serde_json::json!(-1));
     expect_error(&edited, "record is not valid");
     with_record(&good, &edited, |r| r["optimizer_step"] = serde_json::json!(2.5));

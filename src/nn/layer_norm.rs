@@ -46,6 +46,11 @@ impl LayerNorm {
 /// candle's tensor operations.
 pub fn layer_norm(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64) -> Result<Tensor> {
     let Some(&n) = x.dims().last() else { bail!("layer_norm: expected x (..., D), got a scalar") };
+    // PyTorch accepts any eps >= 0 (0 divides a constant row by zero, there as here); a negative,
+    // NaN or infinite eps turns every row into NaN or zeros without a word
+    if !(eps.is_finite() && eps >= 0.0) {
+        bail!("layer_norm: eps must be a finite number >= 0 (PyTorch's default is 1e-5), got {eps}")
+    }
     if weight.dims() != [n] || bias.dims() != [n] {
         bail!("layer_norm: expected weight and bias ({n}) for x {:?}, got {:?} and {:?}", x.dims(), weight.dims(), bias.dims())
     }

@@ -213,7 +213,7 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
             let changed: Vec<&str> = names.into_iter().filter(|n| now.get(*n) != sums.get(*n)).map(|n| n.as_str()).collect();
             if !changed.is_empty() {
                 return Err(at(format!(
-                    "the record's {} do not match their checksums: the file was changed after it was saved",
+                    "the record was changed after it was saved: {} no longer matches its checksum",
                     changed.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
                 )));
             }

@@ -34,8 +34,9 @@ pub fn clip_grad_norm(params: &[Param], grads: &mut GradStore, max_norm: f64) ->
 /// a NaN or infinite total norm is an error, and `grads` are then left as they were.
 pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f64, norm_type: f64) -> Result<f64> {
     let module = "clip_grad_norm";
-    if !(max_norm.is_finite() && max_norm >= 0.0) {
-        return Err(error(module, format!("invalid max_norm {max_norm}: expected a finite max_norm >= 0")));
+    // PyTorch accepts an infinite max_norm (no clipping, the total norm still returned)
+    if max_norm.is_nan() || max_norm < 0.0 {
+        return Err(error(module, format!("invalid max_norm {max_norm}: expected max_norm >= 0 (f64::INFINITY clips nothing)")));
     }
     if norm_type.is_nan() || norm_type <= 0.0 {
         return Err(error(module, format!("invalid norm_type {norm_type}: expected a p > 0 or f64::INFINITY")));

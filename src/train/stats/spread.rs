@@ -38,9 +38,11 @@ impl SeedSpread {
         Ok(Self { name: name.into(), ours, pytorch, ks, median_ours, median_pytorch })
     }
 
-    /// |median ours - median PyTorch| / median PyTorch.
+    /// |median ours - median PyTorch| / median PyTorch: 0 when the medians are equal (both 0
+    /// included), infinite when only PyTorch's is 0.
     pub fn median_gap(&self) -> f64 {
-        (self.median_ours - self.median_pytorch).abs() / self.median_pytorch.abs()
+        let gap = (self.median_ours - self.median_pytorch).abs();
+        if gap == 0.0 { 0.0 } else { gap / self.median_pytorch.abs() }
     }
 
     /// The check: the KS test keeps "same distribution" at [`SPREAD_ALPHA`] and the medians are
