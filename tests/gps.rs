@@ -122,7 +122,8 @@ fn the_scaler_is_scikit_learns() {
 
     // A constant feature: scikit-learn's scale of 1 for a zero range, so it maps to the low end.
     let c = &fx.constant;
-    let data: Vec<[f64; 2]> = c.data.chunks(2).map(|r| [r[0], r[1]]).collect();
+    // the third feature's range (2e-16) is below 10 machine epsilons: constant for scikit-learn
+    let data: Vec<[f64; 3]> = c.data.chunks(3).map(|r| [r[0], r[1], r[2]]).collect();
     let mut constant = MinMaxScaler::new((-1.0, 1.0));
     constant.fit(&data).unwrap();
     close("constant: scale", &constant.scale, &c.scale);

@@ -6,7 +6,8 @@ use candle_core::Result;
 /// `MinMaxScaler(feature_range=(lo, hi))`: learns each feature's minimum and maximum in
 /// [`MinMaxScaler::fit`], then maps `x` to `x * scale + min` with
 /// `scale = (hi - lo) / (max - min)` and `min = lo - data_min * scale`, as scikit-learn computes
-/// them. A feature with zero range (constant in the fitted data) gets `scale = hi - lo`, as in
+/// them. A feature with zero range, or one below 10 machine epsilons (constant in the fitted data),
+/// gets `scale = hi - lo`, as in
 /// scikit-learn: its fitted value maps to `lo`, nothing divides by zero.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MinMaxScaler {
@@ -55,7 +56,9 @@ impl MinMaxScaler {
         self.scale = (0..F)
             .map(|j| {
                 let range = self.data_max[j] - self.data_min[j];
-                (hi - lo) / if range == 0.0 { 1.0 } else { range }
+                // scikit-learn's `_handle_zeros_in_scale`: a range below 10 machine epsilons counts
+                // as constant
+                (hi - lo) / if range < 10.0 * f64::EPSILON { 1.0 } else { range }
             })
             .collect();
         self.min = (0..F).map(|j| lo - self.data_min[j] * self.scale[j]).collect();

@@ -50,6 +50,10 @@ impl Dropout {
     /// - returns the same shape
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_float("Dropout", x)?;
+        // `p` is a public field: checked where used, as `new` checks it
+        if !(0.0..=1.0).contains(&self.p) {
+            return Err(error("Dropout", format!("the field p must be between 0 and 1, but it is {}", self.p)));
+        }
         if !self.training.get() || self.p == 0.0 || x.elem_count() == 0 {
             return Ok(x.clone());
         }

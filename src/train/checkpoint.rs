@@ -122,6 +122,30 @@ pub fn tensors_checksum(tensors: &BTreeMap<String, Tensor>) -> Result<String> {
     Ok(h.hex())
 }
 
+/// What differs between the model's parameter names and a checkpoint's: the missing ones, the
+/// unexpected ones (a few of each), or only their order.
+fn parameter_mismatch(model: &[String], file: &[String]) -> String {
+    let few = |names: Vec<&String>| {
+        let shown: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
+        let more = names.len().saturating_sub(4);
+        if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") }
+    };
+    let missing: Vec<&String> = model.iter().filter(|n| !file.contains(n)).collect();
+    let unexpected: Vec<&String> = file.iter().filter(|n| !model.contains(n)).collect();
+    match (missing.is_empty(), unexpected.is_empty()) {
+        (true, true) => "it holds the model's parameters in another order: it was saved from another model".into(),
+        (false, true) => format!("it lacks {} of the model's {} parameters: {}", missing.len(), model.len(), few(missing)),
+        (true, false) => format!("it holds {} parameters the model does not have: {}", unexpected.len(), few(unexpected)),
+        (false, false) => format!(
+            "it was saved from another model: {} of the model's parameters are missing ({}) and {} are unexpected ({})",
+            missing.len(),
+            few(missing),
+            unexpected.len(),
+            few(unexpected)
+        ),
+    }
+}
+
 /// A fresh name beside `path` for writing before the rename, never an existing file.
 fn temporary_beside(path: &Path) -> PathBuf {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -230,7 +254,7 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
         }
         let names: Vec<String> = self.model.named_parameters().into_iter().map(|(n, _)| n).collect();
         if names != record.parameters {
-            return Err(at(format!("it holds the parameters {:?}, the model has {:?}", record.parameters, names)));
+            return Err(at(parameter_mismatch(&names, &record.parameters)));
         }
         let mut model_state = HashMap::new();
         let mut buffers = vec![];
