@@ -38,3 +38,4 @@ mod training;
 mod transformer;
 mod translate_contract;
 mod translation_training;
+mod translators_bad_input;

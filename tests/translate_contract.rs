@@ -108,7 +108,7 @@ fn a_toy_translator_trains_decodes_and_scores_with_no_other_code() -> Result<()>
     assert!(last < 0.05 * first, "the loss falls from {first} to {last}");
 
     let test_text = sentences(12, 99);
-    let mut translator = Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone());
+    let mut translator = Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone())?;
     assert_eq!(translator.greedy(&test_text)?, test_text, "greedy decoding copies");
     assert_eq!(translator.beam(&test_text, 3)?, test_text, "beam search copies");
     let test_pairs: Vec<(String, String)> = test_text.iter().map(|s| (s.clone(), s.clone())).collect();
@@ -152,7 +152,7 @@ fn the_quick_switch_cuts_what_the_readme_says() -> Result<()> {
     assert!(!quick_run());
     let mut trainer = make()?;
     assert_eq!(trainer.max_batches, None);
-    assert_eq!(Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone()).max_pairs, None);
+    assert_eq!(Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone())?.max_pairs, None);
     trainer.train(1)?;
     assert_eq!(trainer.epoch_stats[0].batches, 8);
 
@@ -177,7 +177,7 @@ fn the_quick_switch_cuts_what_the_readme_says() -> Result<()> {
     // BLEU over the first 16 pairs: the 17th and later pairs have wrong references.
     let mut test: Vec<(String, String)> = sentences(16, 5).into_iter().map(|s| (s.clone(), s)).collect();
     test.extend(sentences(4, 6).into_iter().map(|s| (s, "nothing like it".to_string())));
-    let mut translator = Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone());
+    let mut translator = Translator::new(trainer.model.clone(), vocab.clone(), vocab.clone())?;
     let full = translator.bleu(&test, 1)?.score;
     translator.max_pairs = Some(QUICK_PAIRS);
     let cut = translator.bleu(&test, 1)?;

@@ -66,6 +66,12 @@ pub trait Translate: Walk {
     /// The target vocabulary size `V`: the width of the logits; target ids lie in `0..V`.
     fn tgt_vocab(&self) -> usize;
 
+    /// The source vocabulary size the model embeds (source ids lie in `0..size`), where it says;
+    /// `None` (the default) for a model that does not tell.
+    fn src_vocab(&self) -> Option<usize> {
+        None
+    }
+
     /// The longest source and the longest target prefix the model takes (e.g. what its
     /// positional encoding covers); `None` for no limit.
     fn max_len(&self) -> Option<usize> {
@@ -135,6 +141,9 @@ pub trait RecurrentTranslate: Walk {
     /// The target vocabulary size `V`.
     fn tgt_vocab(&self) -> usize;
 
+    /// The source vocabulary size.
+    fn src_vocab(&self) -> usize;
+
     /// Encodes a batch of sources padded with [`PAD_ID`].
     ///
     /// # Shapes
@@ -157,6 +166,10 @@ impl<M: RecurrentTranslate> Translate for M {
 
     fn tgt_vocab(&self) -> usize {
         RecurrentTranslate::tgt_vocab(self)
+    }
+
+    fn src_vocab(&self) -> Option<usize> {
+        Some(RecurrentTranslate::src_vocab(self))
     }
 
     fn pad_id(&self) -> Option<u32> {

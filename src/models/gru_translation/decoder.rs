@@ -24,6 +24,7 @@ pub struct GruAttnDecoder {
 
 impl GruAttnDecoder {
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
+        cfg.check("GruAttnDecoder::new")?;
         let h = cfg.hidden_dim;
         let build = || -> Result<Self> {
             Ok(GruAttnDecoder {

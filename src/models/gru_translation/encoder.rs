@@ -15,6 +15,7 @@ pub struct GruEncoder {
 
 impl GruEncoder {
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
+        cfg.check("GruEncoder::new")?;
         let build = || -> Result<Self> {
             Ok(GruEncoder { embed: Embedding::new(cfg.src_vocab, cfg.embed_dim)?, basic_rnn: Gru::new(cfg.embed_dim, cfg.hidden_dim)? })
         };

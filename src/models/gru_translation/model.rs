@@ -29,9 +29,15 @@ pub struct GruState {
 }
 
 impl GruTranslator {
-    /// Draws the encoder's parameters, then the decoder's, in PyTorch's order.
+    /// Draws the encoder's parameters, then the decoder's, in PyTorch's order. A size of 0, or one
+    /// too large to make, is an error naming the config field, under `GruTranslator::new`.
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
-        Ok(GruTranslator { config: cfg.clone(), encoder: GruEncoder::new(cfg)?, decoder: GruAttnDecoder::new(cfg)?, alphas: None })
+        const NEW: &str = "GruTranslator::new";
+        cfg.check(NEW)?;
+        let build = || -> Result<Self> {
+            Ok(GruTranslator { config: cfg.clone(), encoder: GruEncoder::new(cfg)?, decoder: GruAttnDecoder::new(cfg)?, alphas: None })
+        };
+        in_module(NEW, build())
     }
 
     /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
@@ -92,6 +98,10 @@ impl RecurrentTranslate for GruTranslator {
 
     fn tgt_vocab(&self) -> usize {
         self.config.tgt_vocab
+    }
+
+    fn src_vocab(&self) -> usize {
+        self.config.src_vocab
     }
 
     fn encode(&self, src: &Tensor) -> Result<GruState> {

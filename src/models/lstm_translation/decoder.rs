@@ -21,6 +21,7 @@ pub struct AttnLstmDecoder {
 
 impl AttnLstmDecoder {
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
+        cfg.check("AttnLstmDecoder::new")?;
         let h = cfg.hidden_dim;
         let build = || -> Result<Self> {
             Ok(AttnLstmDecoder {

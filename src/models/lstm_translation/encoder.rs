@@ -15,6 +15,7 @@ pub struct LstmEncoder {
 
 impl LstmEncoder {
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
+        cfg.check("LstmEncoder::new")?;
         let build = || -> Result<Self> {
             if cfg.bidirectional && !cfg.hidden_dim.is_multiple_of(2) {
                 return Err(error("LstmEncoder", format!("a bidirectional encoder needs an even hidden_dim, got {}", cfg.hidden_dim)));

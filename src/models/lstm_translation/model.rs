@@ -31,9 +31,15 @@ pub struct LstmState {
 }
 
 impl LstmTranslator {
-    /// Draws the encoder's parameters, then the decoder's, in PyTorch's order.
+    /// Draws the encoder's parameters, then the decoder's, in PyTorch's order. A size of 0, or one
+    /// too large to make, is an error naming the config field, under `LstmTranslator::new`.
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
-        Ok(LstmTranslator { config: cfg.clone(), encoder: LstmEncoder::new(cfg)?, decoder: AttnLstmDecoder::new(cfg)?, alphas: None })
+        const NEW: &str = "LstmTranslator::new";
+        cfg.check(NEW)?;
+        let build = || -> Result<Self> {
+            Ok(LstmTranslator { config: cfg.clone(), encoder: LstmEncoder::new(cfg)?, decoder: AttnLstmDecoder::new(cfg)?, alphas: None })
+        };
+        in_module(NEW, build())
     }
 
     /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
@@ -97,6 +103,10 @@ impl RecurrentTranslate for LstmTranslator {
 
     fn tgt_vocab(&self) -> usize {
         self.config.tgt_vocab
+    }
+
+    fn src_vocab(&self) -> usize {
+        self.config.src_vocab
     }
 
     fn encode(&self, src: &Tensor) -> Result<LstmState> {

@@ -32,6 +32,10 @@ impl Translate for Transformer {
         self.config.pad_id
     }
 
+    fn src_vocab(&self) -> Option<usize> {
+        Some(self.config.src_vocab)
+    }
+
     fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
         let src_mask = self.src_mask(src)?;
         let memory = self.encode(src, src_mask.as_ref())?;

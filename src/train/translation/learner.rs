@@ -2,8 +2,9 @@
 //! shifted target, tokens counted for the progress line, and data-parallel runs of rows.
 
 use crate::data::TranslationBatch;
-use crate::models::Translate;
+use crate::models::{PAD_ID, Translate};
 use crate::nn::Param;
+use crate::nn::shape::error;
 use crate::train::batches::Learner;
 use crate::train::loss::Loss;
 use crate::train::parallel::{parallel_grads, split_rows};
@@ -13,7 +14,19 @@ use candle_core::{Result, Tensor};
 impl<M: Translate + Clone + Send> Learner<TranslationBatch> for M {
     /// Teacher forcing: the decoder reads `<sos>` and the target without its last token, and
     /// predicts the target without its `<sos>`.
+    ///
+    /// The model's `pad_id`, if any, must be the padding id the batches use and the loss of
+    /// [`translation_trainer`](crate::train::translation_trainer) ignores ([`PAD_ID`]).
     fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
+        if let Some(pad) = self.pad_id().filter(|&p| p != PAD_ID) {
+            let vocab = self.tgt_vocab();
+            let why = if pad as usize >= vocab {
+                format!("outside the target vocabulary 0..{vocab}")
+            } else {
+                format!("not the padding id {PAD_ID} the batches use")
+            };
+            return Err(error("Learner::forward_batch", format!("the model's pad_id {pad} is {why}")));
+        }
         let logits = self.teacher_forced(&batch.src, &batch.tgt_input()?)?;
         Ok((logits, batch.tgt_output()?))
     }

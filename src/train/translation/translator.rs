@@ -6,7 +6,7 @@ use super::decoding::{BeamConfig, beam_search, greedy_decode};
 use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
 use crate::models::translate::in_eval;
-use crate::models::{AttentionMaps, SentenceAttention, Transformer, Translate};
+use crate::models::{AttentionMaps, PAD_ID, SentenceAttention, Transformer, Translate};
 use crate::nn::shape::error;
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
 use candle_core::{Device, Result, Tensor};
@@ -20,7 +20,8 @@ pub struct Translator<M = Transformer> {
     pub model: M,
     pub src_vocab: Vocab,
     pub tgt_vocab: Vocab,
-    /// The longest translation, in tokens (default 48).
+    /// The longest translation, in tokens: 48 by default, or the model's `max_len` where smaller;
+    /// set it with [`with_max_len`](Self::with_max_len), which checks it.
     pub max_len: usize,
     /// Sentences decoded at once (default 100).
     pub batch_size: usize,
@@ -30,9 +31,75 @@ pub struct Translator<M = Transformer> {
     pub max_pairs: Option<usize>,
 }
 
+/// The longest translation when the user does not choose one (or the model's `max_len`, where
+/// smaller).
+const DEFAULT_MAX_LEN: usize = 48;
+
 impl<M: Translate> Translator<M> {
-    pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Self {
-        Translator { model, src_vocab, tgt_vocab, max_len: 48, batch_size: 100, max_pairs: quick_limit(QUICK_PAIRS) }
+    /// The model and its vocabularies. Checks that they fit: the target vocabulary names every id
+    /// the model outputs (at least [`Translate::tgt_vocab`] tokens), the source vocabulary gives
+    /// only ids the model embeds (at most its source size, where it says), and the model's
+    /// `pad_id`, if any, is the padding id the vocabularies and the batches use
+    /// ([`PAD_ID`](crate::models::PAD_ID)), inside the target vocabulary. `max_len` starts at 48,
+    /// or at the model's `max_len` where that is smaller.
+    pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Result<Self> {
+        let module = "Translator::new";
+        let out = model.tgt_vocab();
+        if tgt_vocab.len() < out {
+            return Err(error(
+                module,
+                format!(
+                    "tgt_vocab has {} tokens but the model outputs {out} (its tgt_vocab): ids {}..{out} would have no word",
+                    tgt_vocab.len(),
+                    tgt_vocab.len()
+                ),
+            ));
+        }
+        if let Some(size) = model.src_vocab().filter(|&size| src_vocab.len() > size) {
+            return Err(error(
+                module,
+                format!(
+                    "src_vocab has {} tokens but the model embeds {size} (its src_vocab): ids {size}..{} would be out of range",
+                    src_vocab.len(),
+                    src_vocab.len()
+                ),
+            ));
+        }
+        if let Some(pad) = model.pad_id() {
+            if pad as usize >= out {
+                return Err(error(module, format!("the model's pad_id {pad} is outside its target vocabulary 0..{out}")));
+            }
+            if pad != PAD_ID {
+                return Err(error(
+                    module,
+                    format!("the model's pad_id {pad} is not the padding id {PAD_ID} the vocabularies and batches use"),
+                ));
+            }
+        }
+        let max_len = model.max_len().map_or(DEFAULT_MAX_LEN, |m| m.min(DEFAULT_MAX_LEN));
+        Ok(Translator { model, src_vocab, tgt_vocab, max_len, batch_size: 100, max_pairs: quick_limit(QUICK_PAIRS) })
+    }
+
+    /// Sets the longest translation, in tokens: at least 1, and within the model's `max_len`
+    /// where it has one.
+    pub fn with_max_len(mut self, max_len: usize) -> Result<Self> {
+        self.max_len = max_len;
+        self.check_max_len("Translator::with_max_len")?;
+        Ok(self)
+    }
+
+    /// Checks [`max_len`](Self::max_len) (which may have been set directly) against the model's.
+    fn check_max_len(&self, module: &str) -> Result<()> {
+        if self.max_len == 0 {
+            return Err(error(module, "max_len must be at least 1 target token, got 0"));
+        }
+        match self.model.max_len() {
+            Some(limit) if self.max_len > limit => Err(error(
+                module,
+                format!("max_len {} is more than the model's max_len {limit} (the longest target it takes)", self.max_len),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// A padded batch of source ids `(N, S)`.
@@ -55,6 +122,7 @@ impl<M: Translate> Translator<M> {
 
     /// Greedy translations, one a sentence.
     pub fn greedy<S: AsRef<str>>(&mut self, sentences: &[S]) -> Result<Vec<String>> {
+        self.check_max_len("Translator::greedy")?;
         let mut out = Vec::with_capacity(sentences.len());
         for chunk in sentences.chunks(self.batch_size.max(1)) {
             let src = self.sources(chunk)?;
@@ -67,6 +135,7 @@ impl<M: Translate> Translator<M> {
 
     /// The best beam-search translation of each sentence, with beams of `beam_width`.
     pub fn beam<S: AsRef<str>>(&mut self, sentences: &[S], beam_width: usize) -> Result<Vec<String>> {
+        self.check_max_len("Translator::beam")?;
         let config = BeamConfig::new(beam_width, self.max_len);
         let mut out = Vec::with_capacity(sentences.len());
         for chunk in sentences.chunks(self.batch_size.max(1)) {
@@ -106,9 +175,28 @@ impl<M: Translate> Translator<M> {
     /// `<sos>` and the greedy translation of the one sentence in `src`, or `<sos>` and the given
     /// target's ids.
     fn target_ids(&mut self, src: &Tensor, target: Option<&str>) -> Result<Vec<u32>> {
+        let module = "Translator::sentence_attention";
+        let limit = self.model.max_len();
         let ids = match target {
-            Some(t) => self.tgt_vocab.encode(&tokenize(t), false),
-            None => greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, self.max_len)?.remove(0),
+            Some(t) => {
+                let ids = self.tgt_vocab.encode(&tokenize(t), false);
+                if let Some(l) = limit.filter(|&l| ids.len() >= l) {
+                    return Err(error(
+                        module,
+                        format!("the target has {} tokens: with <sos>, more than the model's max_len {l}", ids.len()),
+                    ));
+                }
+                ids
+            }
+            None => {
+                // The decoder then reads `<sos>` and the whole translation: one id more than the
+                // translation, so within the model's limit the translation is one token shorter.
+                let room = limit.map_or(self.max_len, |l| self.max_len.min(l.saturating_sub(1)));
+                if room == 0 {
+                    return Err(error(module, "the model's max_len 1 leaves no room for a translation after <sos>"));
+                }
+                greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room)?.remove(0)
+            }
         };
         Ok(std::iter::once(SOS_ID).chain(ids).collect())
     }
@@ -118,6 +206,9 @@ impl<M: Translate> Translator<M> {
     /// `<sos>` and `target` where given (teacher forcing on a reference, so that several models
     /// can be compared on the same words). The model runs in evaluation mode.
     pub fn sentence_attention(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
+        if target.is_none() {
+            self.check_max_len("Translator::sentence_attention")?;
+        }
         let src = self.sources(&[sentence])?;
         let tgt_ids = self.target_ids(&src, target)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;

@@ -7,7 +7,7 @@ use candle_core::{DType, Result, Tensor};
 /// Checks a decoding request and returns `(N, S)`: source ids `(N, S)` of an integer dtype with
 /// `N, S > 0` and `S` within the model's `max_len`, `max_len > 0` target tokens whose prefixes
 /// (`<sos>` plus all but the last token, `max_len` ids) the model takes, and `<sos>` and `<eos>`
-/// in the target vocabulary, `<sos>` not the padding id.
+/// in the target vocabulary, the model's padding id too, `<sos>` not the padding id.
 pub(crate) fn check_request<M: Translate>(
     module: &str,
     model: &M,
@@ -31,6 +31,9 @@ pub(crate) fn check_request<M: Translate>(
         if id as usize >= vocab {
             return Err(error(module, format!("{what} id {id} is outside the target vocabulary 0..{vocab}")));
         }
+    }
+    if let Some(pad) = model.pad_id().filter(|&p| p as usize >= vocab) {
+        return Err(error(module, format!("the model's pad_id {pad} is outside the target vocabulary 0..{vocab}")));
     }
     if model.pad_id() == Some(sos) {
         return Err(error(module, format!("sos id {sos} is the model's pad_id: the first target position would be masked out")));
