@@ -13,6 +13,7 @@ mod corpus;
 mod cross_entropy;
 mod decoding;
 mod display;
+mod edge_cases;
 mod encoder_block;
 mod error_context;
 mod figures;

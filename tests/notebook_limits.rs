@@ -50,7 +50,7 @@ fn loss_plots_of_extreme_values_come_back_quickly() {
         }
     }
     // Nothing drawable on a log axis: an error naming the plot, never a hang.
-    for losses in [vec![5e-324], vec![f64::NAN, 0.0], vec![]] {
+    for losses in [vec![f64::NAN, 0.0], vec![]] {
         let e = within_10s("undrawable", move || plot_losses(&losses, &[])).unwrap_err().to_string();
         assert!(e.contains("plot_losses"), "{e}");
     }

@@ -31,12 +31,17 @@ impl Recurrent<GruKind> {
     /// Runs every layer and direction over the sequence.
     ///
     /// # Shapes
-    /// - `x`: `(N, L, F)` with `F = input_size`, `L > 0`
+    /// - `x`: `(N, L, F)` with `F = input_size`, `L > 0`; `N = 0` (an empty batch) gives empty
+    ///   outputs, as in PyTorch
     /// - `h0`: optional initial state `(layers*dirs, N, H)` (zeros when `None`)
     /// - returns the last layer's outputs `(N, L, dirs*H)` and the final states `(layers*dirs, N, H)`
     pub fn forward(&self, x: &Tensor, h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
-        let n = self.check_input(x)?;
+        let n = self.check_input_any_batch(x)?;
         let h0 = self.initial_state(x, n, h0)?;
+        if n == 0 {
+            let out = Tensor::zeros((0, x.dim(1)?, self.directions() * self.hidden_size), x.dtype(), x.device())?;
+            return Ok((out, h0));
+        }
         let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
         let (out, finals) = self.run(x, initial, gru_cell, Tensor::clone)?;
         Ok((out, Tensor::stack(&finals, 0)?))

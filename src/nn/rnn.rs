@@ -159,12 +159,34 @@ impl<C: CellKind> Recurrent<C> {
         if self.bidirectional { 2 } else { 1 }
     }
 
-    /// Checks a batch-first input `(N, L, input_size)` with `L > 0`; returns `N`.
-    pub(crate) fn check_input(&self, x: &Tensor) -> Result<usize> {
+    /// The weights are f32: another float dtype is named here rather than in candle's matmul.
+    fn check_dtype(x: &Tensor) -> Result<()> {
         check_float(C::NAME, x)?;
+        if x.dtype() != candle_core::DType::F32 {
+            return Err(error(
+                C::NAME,
+                format!("the input is {:?} and the weights are F32: convert the input with .to_dtype(DType::F32)", x.dtype()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a batch-first input `(N, L, input_size)` with `N, L > 0`; returns `N`.
+    pub(crate) fn check_input(&self, x: &Tensor) -> Result<usize> {
+        Self::check_dtype(x)?;
         match x.dims() {
             &[n, l, f] if f == self.input_size && l > 0 && n > 0 => Ok(n),
             d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with N, L > 0", self.input_size), d)),
+        }
+    }
+
+    /// Checks a batch-first input `(N, L, input_size)` with `L > 0`, an empty batch (`N = 0`)
+    /// included; returns `N`.
+    pub(crate) fn check_input_any_batch(&self, x: &Tensor) -> Result<usize> {
+        Self::check_dtype(x)?;
+        match x.dims() {
+            &[n, l, f] if f == self.input_size && l > 0 => Ok(n),
+            d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with L > 0", self.input_size), d)),
         }
     }
 

@@ -86,11 +86,23 @@ pub fn with_note<'a>(root: &DrawingArea<SVGBackend<'a>, Shift>, note: Option<&st
     Ok(rest)
 }
 
-/// Draws into a fresh SVG of `size` pixels and wraps it as a figure. Sizes of zero or over
-/// [`MAX_PIXELS`] are an error naming `title`.
+/// Draws into a fresh SVG of `size` pixels (width, height) and wraps it as a figure. Sizes of
+/// zero or over [`MAX_PIXELS`] are an error naming `title`: `draw` lays out a chart, a caption or
+/// a heatmap in the area, and an area without pixels holds none of them (an empty SVG would drop
+/// what `draw` meant to show without a word).
 pub fn figure(title: &str, size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<()>) -> Result<Figure> {
-    if size.0 == 0 || size.1 == 0 || size.0 > MAX_PIXELS || size.1 > MAX_PIXELS {
-        return Err(error(title, format!("expected a figure size of 1 to {MAX_PIXELS} pixels each way, got {size:?}")));
+    let (w, h) = size;
+    if w == 0 || h == 0 {
+        return Err(error(
+            title,
+            format!("a figure of size {size:?} (width, height) has no pixels to draw on: expected 1 to {MAX_PIXELS} pixels each way"),
+        ));
+    }
+    if w > MAX_PIXELS || h > MAX_PIXELS {
+        return Err(error(
+            title,
+            format!("a figure of size {size:?} (width, height) is too large: expected 1 to {MAX_PIXELS} pixels each way"),
+        ));
     }
     let mut svg = String::new();
     {

@@ -118,6 +118,15 @@ impl CrossEntropyLoss {
             ));
         }
         let device = logits.device();
+        if rows == 0 {
+            // No targets: 'sum' is 0 and 'none' empty, as in PyTorch; the gradient is empty.
+            // Made from the logits so that the backward pass still reaches them.
+            let zero = logits.flatten_all()?.sum_all()?;
+            return match self.reduction {
+                Reduction::None => logits.sum(D::Minus1)?.reshape(targets.dims()),
+                _ => Ok(zero),
+            };
+        }
         let x = logits.reshape((rows, classes))?;
         let log_p = log_softmax(&x)?;
         let ids = Tensor::from_vec(ids, (rows, 1), device)?;

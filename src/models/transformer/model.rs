@@ -8,7 +8,7 @@ use crate::attention::{padding_mask, target_mask};
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Linear, Walk, Walker};
 use crate::repro::uniform_init;
-use candle_core::{Result, Tensor};
+use candle_core::{DType, Result, Tensor};
 
 /// Every attention map of one forward pass, one tensor per layer, for plots.
 #[derive(Clone, Debug)]
@@ -63,11 +63,38 @@ pub fn xavier_uniform<M: Walk>(model: &M) -> Result<()> {
     Ok(())
 }
 
-/// Checks token ids `(N, L)` with `L > 0` and returns `(N, L)`.
+/// Checks token ids `(N, L)` with `N, L > 0` and returns `(N, L)`.
 fn check_ids(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     match ids.dims() {
         &[n, l] if n > 0 && l > 0 => Ok((n, l)),
         d => Err(shape_error(module, format!("{what} ids of shape (N, L) with N, L > 0"), d)),
+    }
+}
+
+/// Checks token ids `(N, L)` with `L > 0`, an empty batch (`N = 0`) included, and returns `(N, L)`.
+fn check_ids_any_batch(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
+    match ids.dims() {
+        &[n, l] if l > 0 => Ok((n, l)),
+        d => Err(shape_error(module, format!("{what} ids of shape (N, L) with L > 0"), d)),
+    }
+}
+
+/// Checks that no source row is padding alone: such a sentence leaves its queries no key to attend
+/// to under the padding mask (the softmax would be NaN). The error names the sentence.
+fn check_not_all_padding(module: &str, src: &Tensor, pad: u32) -> Result<()> {
+    let (n, s) = src.dims2()?;
+    if n == 0 {
+        return Ok(());
+    }
+    let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+    match ids.chunks(s).position(|row| row.iter().all(|&v| v == pad)) {
+        Some(k) => Err(error(
+            module,
+            format!(
+                "source {k} is all padding (all {s} ids are the pad_id {pad}, in a batch of {n}): its padding mask leaves no key to attend to"
+            ),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -101,9 +128,14 @@ impl Transformer {
     ///
     /// # Shapes
     /// - `src`: `(N, S)`; returns `(N, 1, S)`
+    ///
+    /// An error naming the sentence if a source is padding alone (it would have no key to attend to).
     pub fn src_mask(&self, src: &Tensor) -> Result<Option<Tensor>> {
-        check_ids("Transformer::src_mask", "source", src)?;
-        self.config.pad_id.map(|pad| in_module("Transformer::src_mask", padding_mask(src, pad))).transpose()
+        let module = "Transformer::src_mask";
+        check_ids(module, "source", src)?;
+        let Some(pad) = self.config.pad_id else { return Ok(None) };
+        check_not_all_padding(module, src, pad)?;
+        in_module(module, padding_mask(src, pad)).map(Some)
     }
 
     /// The target mask the model uses when given none: the causal mask plus, with a
@@ -196,14 +228,21 @@ impl Transformer {
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerOutput> {
         let module = "Transformer";
-        let (ns, _) = check_ids(module, "source", src)?;
-        let (nt, _) = check_ids(module, "target", tgt)?;
+        let (ns, s) = check_ids_any_batch(module, "source", src)?;
+        let (nt, t) = check_ids_any_batch(module, "target", tgt)?;
         if ns != nt {
             return Err(error(module, format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
         }
-        let src_mask = match src_mask {
-            Some(m) => Some(m.clone()),
-            None => self.src_mask(src)?,
+        if ns == 0 {
+            return self.empty_batch(src, s, t);
+        }
+        let src_mask = match (src_mask, self.config.pad_id) {
+            (Some(m), _) => Some(m.clone()),
+            (None, Some(pad)) => {
+                check_not_all_padding(module, src, pad)?;
+                self.src_mask(src)?
+            }
+            (None, None) => None,
         };
         let tgt_mask = match tgt_mask {
             Some(m) => m.clone(),
@@ -218,6 +257,24 @@ impl Transformer {
             cross: detached(decoded.cross_attention),
         };
         Ok(TransformerOutput { logits, maps })
+    }
+
+    /// What a pass over an empty batch (`N = 0`) gives, as in PyTorch: empty logits `(0, T, V)`
+    /// and empty maps, once the lengths fit the positional encodings.
+    fn empty_batch(&self, src: &Tensor, s: usize, t: usize) -> Result<TransformerOutput> {
+        let cfg = &self.config;
+        if s > cfg.max_len || t > cfg.max_len {
+            return Err(error("Transformer", format!("sources of {s} and targets of {t} tokens: at most max_len = {} each", cfg.max_len)));
+        }
+        let dtype = self.linear.weight.tensor().dtype();
+        let empty = |dims: (usize, usize, usize, usize)| Tensor::zeros(dims, dtype, src.device());
+        let layers = |dims| (0..cfg.n_layers).map(|_| empty(dims)).collect::<Result<Vec<_>>>();
+        let maps = AttentionMaps {
+            encoder_self: layers((0, cfg.n_heads, s, s))?,
+            decoder_self: layers((0, cfg.n_heads, t, t))?,
+            cross: layers((0, cfg.n_heads, t, s))?,
+        };
+        Ok(TransformerOutput { logits: Tensor::zeros((0, t, cfg.tgt_vocab), dtype, src.device())?, maps })
     }
 }
 

@@ -31,26 +31,26 @@ pub struct LogAxis {
 }
 
 /// The log axis for these losses, computed without overflow and spanning at most
-/// [`MAX_DECADES`] decades below the largest loss. An error if no loss is positive, finite and
-/// normal (subnormal losses cannot be drawn on a log axis).
+/// [`MAX_DECADES`] decades below the largest loss. Subnormal losses cannot be drawn on a log
+/// axis: when they are all there is, the axis is the decade above [`f64::MIN_POSITIVE`] and the
+/// note says they are not shown. An error if no loss is positive and finite.
 pub fn log_axis(values: &[f64]) -> Result<LogAxis> {
     let drawable = |v: &f64| v.is_finite() && *v >= f64::MIN_POSITIVE;
     let max = values.iter().copied().filter(drawable).fold(f64::NAN, f64::max);
-    if max.is_nan() {
+    let (lo, hi, floor) = if !max.is_nan() {
+        // max * 1e-30 is at least MIN_POSITIVE * 1e-30 > 0 only when max is large enough: clamp.
+        let floor = (max / 10f64.powi(MAX_DECADES)).max(f64::MIN_POSITIVE);
+        let min = values.iter().copied().filter(|v| drawable(v) && *v >= floor).fold(max, f64::min);
+        ((min / 1.25), (max * 1.25).min(f64::MAX), floor)
+    } else if values.iter().any(|v| v.is_finite() && *v > 0.0) {
+        // Subnormal losses only: an empty axis, the caption saying what was left out.
+        (f64::MIN_POSITIVE, f64::MIN_POSITIVE * 10.0, f64::MIN_POSITIVE)
+    } else {
         return Err(error(
             "plot_losses",
-            format!(
-                "expected at least one finite loss of at least {:e}, got {} losses and none drawable; train first",
-                f64::MIN_POSITIVE,
-                values.len()
-            ),
+            format!("expected at least one finite positive loss, got {} losses and none drawable; train first", values.len()),
         ));
-    }
-    // max * 1e-30 is at least MIN_POSITIVE * 1e-30 > 0 only when max is large enough: clamp.
-    let floor = (max / 10f64.powi(MAX_DECADES)).max(f64::MIN_POSITIVE);
-    let min = values.iter().copied().filter(|v| drawable(v) && *v >= floor).fold(max, f64::min);
-    let hi = (max * 1.25).min(f64::MAX);
-    let lo = min / 1.25;
+    };
     let cut = values.iter().filter(|v| v.is_finite() && **v > 0.0 && **v < floor).count();
     let bad = values.iter().filter(|v| !v.is_finite() || **v <= 0.0).count();
     let mut notes = vec![];
