@@ -204,3 +204,34 @@ fn seed_spread_of_identical_zero_losses_passes() {
     let apart = SeedSpread::new("apart", vec![0.5; 8], vec![0.0; 8]).unwrap();
     assert!(apart.median_gap().is_infinite() && !apart.passes());
 }
+
+/// Public fields that could break an invariant are checked where used, and a NaN in a key
+/// padding mask is not silently read as "ignore".
+#[test]
+fn public_fields_and_nan_masks_are_checked_where_used() {
+    let _serial = common::serial();
+    manual_seed(3).unwrap();
+    let x = Tensor::ones((2, 3), DType::F32, &Device::Cpu).unwrap();
+    let mut dropout = Dropout::new(0.1).unwrap();
+    dropout.p = 2.0;
+    refused("Dropout with p = 2", || dropout.forward(&x), &["Dropout", "field p", "between 0 and 1", "2"]);
+    let mut block = TransformerEncoderBlock::new(4, 2, 8, 0.0).unwrap();
+    let seq = Tensor::ones((3, 2, 4), DType::F32, &Device::Cpu).unwrap();
+    let mask = Tensor::new(&[[0f32, 0.0, 1.0], [0.0, f32::NAN, 0.0]], &Device::Cpu).unwrap();
+    refused("a NaN in the key padding mask", || block.forward(&seq, Some(&mask)), &["key_padding_mask[1, 1] is NaN"]);
+}
+
+/// f64 inputs to f32 models say so (it was candle's bare "dtype mismatch in matmul"), and
+/// shifted_target on a rank-1 tensor names the shape it expects.
+#[test]
+fn wrong_dtypes_and_ranks_are_named() {
+    let _serial = common::serial();
+    manual_seed(5).unwrap();
+    let mut enc = Encoder::new(2, 2).unwrap();
+    let x = Tensor::zeros((1, 2, 2), DType::F64, &Device::Cpu).unwrap();
+    refused("Encoder on f64", || enc.forward(&x), &["Encoder", "the input is F64 and the weights are F32", ".to_dtype(DType::F32)"]);
+    let lin = Linear::new(2, 3).unwrap();
+    refused("Linear on f64", || lin.forward(&x), &["Linear", "F64", "F32"]);
+    let row = Tensor::new(&[1f32, 2.0, 3.0], &Device::Cpu).unwrap();
+    refused("shifted_target(rank 1)", || shifted_target(&row, 1), &["shifted_target", "(N, L, F)", "[3]"]);
+}

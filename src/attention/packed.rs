@@ -35,7 +35,10 @@ pub fn key_padding_to_additive(module: &str, mask: &Tensor, n: usize, s: usize) 
     let ignore = mask.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
     // a NaN is not "true" in PyTorch's boolean masks either; read as "ignore" it hid keys silently
     if let Some(k) = ignore.iter().position(|v| v.is_nan()) {
-        return Err(error(module, format!("key_padding_mask[{}, {}] is NaN: expected true/false (or 1/0) per key", k / s.max(1), k % s.max(1))));
+        return Err(error(
+            module,
+            format!("key_padding_mask[{}, {}] is NaN: expected true/false (or 1/0) per key", k / s.max(1), k % s.max(1)),
+        ));
     }
     let additive: Vec<f32> = ignore.iter().map(|&v| if v != 0.0 { f32::NEG_INFINITY } else { 0.0 }).collect();
     Tensor::from_vec(additive, (n, 1, 1, s), mask.device())

@@ -55,7 +55,7 @@ impl Encoder {
     /// - returns the hidden state after every step, `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         check_batch("Encoder", x, self.n_features)?;
-        let (out, hidden) = self.basic_rnn.forward(x, None)?;
+        let (out, hidden) = in_module("Encoder", self.basic_rnn.forward(x, None))?;
         self.hidden = Some(hidden);
         Ok(out)
     }

@@ -158,6 +158,9 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Model for EncoderDecoderSelfAttn<E,
 /// The shifted target of the lecture: the last source point followed by every target point but
 /// the last. `(N, L, F)` with the first `input_len` steps as source -> `(N, L - input_len, F)`.
 pub fn shifted_target(full_seq: &Tensor, input_len: usize) -> Result<Tensor> {
+    if full_seq.rank() < 2 {
+        bail!("shifted_target: expected a full sequence (N, L, F), got shape {:?}", full_seq.dims())
+    }
     let l = full_seq.dim(1)?;
     if input_len == 0 || input_len >= l {
         bail!("shifted_target: expected 0 < input_len < L, got input_len = {input_len} for {:?}", full_seq.dims())
