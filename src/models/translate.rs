@@ -7,7 +7,7 @@
 
 use super::transformer::AttentionMaps;
 use crate::nn::Walk;
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{MAX_ELEMENTS, error, in_module, shape_error};
 use candle_core::{DType, Result, Tensor};
 
 /// The padding id, owned here by the translation contract: the vocabularies put `<pad>` at it
@@ -210,4 +210,25 @@ pub(crate) fn in_eval<M: Walk, T>(model: &mut M, f: impl FnOnce(&mut M) -> Resul
     let out = f(model);
     model.set_training(was_training);
     out
+}
+
+/// Checks a recurrent translator's sizes, naming the field and `module` (the public constructor
+/// called) in the error: each at least 1, and each embedding and layer small enough to make.
+pub(crate) fn check_translator_sizes(module: &str, src_vocab: usize, tgt_vocab: usize, embed_dim: usize, hidden_dim: usize) -> Result<()> {
+    let fields = [("src_vocab", src_vocab), ("tgt_vocab", tgt_vocab), ("embed_dim", embed_dim), ("hidden_dim", hidden_dim)];
+    if let Some((name, _)) = fields.iter().find(|(_, v)| *v == 0) {
+        return Err(error(module, format!("{name} must be at least 1, got 0")));
+    }
+    for (a, x, b, y) in [
+        ("src_vocab", src_vocab, "embed_dim", embed_dim),
+        ("tgt_vocab", tgt_vocab, "embed_dim", embed_dim),
+        ("tgt_vocab", tgt_vocab, "hidden_dim", hidden_dim),
+        ("embed_dim", embed_dim, "hidden_dim", hidden_dim),
+        ("hidden_dim", hidden_dim, "hidden_dim", hidden_dim),
+    ] {
+        if x.checked_mul(y).and_then(|p| p.checked_mul(8)).is_none_or(|p| p > MAX_ELEMENTS) {
+            return Err(error(module, format!("{a} {x} and {b} {y} make a layer too large (at most {MAX_ELEMENTS} parameters a tensor)")));
+        }
+    }
+    Ok(())
 }
