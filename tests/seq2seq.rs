@@ -214,16 +214,23 @@ fn training_matches_pytorch() {
     assert!((last / losses[99] - 1.0).abs() < 0.01 && (last_val / val[99] - 1.0).abs() < 0.01);
 }
 
+/// The lecture's trainer after `epochs` epochs, saved as `file` in a fresh scratch folder `dir`:
+/// (the folder, the checkpoint's path, the trainer).
+fn saved_checkpoint(dir: &str, file: &str, epochs: usize) -> (std::path::PathBuf, std::path::PathBuf, StepByStep<EncoderDecoder>) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(file);
+    let mut sbs = lecture_trainer();
+    sbs.train(epochs).unwrap();
+    sbs.save_checkpoint(&path).unwrap();
+    (dir, path, sbs)
+}
+
 #[test]
 fn checkpoints_round_trip_and_resume_exactly() {
     let _serial = common::serial();
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("checkpoints-seq2seq");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("seq2seq.safetensors");
-    let mut sbs = lecture_trainer();
-    sbs.train(3).unwrap();
-    sbs.save_checkpoint(&path).unwrap();
+    let (dir, path, mut sbs) = saved_checkpoint("checkpoints-seq2seq", "seq2seq.safetensors", 3);
     let mut other = lecture_trainer();
     other.load_checkpoint(&path).unwrap();
     assert_eq!(other.losses, sbs.losses);
@@ -246,13 +253,7 @@ fn checkpoints_round_trip_and_resume_exactly() {
 #[test]
 fn a_tampered_checkpoint_record_is_refused_naming_the_field() {
     let _serial = common::serial();
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("checkpoints-tampered");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("run.safetensors");
-    let mut sbs = lecture_trainer();
-    sbs.train(2).unwrap();
-    sbs.save_checkpoint(&path).unwrap();
+    let (_, path, _) = saved_checkpoint("checkpoints-tampered", "run.safetensors", 2);
     let good = std::fs::read(&path).unwrap();
     // The record is JSON text inside the header: change a digit in place (same length).
     let find = |needle: &str| good.windows(needle.len()).position(|w| w == needle.as_bytes());

@@ -9,8 +9,9 @@
 //!     .block("y", "y", Part::Data, (300.0, 60.0))
 //!     .arrow("x", "gru")
 //!     .arrow("gru", "y");
-//! let svg = d.figure().unwrap().svg;
+//! let svg = d.figure()?.svg;
 //! assert!(svg.starts_with("<svg") && svg.contains(">GRU</text>"));
+//! # Ok::<(), candle_core::Error>(())
 //! ```
 
 use super::super::figure::Figure;
