@@ -36,6 +36,14 @@ struct EncoderFiles {
     f64: Converted,
     f16: Converted,
     bf16: Converted,
+    no_crc: Saved,
+}
+
+/// A state_dict PyTorch saved, and the state it holds.
+#[derive(Deserialize)]
+struct Saved {
+    file: String,
+    state: StateFx,
 }
 
 #[derive(Deserialize)]
@@ -407,3 +415,37 @@ fn a_file_whose_positional_encoding_differs_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn changed_bytes_are_refused_and_files_without_checksums_load() {
+    let _serial = common::serial();
+    let fx = fixture();
+    // Saved with torch.serialization.set_crc32_options(False): every recorded CRC is 0, and the
+    // file loads unchecked, as torch.load reads it.
+    manual_seed(3).unwrap();
+    let enc = Encoder::new(2, 2).unwrap();
+    enc.load_pytorch(pt(&fx.encoder.no_crc.file)).unwrap();
+    assert_params("Encoder saved without CRCs", &enc, &fx.encoder.no_crc.state, 0.0);
+    // One changed byte in a tensor's data or in the pickle of a file with CRCs: candle alone
+    // loaded the first as another weight; now both are refused and nothing changes.
+    let good = std::fs::read(pt(&fx.encoder.f64.file)).unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(good.clone())).unwrap();
+    let names: Vec<String> = archive.file_names().map(|n| n.unwrap().into_owned()).collect();
+    let data = names.iter().find(|n| n.contains("/data/")).unwrap();
+    let pkl = names.iter().find(|n| n.ends_with("data.pkl")).unwrap();
+    let path = std::env::temp_dir().join(format!("attention-zoo-changed-{}.pt", std::process::id()));
+    for entry in [data, pkl] {
+        let start = archive.by_name(entry).unwrap().data_start().unwrap() as usize;
+        let mut bytes = good.clone();
+        bytes[start + 1] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let before = enc.parameters().iter().map(|p| p.tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()).collect::<Vec<_>>();
+        let e = enc.load_pytorch(&path).unwrap_err().to_string();
+        assert!(e.starts_with("load_pytorch: ") && e.contains("is damaged") && e.contains(&format!("`{entry}`")) && e.contains("checksum"), "{e}");
+        let after = enc.parameters().iter().map(|p| p.tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()).collect::<Vec<_>>();
+        assert_eq!(before, after, "nothing loaded");
+        assert!(read_pytorch(&path).unwrap_err().to_string().contains("is damaged"));
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+

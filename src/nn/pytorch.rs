@@ -115,7 +115,8 @@ fn contents(path: &Path) -> Result<Contents> {
     };
     let mut stack = Stack::empty();
     let entry = zip.by_name(&pkl).map_err(|e| not_torch(e.to_string()))?;
-    stack.read_loop(&mut std::io::BufReader::new(entry)).map_err(|e| not_torch(message(e)))?;
+    let pickle = checked_bytes(entry).map_err(|e| error(MODULE, format!("{shown} is damaged: `{pkl}` {e}")))?;
+    stack.read_loop(&mut pickle.as_slice()).map_err(|e| not_torch(message(e)))?;
     let Object::Dict(mut items) = stack.finalize().map_err(|e| not_torch(message(e)))? else {
         return Err(error(MODULE, format!("{shown} does not hold a state_dict (tensors by name): save `model.state_dict()`")));
     };
@@ -231,7 +232,24 @@ fn fits<R: std::io::Read + std::io::Seek>(
             info.path
         ));
     }
-    Ok(())
+    checked_bytes(data).map(|_| ()).map_err(|e| format!("its data `{}` is damaged: {e}", info.path))
+}
+
+/// An entry's bytes, read to its end so that the zip reader compares them with the CRC-32 the
+/// archive recorded: candle reads only the bytes a tensor needs, which skips that check, and a
+/// changed byte would load as another value. A CRC of 0 means none was recorded
+/// (`torch.serialization.set_crc32_options(False)`): those entries are read unchecked.
+fn checked_bytes<R: std::io::Read>(mut entry: zip::read::ZipFile<'_, R>) -> std::result::Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut bytes = vec![];
+    let read = if entry.crc32() == 0 {
+        let size = entry.size();
+        (&mut entry).take(size).read_to_end(&mut bytes)
+    } else {
+        entry.read_to_end(&mut bytes)
+    };
+    read.map_err(|e| format!("does not match the checksum the archive recorded for it ({e})"))?;
+    Ok(bytes)
 }
 
 /// Runs a call into candle's pickle reader and turns a panic into an error. [`malformed`] and
