@@ -263,3 +263,21 @@ fn bad_requests_are_clear_errors() {
     assert_eq!(greedy_decode(&mut model, &at_limit, SOS, EOS, 32).unwrap().len(), 1);
     assert!(model.is_training(), "an error (or not) leaves the model in the mode it was in");
 }
+
+#[test]
+fn an_empty_batch_decodes_to_nothing() {
+    let _serial = common::serial();
+    let mut model = models().0.clone();
+    for dims in [(0, 3), (0, 0)] {
+        let empty = Tensor::zeros(dims, DType::U32, &Device::Cpu).unwrap();
+        assert_eq!(greedy_decode(&mut model, &empty, SOS, EOS, 8).unwrap(), Vec::<Vec<u32>>::new());
+        assert!(beam_search(&mut model, &empty, SOS, EOS, &BeamConfig::new(2, 8)).unwrap().is_empty());
+    }
+    // Sentences without a token are not an empty batch.
+    let no_tokens = Tensor::zeros((2, 0), DType::U32, &Device::Cpu).unwrap();
+    fails(greedy_decode(&mut model, &no_tokens, SOS, EOS, 8), &["greedy_decode", "S > 0", "[2, 0]"]);
+    // The checks still apply to an empty batch.
+    let floats = Tensor::zeros((0, 3), DType::F32, &Device::Cpu).unwrap();
+    fails(beam_search(&mut model, &floats, SOS, EOS, &BeamConfig::new(0, 8)), &["beam_search", "beam_width"]);
+    fails(greedy_decode(&mut model, &floats, SOS, EOS, 8), &["greedy_decode", "integer", "F32"]);
+}

@@ -7,7 +7,7 @@ use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
 use crate::models::translate::in_eval;
 use crate::models::{AttentionMaps, PAD_ID, SentenceAttention, Transformer, Translate};
-use crate::nn::shape::error;
+use crate::nn::shape::{error, in_module};
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
 use candle_core::{Device, Result, Tensor};
 
@@ -102,9 +102,8 @@ impl<M: Translate> Translator<M> {
         }
     }
 
-    /// A padded batch of source ids `(N, S)`.
-    fn sources<S: AsRef<str>>(&self, sentences: &[S]) -> Result<Tensor> {
-        let module = "Translator";
+    /// A padded batch of source ids `(N, S)`; errors name `module`, the public item called.
+    fn sources<S: AsRef<str>>(&self, module: &str, sentences: &[S]) -> Result<Tensor> {
         let ids: Vec<Vec<u32>> = sentences.iter().map(|s| self.src_vocab.encode(&tokenize(s.as_ref()), false)).collect();
         if let Some(k) = ids.iter().position(|s| s.is_empty()) {
             return Err(error(module, format!("sentence {k} has no tokens")));
@@ -120,49 +119,60 @@ impl<M: Translate> Translator<M> {
         Ok(detokenize(&self.tgt_vocab.decode(ids)?))
     }
 
-    /// Greedy translations, one a sentence.
-    pub fn greedy<S: AsRef<str>>(&mut self, sentences: &[S]) -> Result<Vec<String>> {
-        self.check_max_len("Translator::greedy")?;
+    /// Translates `sentences` in batches: greedily, or by beam search with `beam_width`.
+    fn translate<S: AsRef<str>>(&mut self, module: &str, sentences: &[S], beam_width: Option<usize>) -> Result<Vec<String>> {
+        self.check_max_len(module)?;
         let mut out = Vec::with_capacity(sentences.len());
         for chunk in sentences.chunks(self.batch_size.max(1)) {
-            let src = self.sources(chunk)?;
-            for ids in greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len)? {
-                out.push(self.words(&ids)?);
+            let src = self.sources(module, chunk)?;
+            let best: Vec<Vec<u32>> = match beam_width {
+                None => in_module(module, greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len))?,
+                Some(width) => {
+                    let config = BeamConfig::new(width, self.max_len);
+                    let found = in_module(module, beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config))?;
+                    let first = |hyps: Vec<_>| hyps.into_iter().next().map(|h: super::decoding::Hypothesis| h.tokens);
+                    found
+                        .into_iter()
+                        .map(|h| first(h).ok_or_else(|| error(module, "beam search returned no hypothesis")))
+                        .collect::<Result<_>>()?
+                }
+            };
+            for ids in best {
+                out.push(in_module(module, self.words(&ids))?);
             }
         }
         Ok(out)
     }
 
-    /// The best beam-search translation of each sentence, with beams of `beam_width`.
+    /// Greedy translations, one a sentence (none for no sentences).
+    pub fn greedy<S: AsRef<str>>(&mut self, sentences: &[S]) -> Result<Vec<String>> {
+        self.translate("Translator::greedy", sentences, None)
+    }
+
+    /// The best beam-search translation of each sentence, with beams of `beam_width` (at least 1).
     pub fn beam<S: AsRef<str>>(&mut self, sentences: &[S], beam_width: usize) -> Result<Vec<String>> {
-        self.check_max_len("Translator::beam")?;
-        let config = BeamConfig::new(beam_width, self.max_len);
-        let mut out = Vec::with_capacity(sentences.len());
-        for chunk in sentences.chunks(self.batch_size.max(1)) {
-            let src = self.sources(chunk)?;
-            for hyps in beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config)? {
-                let best = hyps.first().ok_or_else(|| error("Translator::beam", "beam search returned no hypothesis"))?;
-                out.push(self.words(&best.tokens)?);
-            }
-        }
-        Ok(out)
+        self.translate("Translator::beam", sentences, Some(beam_width))
     }
 
     /// Corpus BLEU of the translations of `pairs` (source, reference) against the references,
-    /// tokenized the same way: greedy with `beam_width` 1, beam search otherwise. With
-    /// [`max_pairs`](Self::max_pairs) set, only the first pairs, with a line saying so.
+    /// tokenized the same way: greedy with `beam_width` 1, beam search with more (0 is refused).
+    /// With [`max_pairs`](Self::max_pairs) set, only the first pairs, with a line saying so.
     pub fn bleu<S: AsRef<str>, T: AsRef<str>>(&mut self, pairs: &[(S, T)], beam_width: usize) -> Result<Bleu> {
+        let module = "Translator::bleu";
+        if beam_width == 0 {
+            return Err(error(module, "beam_width must be at least 1 (1: greedy decoding), got 0"));
+        }
         let pairs = match self.max_pairs {
             Some(m) if m < pairs.len() => {
-                println!("Translator::bleu: the first {m} of {} pairs (max_pairs)", pairs.len());
+                println!("{module}: the first {m} of {} pairs (max_pairs)", pairs.len());
                 &pairs[..m]
             }
             _ => pairs,
         };
         let sources: Vec<&str> = pairs.iter().map(|(s, _)| s.as_ref()).collect();
         let references: Vec<String> = pairs.iter().map(|(_, t)| detokenize(&tokenize(t.as_ref()))).collect();
-        let hypotheses = if beam_width <= 1 { self.greedy(&sources)? } else { self.beam(&sources, beam_width)? };
-        corpus_bleu(&hypotheses, &references)
+        let hypotheses = self.translate(module, &sources, (beam_width > 1).then_some(beam_width))?;
+        in_module(module, corpus_bleu(&hypotheses, &references))
     }
 
     /// Source and target token names of one sentence's ids.
@@ -174,12 +184,16 @@ impl<M: Translate> Translator<M> {
 
     /// `<sos>` and the greedy translation of the one sentence in `src`, or `<sos>` and the given
     /// target's ids.
-    fn target_ids(&mut self, src: &Tensor, target: Option<&str>) -> Result<Vec<u32>> {
-        let module = "Translator::sentence_attention";
+    fn target_ids(&mut self, module: &str, src: &Tensor, target: Option<&str>) -> Result<Vec<u32>> {
         let limit = self.model.max_len();
         let ids = match target {
             Some(t) => {
                 let ids = self.tgt_vocab.encode(&tokenize(t), false);
+                let out = self.model.tgt_vocab();
+                if let Some((k, &id)) = ids.iter().enumerate().find(|&(_, &id)| id as usize >= out) {
+                    let word = self.tgt_vocab.token(id)?;
+                    return Err(error(module, format!("target token {k} `{word}` has id {id}, beyond the model's {out} target ids")));
+                }
                 if let Some(l) = limit.filter(|&l| ids.len() >= l) {
                     return Err(error(
                         module,
@@ -195,7 +209,7 @@ impl<M: Translate> Translator<M> {
                 if room == 0 {
                     return Err(error(module, "the model's max_len 1 leaves no room for a translation after <sos>"));
                 }
-                greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room)?.remove(0)
+                in_module(module, greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room))?.remove(0)
             }
         };
         Ok(std::iter::once(SOS_ID).chain(ids).collect())
@@ -206,14 +220,23 @@ impl<M: Translate> Translator<M> {
     /// `<sos>` and `target` where given (teacher forcing on a reference, so that several models
     /// can be compared on the same words). The model runs in evaluation mode.
     pub fn sentence_attention(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
+        self.attention_of("Translator::sentence_attention", sentence, target)
+    }
+
+    fn attention_of(
+        &mut self,
+        module: &str,
+        sentence: &str,
+        target: Option<&str>,
+    ) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
         if target.is_none() {
-            self.check_max_len("Translator::sentence_attention")?;
+            self.check_max_len(module)?;
         }
-        let src = self.sources(&[sentence])?;
-        let tgt_ids = self.target_ids(&src, target)?;
+        let src = self.sources(module, &[sentence])?;
+        let tgt_ids = self.target_ids(module, &src, target)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
-        let attention = in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt))?;
-        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
+        let attention = in_module(module, in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt)))?;
+        let (src_tokens, tgt_tokens) = in_module(module, self.token_names(&src, &tgt_ids))?;
         Ok((attention, src_tokens, tgt_tokens))
     }
 
@@ -221,7 +244,7 @@ impl<M: Translate> Translator<M> {
     /// target step over the source tokens `(T, S)`, the source tokens and the target tokens, as
     /// [`sentence_attention`](Self::sentence_attention) gives them.
     pub fn alphas(&mut self, sentence: &str, target: Option<&str>) -> Result<(Tensor, Vec<String>, Vec<String>)> {
-        match self.sentence_attention(sentence, target)? {
+        match self.attention_of("Translator::alphas", sentence, target)? {
             (SentenceAttention::Source(alphas), src, tgt) => Ok((alphas.squeeze(0)?, src, tgt)),
             (SentenceAttention::Maps(_), ..) => {
                 Err(error("Translator::alphas", "this model has one map per layer and head: use Translator::attention"))
@@ -234,7 +257,7 @@ impl<M: Translate> Translator<M> {
     /// that pass, the source tokens and the target tokens (`<sos>` and the translation), as the
     /// notebook's `show_cross_attention` takes them.
     pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
-        match self.sentence_attention(sentence, None)? {
+        match self.attention_of("Translator::attention", sentence, None)? {
             (SentenceAttention::Maps(maps), src, tgt) => Ok((maps, src, tgt)),
             (SentenceAttention::Source(_), ..) => {
                 Err(error("Translator::attention", "this model attends once a step: use Translator::alphas"))

@@ -91,6 +91,9 @@ pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32
     let module = "beam_search";
     check_config(module, config)?;
     let (n, _) = check_request(module, model, src, sos, eos, config.max_len)?;
+    if n == 0 {
+        return Ok(vec![]);
+    }
     let run = |m: &mut M| -> Result<Vec<Vec<Hypothesis>>> {
         let all = m.encode_src(src)?;
         (0..n).map(|i| search_one(m, &all, i, src.device(), sos, eos, config)).collect()

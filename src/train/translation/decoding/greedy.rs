@@ -13,8 +13,8 @@ use candle_core::{Result, Tensor};
 /// Each returned sequence excludes `<sos>` and stops before `<eos>` (which is not included); a
 /// sequence of `max_len` tokens may have been cut short.
 ///
-/// Errors name `greedy_decode` and the sizes: a source that is not `(N, S)` integer ids with
-/// `N, S > 0`, `max_len` 0, `sos` or `eos` outside the target vocabulary, `sos` equal to the
+/// An empty batch (`N = 0`) gives no sequences. Errors name `greedy_decode` and the sizes: a
+/// source that is not `(N, S)` integer ids with `S > 0`, `max_len` 0, `sos` or `eos` outside the target vocabulary, `sos` equal to the
 /// padding id, a source or `max_len` beyond the model's `max_len`.
 ///
 /// # Shapes
@@ -23,6 +23,9 @@ use candle_core::{Result, Tensor};
 pub fn greedy_decode<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<Vec<Vec<u32>>> {
     let module = "greedy_decode";
     let (n, _) = check_request(module, model, src, sos, eos, max_len)?;
+    if n == 0 {
+        return Ok(vec![]);
+    }
     in_eval(model, |m| in_module(module, run(m, src, sos, eos, max_len, n)))
 }
 

@@ -5,7 +5,7 @@ use crate::nn::shape::{error, shape_error};
 use candle_core::{DType, Result, Tensor};
 
 /// Checks a decoding request and returns `(N, S)`: source ids `(N, S)` of an integer dtype with
-/// `N, S > 0` and `S` within the model's `max_len`, `max_len > 0` target tokens whose prefixes
+/// `S > 0` unless the batch is empty (`N = 0`, which decodes to nothing), and `S` within the model's `max_len`, `max_len > 0` target tokens whose prefixes
 /// (`<sos>` plus all but the last token, `max_len` ids) the model takes, and `<sos>` and `<eos>`
 /// in the target vocabulary, the model's padding id too, `<sos>` not the padding id.
 pub(crate) fn check_request<M: Translate>(
@@ -17,8 +17,8 @@ pub(crate) fn check_request<M: Translate>(
     max_len: usize,
 ) -> Result<(usize, usize)> {
     let (n, s) = match src.dims() {
-        &[n, s] if n > 0 && s > 0 => (n, s),
-        d => return Err(shape_error(module, "source ids of shape (N, S) with N, S > 0", d)),
+        &[n, s] if n == 0 || s > 0 => (n, s),
+        d => return Err(shape_error(module, "source ids of shape (N, S) with S > 0 (or N = 0, no sentences)", d)),
     };
     if !matches!(src.dtype(), DType::U8 | DType::U32 | DType::I64) {
         return Err(error(module, format!("expected integer source ids (u8, u32, i64), got dtype {:?}", src.dtype())));
