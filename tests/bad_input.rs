@@ -235,3 +235,85 @@ fn wrong_dtypes_and_ranks_are_named() {
     let row = Tensor::new(&[1f32, 2.0, 3.0], &Device::Cpu).unwrap();
     refused("shifted_target(rank 1)", || shifted_target(&row, 1), &["shifted_target", "(N, L, F)", "[3]"]);
 }
+
+/// Found by the properties of the second half: public size fields changed after construction
+/// were trusted (a recurrent layer's `hidden_size` allocated a state of any size, PyTorch's
+/// packed attention divided by `num_heads = 0`, an encoder-decoder's `input_len = 0` or huge
+/// `target_len` overflowed, an optimiser state at `u64::MAX` steps overflowed on its next step).
+#[test]
+fn changed_public_fields_are_errors_not_panics() {
+    let _serial = common::serial();
+    manual_seed(7).unwrap();
+    let x = Tensor::ones((2, 3, 4), DType::F32, &Device::Cpu).unwrap();
+    let mut lstm = Lstm::with_layers(4, 3, 2, true).unwrap();
+    lstm.hidden_size = usize::MAX;
+    refused(
+        "LSTM with hidden_size = MAX",
+        || lstm.forward(&x, None),
+        &["LSTM", "hidden_size = 18446744073709551615", "fields were changed"],
+    );
+    let mut gru = Gru::new(4, 3).unwrap();
+    gru.num_layers = 2;
+    refused("GRU with num_layers changed", || gru.forward(&x, None), &["GRU", "num_layers = 2", "1 weight blocks"]);
+    let mut cell = attention_zoo::nn::LstmCell::new(4, 3).unwrap();
+    cell.hidden_size = 1 << 40;
+    refused("LSTMCell with a huge hidden_size", || cell.forward(&zeros((2, 4)), None), &["LSTMCell", "fields were changed"]);
+    let mut packed = attention_zoo::attention::PackedMultiheadAttention::new(4, 2, 0.0).unwrap();
+    packed.num_heads = 0;
+    refused("packed attention with num_heads = 0", || packed.forward(&x, &x, &x, None), &["PackedMultiheadAttention", "n_heads = 0"]);
+    packed.num_heads = 2;
+    packed.embed_dim = 6;
+    refused("packed attention with embed_dim changed", || packed.forward(&x, &x, &x, None), &["embed_dim = 6", "[12, 4]"]);
+    let mut model = EncoderDecoder::new(Encoder::new(4, 3).unwrap(), Decoder::new(4, 3).unwrap(), 2, 1, 0.5).unwrap();
+    model.input_len = 0;
+    refused("EncoderDecoder with input_len = 0", || model.forward(&x), &["EncoderDecoder", "input_len and target_len must be positive"]);
+    model.input_len = 2;
+    model.target_len = usize::MAX;
+    refused("EncoderDecoder with target_len = MAX", || model.forward(&x), &["EncoderDecoder", "longer than any sequence"]);
+    let (e, d) = (EncoderSelfAttn::new(2, 4, 3, None).unwrap(), DecoderSelfAttn::new(2, 4, 3, None).unwrap());
+    let mut selfattn = EncoderDecoderSelfAttn::new(e, d, 2, 1).unwrap();
+    selfattn.target_len = usize::MAX;
+    refused(
+        "EncoderDecoderSelfAttn with target_len = MAX",
+        || selfattn.forward(&x),
+        &["EncoderDecoderSelfAttn", "longer than any sequence"],
+    );
+    let param = Param::new(&Tensor::new(&[1f32, 2.0], &Device::Cpu).unwrap()).unwrap();
+    let mut adam = Adam::new(vec![param.clone()], 0.1).unwrap();
+    let mut state = attention_zoo::train::Optimizer::state(&adam).unwrap();
+    state.step = u64::MAX;
+    attention_zoo::train::Optimizer::load_state(&mut adam, &state).unwrap();
+    let grads = param.tensor().sum_all().unwrap().backward().unwrap();
+    refused("Adam at u64::MAX steps", || adam.step(&grads), &["Adam::step", "u64::MAX"]);
+}
+
+/// Mixed float dtypes named by the item called, not candle's bare "dtype mismatch in mul/matmul/sub".
+#[test]
+fn mixed_float_dtypes_are_named() {
+    let _serial = common::serial();
+    let half = |t: Tensor| t.to_dtype(DType::F16).unwrap();
+    let norm = LayerNorm::new(2).unwrap();
+    refused(
+        "LayerNorm on f64",
+        || norm.forward(&zeros((1, 2)).to_dtype(DType::F64).unwrap()),
+        &["LayerNorm", "the input is F64 and the weights are F32"],
+    );
+    refused(
+        "MSELoss f64 vs f32",
+        || MSELoss.loss(&zeros(3).to_dtype(DType::F64).unwrap(), &zeros(3)),
+        &["MSELoss", "prediction F64, target F32"],
+    );
+    refused(
+        "dot products f16 vs f32",
+        || dot_products(&half(zeros((1, 1, 2))), &zeros((1, 3, 2))),
+        &["dot_products", "query F16, keys F32"],
+    );
+    refused(
+        "context_vector f32 vs f16",
+        || context_vector(&zeros((1, 1, 3)), &half(zeros((1, 3, 2)))),
+        &["context_vector", "alphas F32, values F16"],
+    );
+    let packed = attention_zoo::attention::PackedMultiheadAttention::new(4, 2, 0.0).unwrap();
+    let ids = Tensor::zeros((3, 1, 4), DType::U32, &Device::Cpu).unwrap();
+    refused("packed attention on u32", || packed.forward(&ids, &ids, &ids, None), &["PackedMultiheadAttention", "the input is U32"]);
+}

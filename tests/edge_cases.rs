@@ -1,6 +1,7 @@
 //! Issue 26: valid input the crate once refused, against PyTorch's answer
-//! (tests/fixtures/edge_cases.json, tools/fixtures/edge_cases.py): a GRU and the Transformer on
-//! an empty batch, cross-entropy over no targets, a loss plot of subnormal values; plus the
+//! (tests/fixtures/edge_cases.json, tools/fixtures/edge_cases.py): a GRU, an LSTM, an LSTM cell,
+//! PyTorch's packed multi-head attention and the Transformer on an empty batch, cross-entropy over
+//! no targets, softmax of no entries, a loss plot of subnormal values; plus the
 //! error for a figure with no pixels and the one for a source of padding alone.
 
 use crate::common;
@@ -13,8 +14,46 @@ use serde::Deserialize;
 #[derive(Deserialize)]
 struct EdgeCasesFx {
     gru: Vec<GruCase>,
+    lstm: Vec<LstmCase>,
+    lstm_cell: LstmCellCase,
+    mha: MhaCase,
     transformer: TransformerCase,
     cross_entropy: Vec<CrossEntropyCase>,
+    softmax: Vec<SoftmaxCase>,
+}
+
+#[derive(Deserialize)]
+struct LstmCase {
+    input_size: usize,
+    hidden_size: usize,
+    num_layers: usize,
+    bidirectional: bool,
+    x: TensorFx,
+    output: TensorFx,
+    h_n: TensorFx,
+    c_n: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct LstmCellCase {
+    x: TensorFx,
+    h: TensorFx,
+    c: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct MhaCase {
+    query: TensorFx,
+    key: TensorFx,
+    output: TensorFx,
+    weights: TensorFx,
+}
+
+#[derive(Deserialize)]
+struct SoftmaxCase {
+    x: TensorFx,
+    softmax: TensorFx,
+    log_softmax: TensorFx,
 }
 
 #[derive(Deserialize)]
@@ -173,4 +212,41 @@ fn a_figure_without_pixels_is_refused_with_a_clear_message() {
     let e = figure("giant", (MAX_PIXELS + 1, 1), |_| Ok(())).unwrap_err().to_string();
     assert!(e.contains("too large"), "{e}");
     assert!(figure("one pixel", (1, 1), |_| Ok(())).is_ok());
+}
+
+#[test]
+fn lstm_lstm_cell_and_packed_attention_on_an_empty_batch_give_pytorch_s_empty_outputs() {
+    let _serial = common::serial();
+    let fx = fixture();
+    for case in fx.lstm {
+        let what = format!("LSTM({}, {}, {} layers, bi = {})", case.input_size, case.hidden_size, case.num_layers, case.bidirectional);
+        let lstm = Lstm::with_layers(case.input_size, case.hidden_size, case.num_layers, case.bidirectional).unwrap();
+        let (out, (h, c)) = lstm.forward(&case.x.tensor(), None).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let dims = [out.dims(), h.dims(), c.dims()];
+        assert_eq!(dims, [case.output.shape.as_slice(), case.h_n.shape.as_slice(), case.c_n.shape.as_slice()], "{what}");
+        assert!(case.output.data.is_empty() && f64s(&out).is_empty() && f64s(&h).is_empty());
+        // The padded form packs sequences, and PyTorch cannot pack an empty batch either.
+        let e = lstm.forward_padded(&case.x.tensor(), &[], None).unwrap_err().to_string();
+        assert!(e.contains("N, L > 0"), "{what}: {e}");
+    }
+    let cell = attention_zoo::nn::LstmCell::new(3, 4).unwrap();
+    let (h, c) = cell.forward(&fx.lstm_cell.x.tensor(), None).unwrap();
+    assert_eq!([h.dims(), c.dims()], [fx.lstm_cell.h.shape.as_slice(), fx.lstm_cell.c.shape.as_slice()]);
+    let mha = attention_zoo::attention::PackedMultiheadAttention::new(4, 2, 0.0).unwrap();
+    let (query, key) = (fx.mha.query.tensor(), fx.mha.key.tensor());
+    let out = mha.forward(&query, &key, &key, None).unwrap();
+    assert_eq!([out.output.dims(), out.weights.dims()], [fx.mha.output.shape.as_slice(), fx.mha.weights.shape.as_slice()]);
+    let no_padding = Tensor::zeros((0, 5), DType::U8, &Device::Cpu).unwrap();
+    assert_eq!(mha.forward(&query, &key, &key, Some(&no_padding)).unwrap().output.dims(), fx.mha.output.shape.as_slice());
+}
+
+#[test]
+fn softmax_of_no_entries_is_empty_as_in_pytorch() {
+    for case in fixture().softmax {
+        let x = case.x.tensor();
+        let soft = softmax(&x).unwrap_or_else(|e| panic!("softmax {:?}: {e}", x.dims()));
+        let log = attention_zoo::train::log_softmax(&x).unwrap_or_else(|e| panic!("log_softmax {:?}: {e}", x.dims()));
+        assert_eq!([soft.dims(), log.dims()], [case.softmax.shape.as_slice(), case.log_softmax.shape.as_slice()]);
+        assert!(case.softmax.data.is_empty() && f64s(&soft).is_empty() && f64s(&log).is_empty());
+    }
 }

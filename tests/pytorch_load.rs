@@ -441,11 +441,13 @@ fn changed_bytes_are_refused_and_files_without_checksums_load() {
         std::fs::write(&path, &bytes).unwrap();
         let before = enc.parameters().iter().map(|p| p.tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()).collect::<Vec<_>>();
         let e = enc.load_pytorch(&path).unwrap_err().to_string();
-        assert!(e.starts_with("load_pytorch: ") && e.contains("is damaged") && e.contains(&format!("`{entry}`")) && e.contains("checksum"), "{e}");
+        assert!(
+            e.starts_with("load_pytorch: ") && e.contains("is damaged") && e.contains(&format!("`{entry}`")) && e.contains("checksum"),
+            "{e}"
+        );
         let after = enc.parameters().iter().map(|p| p.tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()).collect::<Vec<_>>();
         assert_eq!(before, after, "nothing loaded");
         assert!(read_pytorch(&path).unwrap_err().to_string().contains("is damaged"));
     }
     std::fs::remove_file(&path).unwrap();
 }
-

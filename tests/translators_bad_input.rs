@@ -84,6 +84,17 @@ fn translator_max_len_defaults_to_the_models_and_refuses_more() {
     assert_eq!(t.max_len, 16, "the model's max_len, smaller than the default 48");
     assert_eq!(t.greedy(&["w1 w2 w3"]).unwrap().len(), 1);
     assert_eq!(t.beam(&["w1 w2 w3"], 2).unwrap().len(), 1);
+    // No sentences, no translations; a beam of 0 is refused by the method called, BLEU's too
+    // (it used to fall back to greedy decoding without a word).
+    assert!(t.greedy::<&str>(&[]).unwrap().is_empty() && t.beam::<&str>(&[], 2).unwrap().is_empty());
+    let e = err(t.beam(&["w1"], 0));
+    assert!(e.starts_with("Translator::beam:\n") && e.contains("beam_width must be at least 1, got 0"), "{e}");
+    let e = err(t.bleu(&[("w1", "w2")], 0));
+    assert!(e.starts_with("Translator::bleu: ") && e.contains("beam_width must be at least 1"), "{e}");
+    let e = err(t.greedy(&["w1", ""]));
+    assert!(e.starts_with("Translator::greedy: ") && e.contains("sentence 1 has no tokens"), "{e}");
+    let e = err(t.alphas("", None));
+    assert!(e.starts_with("Translator::alphas: ") && e.contains("sentence 0 has no tokens"), "{e}");
     // The attention reads `<sos>` and the translation: within the model's 16 ids even when the
     // translation runs to the end.
     let (_, _, tgt) = t.sentence_attention("w1 w2", None).unwrap();
@@ -244,4 +255,50 @@ fn config_errors_name_the_constructor_and_the_field() {
     assert!(e.starts_with("LstmTranslator::new: ") && e.contains("hidden_dim"), "{e}");
     let e = err(LstmTranslator::new(&LstmTranslatorConfig::new(11, 1 << 28)));
     assert!(e.starts_with("LstmTranslator::new: ") && e.contains("tgt_vocab"), "{e}");
+}
+
+/// Found by the properties of the second half: rows outside a decoding state, a rank-1 source to
+/// the GRU encoder, mismatched shapes in one LSTM decoder step and a reference word the model
+/// cannot embed gave candle's bare "invalid index", "unexpected rank" or "shape mismatch".
+#[test]
+fn decoder_states_steps_and_references_are_checked() {
+    let _serial = common::serial();
+    manual_seed(11).unwrap();
+    let (src, rows) = (ids(&[&[4, 5], &[6, 0]]), Tensor::new(&[1u32, 2], &Device::Cpu).unwrap());
+    let mut gru = GruTranslator::new(&GruTranslatorConfig { embed_dim: 4, hidden_dim: 6, ..GruTranslatorConfig::new(9, 9) }).unwrap();
+    let state = gru.encode_src(&src).unwrap();
+    let e = err(gru.select_rows(&state, &rows));
+    assert!(
+        e.starts_with("GruTranslator::select_rows: ") && e.contains("row 2 (index 1 of the rows) is not one of the state's 2 sentences"),
+        "{e}"
+    );
+    let cfg = LstmTranslatorConfig { embed_dim: 4, hidden_dim: 6, ..LstmTranslatorConfig::new(9, 9) };
+    let mut lstm = LstmTranslator::new(&cfg).unwrap();
+    let state = lstm.encode_src(&src).unwrap();
+    let e = err(lstm.select_rows(&state, &rows.to_dtype(DType::F32).unwrap()));
+    assert!(e.starts_with("LstmTranslator::select_rows: ") && e.contains("integer row indices"), "{e}");
+    let mut transformer =
+        Transformer::from_config(&TransformerConfig { d_model: 4, n_heads: 2, d_ff: 4, n_layers: 1, ..TransformerConfig::new(9, 9) })
+            .unwrap();
+    let state = transformer.encode_src(&src).unwrap();
+    let e = err(transformer.select_rows(&state, &Tensor::new(&[[0u32]], &Device::Cpu).unwrap()));
+    assert!(e.starts_with("Transformer::select_rows: ") && e.contains("row indices (K,)"), "{e}");
+
+    let encoder = GruEncoder::new(&GruTranslatorConfig::new(9, 9)).unwrap();
+    let e = err(encoder.forward(&Tensor::new(&[4u32, 5], &Device::Cpu).unwrap(), &[2]));
+    assert!(e.starts_with("GruEncoder: expected source ids (N, S), got [2]"), "{e}");
+    let decoder = AttnLstmDecoder::new(&cfg).unwrap();
+    let (h, keys) = (Tensor::zeros((2, 6), DType::F32, &Device::Cpu).unwrap(), Tensor::zeros((2, 3, 6), DType::F32, &Device::Cpu).unwrap());
+    let token = Tensor::new(&[4u32, 5], &Device::Cpu).unwrap();
+    let e = err(decoder.forward(&token, &h, &h, &keys, &keys, &Tensor::zeros((2, 4), DType::F32, &Device::Cpu).unwrap()));
+    assert!(
+        e.starts_with("AttnLstmDecoder: expected token (2,), h and c (2, 6), keys and outputs (2, S, 6), mask (2, S)")
+            && e.contains("[2, 4]"),
+        "{e}"
+    );
+
+    // A target vocabulary may name more words than the model outputs; a reference using one of them is named.
+    let mut t = Translator::new(gru, vocab(5), vocab(7)).unwrap();
+    let e = err(t.alphas("w1", Some("w2 w6")));
+    assert!(e.starts_with("Translator::alphas: ") && e.contains("target token 1 `w6` has id 10, beyond the model's 9 target ids"), "{e}");
 }

@@ -4,7 +4,7 @@
 
 use super::additive_mask::scaled_dot_product_attention_additive;
 use super::narrow::{MhaOutput, head_size};
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{check_input_dtype, error, in_module, shape_error};
 use crate::nn::{Dropout, Linear, Param, Walk, Walker, kernels};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
@@ -78,16 +78,30 @@ impl PackedMultiheadAttention {
     ///   them over the heads: take `weights.mean(1)`)
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<MhaOutput> {
         let e = self.embed_dim;
+        // The sizes are public fields: checked against each other and the weights at every call.
+        head_size(MODULE, e, self.num_heads)?;
+        if self.in_proj_weight.dims() != [e.saturating_mul(3), e] {
+            return Err(error(MODULE, format!("embed_dim = {e} does not fit in_proj_weight {:?}", self.in_proj_weight.dims())));
+        }
         let dims = |t: &Tensor, what: &str| match t.dims() {
-            &[l, n, d] if d == e && l > 0 && n > 0 => Ok((l, n)),
+            &[l, n, d] if d == e && l > 0 => Ok((l, n)),
             d => Err(shape_error(MODULE, format!("a sequence-first {what} (L, N, {e})"), d)),
         };
+        for t in [query, key, value] {
+            check_input_dtype(MODULE, t, DType::F32)?;
+        }
         let (l, n) = dims(query, "query")?;
         let (s, nk) = dims(key, "key")?;
         if value.dims() != key.dims() || nk != n {
             return Err(error(MODULE, format!("query {:?}, key {:?} and value {:?} do not fit", query.dims(), key.dims(), value.dims())));
         }
         let mask = key_padding_mask.map(|m| key_padding_to_additive(MODULE, m, n, s)).transpose()?;
+        if n == 0 {
+            // An empty batch: empty outputs and weights, as PyTorch gives.
+            let output = Tensor::zeros((l, 0, e), DType::F32, query.device())?;
+            let weights = Tensor::zeros((0, self.num_heads, l, s), DType::F32, query.device())?;
+            return Ok(MhaOutput { output, weights });
+        }
         let run = || -> Result<MhaOutput> {
             let (q, k, v) = (self.project(query, 0)?, self.project(key, 1)?, self.project(value, 2)?);
             let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref())?;

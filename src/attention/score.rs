@@ -5,7 +5,7 @@
 
 use super::mask::MASK_FILL;
 use crate::nn::ops::{masked_fill, softmax};
-use crate::nn::shape::{check_float, error, shape_error};
+use crate::nn::shape::{check_float, check_same_dtype, error, shape_error};
 use candle_core::{D, DType, Result, Tensor, bail};
 
 /// Equal weights for every key: `(N, L, H) -> (N, 1, L)`, each `1/L` (the lecture's first,
@@ -18,6 +18,7 @@ pub fn uniform_alphas(keys: &Tensor) -> Result<Tensor> {
 fn check_qk(module: &str, query: &Tensor, keys: &Tensor) -> Result<()> {
     check_float(module, query)?;
     check_float(module, keys)?;
+    check_same_dtype(module, &[("query", query), ("keys", keys)])?;
     let (q, k) = (query.dims(), keys.dims());
     if q.len() < 2 || q.len() != k.len() || q[..q.len() - 2] != k[..k.len() - 2] || q[q.len() - 1] != k[k.len() - 1] {
         bail!("{module}: expected query (..., Lq, D) and keys (..., L, D) with the same batch dims and D, got {q:?} and {k:?}")
@@ -67,6 +68,7 @@ pub fn context_vector(alphas: &Tensor, values: &Tensor) -> Result<Tensor> {
     }
     check_float("context_vector", alphas)?;
     check_float("context_vector", values)?;
+    check_same_dtype("context_vector", &[("alphas", alphas), ("values", values)])?;
     alphas.contiguous()?.matmul(&values.contiguous()?)
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
-use crate::nn::shape::{check_batch, error, in_module, shape_error};
+use crate::nn::shape::{MAX_ELEMENTS, check_batch, error, in_module, shape_error};
 use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker};
 use crate::repro;
 use candle_core::{Result, Tensor, bail};
@@ -191,9 +191,7 @@ impl<D: StepDecoder> EncoderDecoder<D> {
                 decoder.hidden_dim()
             )
         }
-        if input_len == 0 || target_len == 0 {
-            bail!("EncoderDecoder: input_len and target_len must be positive, got {input_len} and {target_len}")
-        }
+        check_lengths("EncoderDecoder", input_len, target_len)?;
         check_probability(teacher_forcing_prob)?;
         Ok(EncoderDecoder {
             encoder,
@@ -217,6 +215,8 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     ///   `(N, target_len, input_len)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         let run = |me: &mut Self| -> Result<Tensor> {
+            // The fields are public: a length set to 0, or to one past any sequence, is refused here.
+            check_lengths("EncoderDecoder", me.input_len, me.target_len)?;
             let (_, l) = check_batch("EncoderDecoder", x, me.encoder.n_features)?;
             if l < me.input_len {
                 bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", me.input_len, x.dims())
@@ -226,8 +226,8 @@ impl<D: StepDecoder> EncoderDecoder<D> {
             let hidden_seq = me.encoder.forward(&source)?;
             StepDecoder::init_hidden(&mut me.decoder, &hidden_seq)?;
             let mut dec_inputs = source.narrow(1, me.input_len - 1, 1)?;
-            let mut outs = Vec::with_capacity(me.target_len);
-            let mut alphas = Vec::with_capacity(me.target_len);
+            let mut outs = Vec::with_capacity(me.target_len.min(l + 1));
+            let mut alphas = Vec::with_capacity(me.target_len.min(l + 1));
             for i in 0..me.target_len {
                 let out = me.decoder.step(&dec_inputs, None)?;
                 if let Some(a) = me.decoder.step_alphas() {
@@ -269,4 +269,16 @@ impl<D: StepDecoder> Model for EncoderDecoder<D> {
     fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         EncoderDecoder::forward(self, x)
     }
+}
+
+/// Checks an encoder-decoder's `input_len` and `target_len` (public fields, so checked at every
+/// forward too): both at least 1, and their sum a length a sequence can have.
+pub(crate) fn check_lengths(module: &str, input_len: usize, target_len: usize) -> Result<()> {
+    if input_len == 0 || target_len == 0 {
+        bail!("{module}: input_len and target_len must be positive, got {input_len} and {target_len}")
+    }
+    if input_len.checked_add(target_len).is_none_or(|total| total > MAX_ELEMENTS) {
+        bail!("{module}: input_len {input_len} and target_len {target_len} are longer than any sequence")
+    }
+    Ok(())
 }

@@ -44,6 +44,22 @@ pub fn source_lengths(module: &str, src: &Tensor) -> Result<Vec<usize>> {
     Ok(lengths)
 }
 
+/// Checks the rows a decoder keeps of a state of `n` sentences ([`Translate::select_rows`]):
+/// indices `(K,)` of an integer dtype, each in `0..n` (candle would say only "invalid index").
+pub fn check_rows(module: &str, rows: &Tensor, n: usize) -> Result<()> {
+    if rows.rank() != 1 {
+        return Err(shape_error(module, "row indices (K,)", rows.dims()));
+    }
+    if !matches!(rows.dtype(), DType::U8 | DType::U32 | DType::I64) {
+        return Err(error(module, format!("expected integer row indices (u8, u32, i64), got dtype {:?}", rows.dtype())));
+    }
+    let ids = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
+    if let Some((k, r)) = ids.iter().enumerate().find(|&(_, &r)| r < 0 || r as u64 >= n as u64) {
+        return Err(error(module, format!("row {r} (index {k} of the rows) is not one of the state's {n} sentences")));
+    }
+    Ok(())
+}
+
 /// What a translator shows of its attention over one sentence.
 #[derive(Clone, Debug)]
 pub enum SentenceAttention {
@@ -186,8 +202,10 @@ impl<M: RecurrentTranslate> Translate for M {
 
     fn next_logits(&mut self, state: &M::State, prefix: &Tensor) -> Result<Tensor> {
         let (logits, _) = self.decode(state, prefix)?;
-        let t = logits.dim(1)?;
-        logits.narrow(1, t - 1, 1)?.squeeze(1)
+        match logits.dim(1)? {
+            0 => Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", prefix.dims())),
+            t => logits.narrow(1, t - 1, 1)?.squeeze(1),
+        }
     }
 
     fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {

@@ -3,7 +3,7 @@
 use super::kernels::{self, Fused3, XwbKernel};
 use super::module::{Walk, Walker};
 use super::param::Param;
-use super::shape::{check_last_dim, check_size};
+use super::shape::{check_input_dtype, check_last_dim, check_size};
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
@@ -37,7 +37,9 @@ impl LayerNorm {
     /// - returns `(..., D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_last_dim("LayerNorm", x, self.d_model, "d_model")?;
-        layer_norm(x, &self.weight.tensor(), &self.bias.tensor(), self.eps)
+        let weight = self.weight.tensor();
+        check_input_dtype("LayerNorm", x, weight.dtype())?;
+        layer_norm(x, &weight, &self.bias.tensor(), self.eps)
     }
 }
 

@@ -3,7 +3,7 @@
 use super::kernels;
 use super::module::{Walk, Walker};
 use super::param::Param;
-use super::shape::{check_last_dim, check_size, error};
+use super::shape::{check_input_dtype, check_last_dim, check_size};
 use crate::repro::{kaiming_uniform_bound, uniform_init};
 use candle_core::{Result, Tensor, bail};
 
@@ -41,17 +41,7 @@ impl Linear {
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         check_last_dim("Linear", x, self.in_features, "in_features")?;
         let w = self.weight.tensor();
-        if x.dtype() != w.dtype() {
-            return Err(error(
-                "Linear",
-                format!(
-                    "the input is {:?} and the weights are {:?}: convert the input with .to_dtype(DType::{:?})",
-                    x.dtype(),
-                    w.dtype(),
-                    w.dtype()
-                ),
-            ));
-        }
+        check_input_dtype("Linear", x, w.dtype())?;
         let bias = self.bias.as_ref().map(|b| b.tensor());
         kernels::linear(x, &w, bias.as_ref())
     }

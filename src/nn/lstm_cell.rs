@@ -29,15 +29,23 @@ impl LstmCell {
     /// One step: the next hidden and cell states.
     ///
     /// # Shapes
-    /// - `x`: `(N, F)` with `F = input_size`
+    /// - `x`: `(N, F)` with `F = input_size` (`N = 0`, an empty batch, gives empty states)
     /// - `state`: optional `(h, c)`, each `(N, H)` (zeros when `None`)
     /// - returns `(h', c')`, each `(N, H)`
     pub fn forward(&self, x: &Tensor, state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, Tensor)> {
         let module = "LSTMCell";
+        // The sizes are public fields: checked against the weights they describe.
+        let (rows, h) = (LstmKind::GATES.saturating_mul(self.hidden_size), self.hidden_size);
+        if self.weights.weight_ih.dims() != [rows, self.input_size] || self.weights.weight_hh.dims() != [rows, h] {
+            return Err(error(
+                module,
+                format!("input_size = {} and hidden_size = {h} do not describe its weights (the fields were changed)", self.input_size),
+            ));
+        }
         check_float(module, x)?;
         let n = match x.dims() {
-            &[n, f] if f == self.input_size && n > 0 => n,
-            d => return Err(shape_error(module, format!("an input (N, {}) with N > 0", self.input_size), d)),
+            &[n, f] if f == self.input_size => n,
+            d => return Err(shape_error(module, format!("an input (N, {})", self.input_size), d)),
         };
         let want = [n, self.hidden_size];
         let (h, c) = match state {
@@ -54,6 +62,9 @@ impl LstmCell {
                 (zeros.clone(), zeros)
             }
         };
+        if n == 0 {
+            return Ok((h, c)); // an empty batch: empty states, as in PyTorch
+        }
         let gi = x.matmul(&self.weights.weight_ih.t()?)?.broadcast_add(&self.weights.bias_ih.tensor())?;
         lstm_cell(&self.weights, &gi, &h, &c).map_err(|e| error(module, e))
     }

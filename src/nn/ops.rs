@@ -14,6 +14,10 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 /// Softmax over the last dimension, with a backward pass.
 pub fn softmax(x: &Tensor) -> Result<Tensor> {
     check_float("softmax", x)?;
+    if x.elem_count() == 0 {
+        // Nothing to normalise (no rows, or rows of no entries): PyTorch returns the empty tensor.
+        return Ok(x.clone());
+    }
     kernels::softmax_last_dim(x)
 }
 

@@ -159,8 +159,33 @@ impl<C: CellKind> Recurrent<C> {
         if self.bidirectional { 2 } else { 1 }
     }
 
+    /// The sizes are public fields: checks them against the weights they describe (a size set to
+    /// anything else would reach the kernels, or allocate a state of any size).
+    fn check_fields(&self) -> Result<()> {
+        let (dirs, h, g) = (self.directions(), self.hidden_size, C::GATES);
+        let fits = self.weights.len() == self.num_layers.saturating_mul(dirs)
+            && self.weights.iter().enumerate().all(|(k, w)| {
+                let inp = if k < dirs { self.input_size } else { h.saturating_mul(dirs) };
+                w.weight_ih.dims() == [g.saturating_mul(h), inp] && w.weight_hh.dims() == [g.saturating_mul(h), h]
+            });
+        if fits {
+            return Ok(());
+        }
+        Err(error(
+            C::NAME,
+            format!(
+                "input_size = {}, hidden_size = {h}, num_layers = {}, bidirectional = {} do not describe its {} weight blocks (the fields were changed)",
+                self.input_size,
+                self.num_layers,
+                self.bidirectional,
+                self.weights.len()
+            ),
+        ))
+    }
+
     /// The weights are f32: another float dtype is named here rather than in candle's matmul.
-    fn check_dtype(x: &Tensor) -> Result<()> {
+    fn check_dtype(&self, x: &Tensor) -> Result<()> {
+        self.check_fields()?;
         check_float(C::NAME, x)?;
         if x.dtype() != candle_core::DType::F32 {
             return Err(error(
@@ -173,7 +198,7 @@ impl<C: CellKind> Recurrent<C> {
 
     /// Checks a batch-first input `(N, L, input_size)` with `N, L > 0`; returns `N`.
     pub(crate) fn check_input(&self, x: &Tensor) -> Result<usize> {
-        Self::check_dtype(x)?;
+        self.check_dtype(x)?;
         match x.dims() {
             &[n, l, f] if f == self.input_size && l > 0 && n > 0 => Ok(n),
             d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with N, L > 0", self.input_size), d)),
@@ -183,7 +208,7 @@ impl<C: CellKind> Recurrent<C> {
     /// Checks a batch-first input `(N, L, input_size)` with `L > 0`, an empty batch (`N = 0`)
     /// included; returns `N`.
     pub(crate) fn check_input_any_batch(&self, x: &Tensor) -> Result<usize> {
-        Self::check_dtype(x)?;
+        self.check_dtype(x)?;
         match x.dims() {
             &[n, l, f] if f == self.input_size && l > 0 => Ok(n),
             d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with L > 0", self.input_size), d)),

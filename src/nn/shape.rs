@@ -81,3 +81,25 @@ pub fn check_float(module: &str, x: &Tensor) -> Result<()> {
         d => Err(error(module, format!("expected a floating-point tensor, got dtype {d:?}"))),
     }
 }
+
+/// Checks that an input has its module's weights' dtype: candle would say only "dtype mismatch
+/// in matmul", naming neither the module nor the remedy.
+pub fn check_input_dtype(module: &str, x: &Tensor, weights: DType) -> Result<()> {
+    if x.dtype() == weights {
+        return Ok(());
+    }
+    Err(error(
+        module,
+        format!("the input is {:?} and the weights are {weights:?}: convert the input with .to_dtype(DType::{weights:?})", x.dtype()),
+    ))
+}
+
+/// Checks that the tensors one operation combines share a dtype, naming each.
+pub fn check_same_dtype(module: &str, named: &[(&str, &Tensor)]) -> Result<()> {
+    let Some((_, first)) = named.first() else { return Ok(()) };
+    if named.iter().all(|(_, t)| t.dtype() == first.dtype()) {
+        return Ok(());
+    }
+    let list: Vec<String> = named.iter().map(|(what, t)| format!("{what} {:?}", t.dtype())).collect();
+    Err(error(module, format!("expected one dtype, got {}: convert them with .to_dtype", list.join(", "))))
+}

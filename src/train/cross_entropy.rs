@@ -201,6 +201,13 @@ fn check_shapes(logits: &Tensor, targets: &Tensor) -> Result<(usize, usize)> {
 /// A numerically stable log-softmax over the last dimension, with a recorded backward pass:
 /// `x - max - log(sum(exp(x - max)))`, the max detached (its gradient cancels out).
 pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
+    check_float("log_softmax", x)?;
+    if x.rank() == 0 {
+        return Err(error("log_softmax", "expected a tensor (..., C), got a scalar"));
+    }
+    if x.elem_count() == 0 {
+        return Ok(x.clone()); // as PyTorch: nothing to normalise
+    }
     let max = x.max_keepdim(D::Minus1)?.detach();
     let shifted = x.broadcast_sub(&max)?;
     let log_sum = shifted.exp()?.sum_keepdim(D::Minus1)?.log()?;

@@ -1,6 +1,6 @@
 //! Loss functions.
 
-use crate::nn::shape::check_float;
+use crate::nn::shape::{check_float, check_same_dtype};
 use candle_core::{Result, Tensor, bail};
 
 /// A loss function: predictions and targets in, a scalar tensor out. `Sync`, as a data-parallel
@@ -28,6 +28,7 @@ impl Loss for MSELoss {
         }
         check_float("MSELoss", prediction)?;
         check_float("MSELoss", target)?;
+        check_same_dtype("MSELoss", &[("prediction", prediction), ("target", target)])?;
         if prediction.elem_count() == 0 {
             bail!("MSELoss: the prediction and target {:?} are empty: their mean is undefined", prediction.dims())
         }

@@ -116,7 +116,7 @@ fn power(base: f64, step: u64) -> f64 {
 
 impl Optimizer for Adam {
     fn step(&mut self, grads: &GradStore) -> Result<()> {
-        let step = self.step_count + 1;
+        let step = self.step_count.checked_add(1).ok_or_else(|| error("Adam::step", "the step count is at u64::MAX: no step is left"))?;
         let (beta1, beta2) = self.betas;
         let bias_correction1 = 1.0 - power(beta1, step);
         let bias_correction2 = 1.0 - power(beta2, step);

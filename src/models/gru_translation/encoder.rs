@@ -1,7 +1,7 @@
 //! The encoder: embeddings, then the lecture's GRU, its final state read at each true length.
 
 use super::config::GruTranslatorConfig;
-use crate::nn::shape::{error, in_module};
+use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Embedding, Gru, Walk, Walker};
 use candle_core::{Device, Result, Tensor};
 
@@ -32,7 +32,10 @@ impl GruEncoder {
     ///   hidden state `(1, N, H)`
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, Tensor)> {
         let run = || -> Result<(Tensor, Tensor)> {
-            let (n, s) = src.dims2()?;
+            let (n, s) = match src.dims() {
+                &[n, s] => (n, s),
+                d => return Err(shape_error("GruEncoder", "source ids (N, S)", d)),
+            };
             if lengths.len() != n {
                 return Err(error("GruEncoder", format!("{} lengths for a batch of {n}", lengths.len())));
             }

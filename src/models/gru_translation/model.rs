@@ -3,7 +3,7 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
-use crate::models::translate::{PAD_ID, RecurrentTranslate, source_lengths};
+use crate::models::translate::{PAD_ID, RecurrentTranslate, check_rows, source_lengths};
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -113,6 +113,7 @@ impl RecurrentTranslate for GruTranslator {
     }
 
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
+        check_rows("GruTranslator::select_rows", rows, s.states.dim(0)?)?;
         let pick = |t: &Tensor| t.index_select(rows, 0);
         Ok(GruState {
             states: pick(&s.states)?,

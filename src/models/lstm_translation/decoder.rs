@@ -1,7 +1,7 @@
 //! The attention decoder: one `LstmCell` step per target token.
 
 use super::config::LstmTranslatorConfig;
-use crate::nn::shape::in_module;
+use crate::nn::shape::{error, in_module};
 use crate::nn::{Embedding, Linear, LstmCell, Walk, Walker, softmax};
 use candle_core::{D, Result, Tensor};
 
@@ -77,6 +77,7 @@ impl AttnLstmDecoder {
         outputs: &Tensor,
         mask: &Tensor,
     ) -> Result<((Tensor, Tensor), Tensor)> {
+        check_step(token, h, c, keys, outputs, mask).map_err(|why| error("AttnLstmDecoder", format!("expected {why}")))?;
         let run = || -> Result<((Tensor, Tensor), Tensor)> {
             let scale = (h.dim(1)? as f64).sqrt();
             let scores = (keys.matmul(&h.unsqueeze(2)?)?.squeeze(2)? / scale)?; // (N, S)
@@ -96,4 +97,31 @@ impl Walk for AttnLstmDecoder {
         w.child("cell", &self.cell);
         w.child("out", &self.out);
     }
+}
+
+/// Checks one decoding step's shapes against each other (candle would say only "shape mismatch
+/// in add" or "in matmul"): the description of what was expected and what came, if they differ.
+fn check_step(token: &Tensor, h: &Tensor, c: &Tensor, keys: &Tensor, outputs: &Tensor, mask: &Tensor) -> std::result::Result<(), String> {
+    let (n, hidden) = match h.dims() {
+        &[n, hidden] => (n, hidden),
+        d => return Err(format!("a hidden state h (N, H), got {d:?}")),
+    };
+    let s = keys.dims().get(1).copied().unwrap_or(0);
+    let fits = token.dims() == [n]
+        && c.dims() == [n, hidden]
+        && keys.dims() == [n, s, hidden]
+        && outputs.dims() == [n, s, hidden]
+        && mask.dims() == [n, s];
+    if fits {
+        return Ok(());
+    }
+    Err(format!(
+        "token ({n},), h and c ({n}, {hidden}), keys and outputs ({n}, S, {hidden}), mask ({n}, S); got {:?}, {:?}, {:?}, {:?}, {:?} and {:?}",
+        token.dims(),
+        h.dims(),
+        c.dims(),
+        keys.dims(),
+        outputs.dims(),
+        mask.dims()
+    ))
 }

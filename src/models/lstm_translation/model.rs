@@ -4,7 +4,7 @@ use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
-use crate::models::translate::{PAD_ID, RecurrentTranslate, source_lengths};
+use crate::models::translate::{PAD_ID, RecurrentTranslate, check_rows, source_lengths};
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
@@ -118,6 +118,7 @@ impl RecurrentTranslate for LstmTranslator {
     }
 
     fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
+        check_rows("LstmTranslator::select_rows", rows, s.outputs.dim(0)?)?;
         let pick = |t: &Tensor| t.index_select(rows, 0);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
     }

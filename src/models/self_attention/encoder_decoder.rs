@@ -3,6 +3,7 @@
 
 use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnEncoder};
 use crate::attention::subsequent_mask;
+use crate::models::seq2seq::check_lengths;
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Model, TrainingMode, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
@@ -24,9 +25,7 @@ pub struct EncoderDecoderSelfAttn<E: SelfAttnEncoder = EncoderSelfAttn, D: SelfA
 
 impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     pub fn new(encoder: E, decoder: D, input_len: usize, target_len: usize) -> Result<Self> {
-        if input_len == 0 || target_len == 0 {
-            bail!("EncoderDecoderSelfAttn: input_len and target_len must be positive, got {input_len} and {target_len}")
-        }
+        check_lengths("EncoderDecoderSelfAttn", input_len, target_len)?;
         if encoder.d_model() != decoder.d_model() || encoder.n_features() != decoder.n_features() {
             bail!(
                 "EncoderDecoderSelfAttn: encoder (d_model {}, n_features {}) and decoder (d_model {}, n_features {}) do not fit together",
@@ -104,6 +103,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// - returns `(N, target_len, F)`
     pub fn forward_masked(&mut self, x: &Tensor, source_mask: Option<&Tensor>) -> Result<Tensor> {
         let run = |me: &mut Self| -> Result<Tensor> {
+            check_lengths("EncoderDecoderSelfAttn", me.input_len, me.target_len)?;
             let l = match x.dims() {
                 &[_, l, _] => l,
                 d => bail!("EncoderDecoderSelfAttn: expected a batch (N, L, F), got {d:?}"),

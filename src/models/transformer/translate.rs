@@ -3,7 +3,7 @@
 //! keeps the last position's logits; teacher forcing decodes the whole shifted target at once.
 
 use super::model::Transformer;
-use crate::models::translate::{SentenceAttention, Translate};
+use crate::models::translate::{SentenceAttention, Translate, check_rows};
 use crate::nn::Walk;
 use crate::nn::shape::{in_module, shape_error};
 use candle_core::{IndexOp, Result, Tensor};
@@ -43,6 +43,7 @@ impl Translate for Transformer {
     }
 
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
+        check_rows("Transformer::select_rows", rows, state.memory.dim(0)?)?;
         let run = || -> Result<TransformerState> {
             let memory = state.memory.index_select(rows, 0)?;
             let src_mask = state.src_mask.as_ref().map(|m| m.index_select(rows, 0)).transpose()?;
