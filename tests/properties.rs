@@ -2,6 +2,14 @@
 //! and random corruptions of a checkpoint. Each call must return a result or an error, never
 //! panic. `PROPTEST_CASES` sets the number of cases (proptest's default, 256, in `make test`);
 //! `make fuzz` runs them for ten minutes with new random seeds.
+//!
+//! This file holds the lecture's half (layers, attention, the seq2seq and self-attention models,
+//! the squares, checkpoints, displays); `transformer`, `translation` and `files` the rest.
+
+mod fields;
+mod files;
+mod transformer;
+mod translation;
 
 use crate::common;
 
