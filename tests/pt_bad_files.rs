@@ -181,3 +181,25 @@ fn a_shape_far_larger_than_its_storage_is_refused_without_allocating() {
     }
     assert!(start.elapsed() < Duration::from_secs(10), "checked before anything was allocated: {:?}", start.elapsed());
 }
+
+/// A pickle that doubles an object 40 times by fetching it twice from the memo (6 bytes a
+/// doubling). Python's unpickler shares the fetched object; candle's copies it, so read by candle
+/// alone these few hundred bytes asked for 2^40 objects and the process ran out of memory.
+#[test]
+fn a_pickle_that_copies_itself_into_any_size_is_refused() {
+    let start = Instant::now();
+    let mut bomb = vec![b']', b'q', 0];
+    for _ in 0..40 {
+        bomb.extend([b'h', 0, b'h', 0, 0x86, b'q', 0]);
+    }
+    let path = pt_file("memo-bomb", &[("weight", bomb), ("bias", tensor("1", 2, &[2]))], &[("1", vec![5.0, 6.0])]);
+    let _serial = common::serial();
+    let lin = Linear::new(2, 2).unwrap();
+    let e = lin.load_pytorch(&path).unwrap_err().to_string();
+    let read = read_pytorch(&path).map(|_| ()).unwrap_err().to_string();
+    std::fs::remove_file(&path).unwrap();
+    for e in [e, read] {
+        assert!(e.starts_with("load_pytorch: ") && e.contains("pickle") && e.contains("copies"), "{e}");
+    }
+    assert!(start.elapsed() < Duration::from_secs(10), "refused before candle read it: {:?}", start.elapsed());
+}

@@ -23,6 +23,7 @@ pub(crate) mod module;
 pub(crate) mod ops;
 pub(crate) mod packed;
 pub(crate) mod param;
+mod pickle_scan;
 pub(crate) mod pytorch;
 pub(crate) mod rnn;
 pub(crate) mod shape;

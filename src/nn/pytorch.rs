@@ -33,6 +33,7 @@
 //! allocation of the declared size.
 
 use super::param::Param;
+use super::pickle_scan::check_copies;
 use super::shape::error;
 use candle_core::pickle::{Object, PthTensors, Stack, TensorInfo};
 use candle_core::{DType, Error, Result, Tensor};
@@ -116,6 +117,7 @@ fn contents(path: &Path) -> Result<Contents> {
     let mut stack = Stack::empty();
     let entry = zip.by_name(&pkl).map_err(|e| not_torch(e.to_string()))?;
     let pickle = checked_bytes(entry).map_err(|e| error(MODULE, format!("{shown} is damaged: `{pkl}` {e}")))?;
+    check_copies(&pickle).map_err(|why| error(MODULE, format!("{shown}: its pickle `{pkl}` is refused: {why}")))?;
     stack.read_loop(&mut pickle.as_slice()).map_err(|e| not_torch(message(e)))?;
     let Object::Dict(mut items) = stack.finalize().map_err(|e| not_torch(message(e)))? else {
         return Err(error(MODULE, format!("{shown} does not hold a state_dict (tensors by name): save `model.state_dict()`")));

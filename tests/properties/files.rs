@@ -90,6 +90,26 @@ proptest! {
     }
 
     #[test]
+    fn any_pickle_in_a_sound_archive_never_panics(ops in prop::collection::vec(prop_oneof![
+        3 => prop::sample::select(b"}(]q\x00h\x00\x85\x86\x87tdsuaebRQNK\x01X\x01\x00\x00\x00wc\n.".to_vec()),
+        1 => any::<u8>(),
+    ], 0..64)) {
+        let _serial = common::serial();
+        // A zip archive with correct CRCs around a random pickle: what the checksums cannot catch.
+        use std::io::Write;
+        let path = scratch().join("random_pickle.pt");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).expect("created"));
+        let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("archive/data.pkl", stored).expect("entry");
+        zip.write_all(&[&[0x80, 2][..], &ops].concat()).expect("written");
+        zip.start_file("archive/data/0", stored).expect("entry");
+        zip.write_all(&[0u8; 16]).expect("written");
+        zip.finish().expect("finished");
+        let _ = read_pytorch(&path);
+        let _ = Encoder::new(2, 2).expect("encoder").load_pytorch(&path);
+    }
+
+    #[test]
     fn corrupt_transformer_checkpoints_never_panic_and_load_nothing_else(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4), cut in any::<prop::sample::Index>(), truncate: bool) {
         let _serial = common::serial();
         let (good, saved) = transformer_checkpoint();
