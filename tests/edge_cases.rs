@@ -13,25 +13,13 @@ use serde::Deserialize;
 
 #[derive(Deserialize)]
 struct EdgeCasesFx {
-    gru: Vec<GruCase>,
-    lstm: Vec<LstmCase>,
+    gru: Vec<RnnCase>,
+    lstm: Vec<RnnCase>,
     lstm_cell: LstmCellCase,
     mha: MhaCase,
     transformer: TransformerCase,
     cross_entropy: Vec<CrossEntropyCase>,
     softmax: Vec<SoftmaxCase>,
-}
-
-#[derive(Deserialize)]
-struct LstmCase {
-    input_size: usize,
-    hidden_size: usize,
-    num_layers: usize,
-    bidirectional: bool,
-    x: TensorFx,
-    output: TensorFx,
-    h_n: TensorFx,
-    c_n: TensorFx,
 }
 
 #[derive(Deserialize)]
@@ -56,8 +44,9 @@ struct SoftmaxCase {
     log_softmax: TensorFx,
 }
 
+/// `nn.GRU` or `nn.LSTM` on an empty batch; `c_n` for the LSTM only.
 #[derive(Deserialize)]
-struct GruCase {
+struct RnnCase {
     input_size: usize,
     hidden_size: usize,
     num_layers: usize,
@@ -65,6 +54,7 @@ struct GruCase {
     x: TensorFx,
     output: TensorFx,
     h_n: TensorFx,
+    c_n: Option<TensorFx>,
 }
 
 #[derive(Deserialize)]
@@ -223,7 +213,8 @@ fn lstm_lstm_cell_and_packed_attention_on_an_empty_batch_give_pytorch_s_empty_ou
         let lstm = Lstm::with_layers(case.input_size, case.hidden_size, case.num_layers, case.bidirectional).unwrap();
         let (out, (h, c)) = lstm.forward(&case.x.tensor(), None).unwrap_or_else(|e| panic!("{what}: {e}"));
         let dims = [out.dims(), h.dims(), c.dims()];
-        assert_eq!(dims, [case.output.shape.as_slice(), case.h_n.shape.as_slice(), case.c_n.shape.as_slice()], "{what}");
+        let c_n = case.c_n.as_ref().expect("the LSTM's c_n");
+        assert_eq!(dims, [case.output.shape.as_slice(), case.h_n.shape.as_slice(), c_n.shape.as_slice()], "{what}");
         assert!(case.output.data.is_empty() && f64s(&out).is_empty() && f64s(&h).is_empty());
         // The padded form packs sequences, and PyTorch cannot pack an empty batch either.
         let e = lstm.forward_padded(&case.x.tensor(), &[], None).unwrap_err().to_string();

@@ -21,14 +21,21 @@ fn values<M: Walk>(model: &M) -> Vec<Vec<f32>> {
     model.parameters().iter().map(|p| p.tensor().flatten_all().and_then(|t| t.to_vec1()).expect("values")).collect()
 }
 
-/// `good` with the bytes at `flips` changed (never to themselves) and, when `truncate`, cut at `cut`.
-fn corrupt(good: &[u8], flips: &[(prop::sample::Index, u8)], cut: prop::sample::Index, truncate: bool) -> Vec<u8> {
+/// Bytes to change (where, and a mask never zero) and, when the flag says so, where to cut.
+pub(super) type Corruption = (Vec<(prop::sample::Index, u8)>, prop::sample::Index, bool);
+
+pub(super) fn corruption() -> impl Strategy<Value = Corruption> {
+    (prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4), any::<prop::sample::Index>(), any::<bool>())
+}
+
+/// `good` with the bytes at the corruption's places changed and, when it says so, cut short.
+pub(super) fn corrupt(good: &[u8], (flips, cut, truncate): &Corruption) -> Vec<u8> {
     let mut bytes = good.to_vec();
     for (at, x) in flips {
         let i = at.index(bytes.len());
         bytes[i] ^= x | 1;
     }
-    if truncate {
+    if *truncate {
         bytes.truncate(cut.index(bytes.len()));
     }
     bytes
@@ -74,11 +81,11 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn corrupt_pt_files_never_panic_and_load_nothing_else(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4), cut in any::<prop::sample::Index>(), truncate: bool) {
+    fn corrupt_pt_files_never_panic_and_load_nothing_else(damage in corruption()) {
         let _serial = common::serial();
         let (good, loaded) = pt_file();
         let path = scratch().join("corrupt.pt");
-        std::fs::write(&path, corrupt(good, &flips, cut, truncate)).expect("written");
+        std::fs::write(&path, corrupt(good, &damage)).expect("written");
         manual_seed(9).expect("seeded");
         let enc = Encoder::new(2, 2).expect("encoder");
         let before = values(&enc);
@@ -110,11 +117,11 @@ proptest! {
     }
 
     #[test]
-    fn corrupt_transformer_checkpoints_never_panic_and_load_nothing_else(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4), cut in any::<prop::sample::Index>(), truncate: bool) {
+    fn corrupt_transformer_checkpoints_never_panic_and_load_nothing_else(damage in corruption()) {
         let _serial = common::serial();
         let (good, saved) = transformer_checkpoint();
         let path = scratch().join("transformer_corrupt.safetensors");
-        std::fs::write(&path, corrupt(good, &flips, cut, truncate)).expect("written");
+        std::fs::write(&path, corrupt(good, &damage)).expect("written");
         let mut sbs = transformer_trainer();
         let before = values(&sbs.model);
         match sbs.load_checkpoint(&path) {
