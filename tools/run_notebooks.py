@@ -5,13 +5,15 @@ does not compile, returns an error or panics, or when a notebook is not valid JS
 
 Also reports how long the kernel took to start and each cell took to run (from the execution
 timestamps Jupyter records), prints the slowest cells and a table per notebook, and writes it all
-to OUT_DIR/timings.json.
+to OUT_DIR/timings.json. With --floor FLOOR.ipynb (`make notebooks` passes tools/evcxr/floor.ipynb)
+that notebook of trivial cells runs first with the same kernel, and every notebook's median and
+p90 cell are also given as a ratio to the floor's median cell, measured in the same minutes.
 
 With --skip-unchanged, a notebook whose source, the crate (Cargo.toml, Cargo.lock, src/) and the
 kernel set-up (tools/evcxr/, the kernel spec, this runner) are unchanged since its last successful
 run is not run again (its stamp is OUT_DIR/NAME.stamp).
 
-Usage: run_notebooks.py [--skip-unchanged] OUT_DIR NOTEBOOK...
+Usage: run_notebooks.py [--skip-unchanged] [--floor FLOOR.ipynb] OUT_DIR NOTEBOOK...
 """
 import hashlib
 import json
@@ -165,24 +167,36 @@ def timings_of(name, code_cells, setup, launched, elapsed):
     }
 
 
-def summary(t):
-    """Median and 90th percentile of the cells that do not train, and the training time."""
+def summary(t, floor=None):
+    """Median and 90th percentile of the cells that do not train (the first cell after the :dep
+    cell included), the training time, the time from kernel start to the first cell's reply, and
+    the median and p90 as ratios to `floor` (the floor notebook's median cell) when given."""
     quick = sorted(c["seconds"] for c in t["cells"][1:] if c["seconds"] is not None and not c["trains"])
     training = sum(c["seconds"] or 0.0 for c in t["cells"] if c["trains"])
     p90 = quick[min(len(quick) - 1, int(round(0.9 * (len(quick) - 1))))] if quick else None
-    return {"median": statistics.median(quick) if quick else None, "p90": p90, "training": training}
+    median = statistics.median(quick) if quick else None
+    parts = [t["kernel_launch_seconds"]] + [c["seconds"] for c in t["cells"][:2]]
+    first_output = sum(parts) if len(parts) == 3 and None not in parts else None
+    ratio = lambda v: None if v is None or not floor else v / floor
+    return {"median": median, "p90": p90, "training": training, "first_cell": t["cells"][1]["seconds"] if len(t["cells"]) > 1 else None,
+            "start_to_first_output": first_output, "median_ratio": ratio(median), "p90_ratio": ratio(p90)}
 
 
-def report(timings, out_dir):
-    """Prints the table and the slowest cells, and writes OUT_DIR/timings.json."""
+def report(timings, out_dir, floor=None):
+    """Prints the table (the floor's row first) and the slowest cells, and writes
+    OUT_DIR/timings.json."""
     fmt = lambda v: "-" if v is None else f"{v:.2f}"
-    print("\nnotebook timings (seconds; median and p90 over cells that do not train, after the :dep cell)")
-    print(f"{'notebook':<22} {'launch':>7} {':dep':>7} {'median':>7} {'p90':>7} {'training':>9} {'total':>8}")
-    for t in timings:
-        s = summary(t)
+    floor_median = summary(floor)["median"] if floor else None
+    print("\nnotebook timings (seconds; median and p90 over cells that do not train, after the :dep cell;"
+          " x: a ratio to the floor's median cell; first out: from kernel start to the first cell's reply)")
+    print(f"{'notebook':<22} {'launch':>7} {':dep':>7} {'first':>7} {'first out':>9} {'median':>7} {'p90':>7} {'median x':>8} "
+          f"{'p90 x':>7} {'training':>9} {'total':>8}")
+    for t in ([floor] if floor else []) + timings:
+        s = summary(t, floor_median)
         t["summary"] = s
-        print(f"{t['notebook']:<22} {fmt(t['kernel_launch_seconds']):>7} {fmt(t['dep_cell_seconds']):>7} "
-              f"{fmt(s['median']):>7} {fmt(s['p90']):>7} {fmt(s['training']):>9} {fmt(t['total_seconds']):>8}")
+        print(f"{t['notebook']:<22} {fmt(t['kernel_launch_seconds']):>7} {fmt(t['dep_cell_seconds']):>7} {fmt(s['first_cell']):>7} "
+              f"{fmt(s['start_to_first_output']):>9} {fmt(s['median']):>7} {fmt(s['p90']):>7} {fmt(s['median_ratio']):>8} "
+              f"{fmt(s['p90_ratio']):>7} {fmt(s['training']):>9} {fmt(t['total_seconds']):>8}")
     every = [(c["seconds"], t["notebook"], c) for t in timings for c in t["cells"] if c["seconds"] is not None]
     every.sort(key=lambda x: -x[0])
     print("slowest cells:")
@@ -190,7 +204,7 @@ def report(timings, out_dir):
         print(f"  {seconds:7.2f} s  {name} cell {c['cell']}{' (trains)' if c['trains'] else ''}: {c['first_line'][:60]}")
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "timings.json"), "w") as f:
-        json.dump({"notebooks": timings}, f, indent=1)
+        json.dump({"floor": floor, "notebooks": timings}, f, indent=1)
         f.write("\n")
 
 
@@ -272,6 +286,9 @@ def main(argv):
     skip_unchanged = argv[0] == "--skip-unchanged"
     if skip_unchanged:
         argv = argv[1:]
+    floor_path = None
+    if argv[:1] == ["--floor"] and len(argv) > 1:
+        floor_path, argv = argv[1], argv[2:]
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
@@ -279,6 +296,7 @@ def main(argv):
     failures = []
     timings = []
     skipped = []
+    floor = None
     for path in paths:
         stamp = stamp_of(path)
         previous = stamp_path(out_dir, path)
@@ -286,6 +304,14 @@ def main(argv):
             print(f"skip {path}: unchanged since its last good run (FORCE=1 runs it anyway)", flush=True)
             skipped.append(path)
             continue
+        if floor_path and floor is None:
+            # The floor runs once, before the first notebook that runs, with the same kernel.
+            try:
+                floor = run(floor_path, out_dir)
+            except NotebookFailure as e:
+                print(f"FAIL {e}", file=sys.stderr, flush=True)
+                failures.append(floor_path)
+                floor_path = None
         try:
             timings.append(run(path, out_dir))
             with open(previous, "w") as f:
@@ -294,7 +320,7 @@ def main(argv):
             print(f"FAIL {e}", file=sys.stderr, flush=True)
             failures.append(path)
     if timings:
-        report(timings, out_dir)
+        report(timings, out_dir, floor)
     if failures:
         print(f"{len(failures)} of {len(paths)} notebooks failed: {', '.join(failures)}", file=sys.stderr)
         return 1
