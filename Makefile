@@ -39,14 +39,14 @@ export JUPYTER_DATA_DIR := $(ROOT)/.jupyter/data
 export JUPYTER_PATH := $(ROOT)/.jupyter/data
 export JUPYTER_CONFIG_DIR := $(ROOT)/.jupyter/config
 export JUPYTER_RUNTIME_DIR := $(ROOT)/.jupyter/runtime
-export EVCXR_CONFIG_DIR := $(ROOT)/tools/evcxr
+export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
 .PHONY: notebooks test lint lab fixtures bench seeds fuzz setup cargo-test clean-tools pages-check
 
 notebooks: setup
-	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) $(NOTEBOOK_OUT) $(NOTEBOOKS)
+	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS)
 
 # CI always runs every notebook.
 test: lint cargo-test
@@ -70,7 +70,7 @@ $(VENV)/.installed: tools/requirements-notebooks.txt
 $(EVCXR):
 	cargo install --locked --root $(EVCXR_ROOT) evcxr_jupyter --version $(EVCXR_VERSION)
 
-$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py $(VENV)/.installed
+$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py tools/evcxr/init.evcxr tools/evcxr/prelude.rs $(VENV)/.installed
 	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(ZOO_CACHE) $(ZOO_CACHE)/lld $(SLOTS)
 
 pages-check:

@@ -3,8 +3,12 @@
 
 Usage: install_kernel.py KERNEL_DIR EVCXR_BINARY EVCXR_CONFIG_DIR CACHE_DIR LINKER_DIR SLOTS_DIR
 The kernel starts through tools/evcxr/launch.py, which gives it a kept build folder under
-SLOTS_DIR (so the crate is not rebuilt at every start). It gets its config folder (init.evcxr turns
-on :cache), the user's cache folder for evcxr's compile cache,
+SLOTS_DIR (so the crate is not rebuilt at every start). It gets its config folder, written here:
+init.evcxr is tools/evcxr/init.evcxr (:cache, :opt) followed by a `:dep` of this clone by its
+absolute path, and prelude.rs is tools/evcxr/prelude.rs, a warm-up that uses the crate once, so
+that the `:dep` and the first link happen while the kernel starts; and tools/evcxr/init.evcxr
+alone in a `plain` folder beside it, for launch.py to start without the warm-up when the warm-up
+fails (a crate that does not build). It also gets the user's cache folder for evcxr's compile cache,
 one compute thread (tiny matrices are much faster on one thread), and, when the Rust toolchain
 ships rust-lld, a folder on its PATH where `lld` and `ld.lld` name it: evcxr then links each cell
 with lld, which is several times faster than the system linker (evcxr falls back to the system
@@ -43,6 +47,21 @@ if lld:
 # evcxr_jupyter rewrites kernel.json with its own bare command line (no launcher, no settings) at
 # its first start whenever the kernel folder lacks its resource files of its own version. Let it
 # install them first, then write our spec over its kernel.json: later starts leave it alone.
+# The kernel's config folder: the committed commands, then this clone's `:dep` (evcxr resolves a
+# notebook's relative `path = ".."` to the same absolute path, so the notebook's own `:dep` finds
+# the crate already there), then the warm-up.
+templates = os.path.join(os.path.dirname(os.path.abspath(__file__)), "evcxr")
+root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+commands = open(os.path.join(templates, "init.evcxr")).read().rstrip("\n") + "\n"
+dep = ':dep attention_zoo = { path = "%s", package = "attention-zoo" }\n' % root.replace("\\", "\\\\").replace('"', '\\"')
+os.makedirs(os.path.join(config_dir, "plain"), exist_ok=True)
+with open(os.path.join(config_dir, "init.evcxr"), "w") as f:
+    f.write(commands + dep)
+with open(os.path.join(config_dir, "prelude.rs"), "w") as f:
+    f.write(open(os.path.join(templates, "prelude.rs")).read())
+with open(os.path.join(config_dir, "plain", "init.evcxr"), "w") as f:
+    f.write(commands)
+
 data_dir = os.path.dirname(os.path.dirname(kernel_dir))
 subprocess.run([binary, "--install"], check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, JUPYTER_PATH=data_dir))
 

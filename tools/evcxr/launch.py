@@ -10,13 +10,24 @@ locked descriptor is inherited by evcxr when this process becomes it). JupyterLa
 notebooks open gets one slot per kernel. It also puts cargo-config.toml beside the slots, so that
 the dependencies are built at opt-level 3 whatever opt-level the cells use.
 
+The kernel's start-up runs a warm-up (the `:dep` of this clone and a first use of the crate, from
+the config folder tools/install_kernel.py writes). evcxr dies before it serves anything when its
+start-up fails (a crate that does not build, a clone that moved), which a student would see as a
+kernel that keeps dying. So the launcher runs evcxr as its child; if the child fails within
+WARM_UP_SECONDS, it starts evcxr again with the `plain` config (no warm-up), and the notebook's own
+`:dep` cell then shows the error where the student can read it.
+
 Usage: launch.py SLOTS_DIR EVCXR_JUPYTER [ARGS...]"""
 import fcntl
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 
 MAX_SLOTS = 16
+WARM_UP_SECONDS = 600
 
 
 def take_slot(slots_dir):
@@ -51,7 +62,27 @@ def main(argv):
     else:
         os.set_inheritable(fd, True)
         os.environ["EVCXR_TMPDIR"] = folder
-    os.execv(binary, [binary, *args])
+    run(binary, args, fd)
+
+
+def run(binary, args, fd):
+    """Runs evcxr with the warm-up, and again without it if the warm-up fails."""
+    config = os.environ.get("EVCXR_CONFIG_DIR", "")
+    plain = os.path.join(config, "plain")
+    if not config or not os.path.isdir(plain):
+        os.execv(binary, [binary, *args])
+    started = time.monotonic()
+    child = subprocess.Popen([binary, *args], pass_fds=() if fd is None else (fd,))
+    # Jupyter signals the whole process group; a signal to the launcher alone is passed on.
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda n, _frame: child.send_signal(n))
+    code = child.wait()
+    if code != 0 and time.monotonic() - started < WARM_UP_SECONDS:
+        print(f"launch.py: the kernel's warm-up failed (exit {code}, its error above); starting the kernel without it",
+              file=sys.stderr, flush=True)
+        os.environ["EVCXR_CONFIG_DIR"] = plain
+        os.execv(binary, [binary, *args])
+    sys.exit(code)
 
 
 if __name__ == "__main__":
