@@ -222,6 +222,9 @@ def run(path, out_dir):
         nb,
         kernel_name=KERNEL,
         timeout=CELL_TIMEOUT,
+        # The kernel's start-up runs the warm-up (tools/evcxr/prelude.rs), which builds the crate
+        # when its build folder is new: minutes, not nbclient's default 60 s.
+        startup_timeout=CELL_TIMEOUT,
         allow_errors=False,
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
