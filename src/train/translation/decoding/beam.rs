@@ -147,38 +147,53 @@ fn search_one<M: Translate>(
         let prefixes: Vec<Vec<u32>> = beams.iter().map(|b| std::iter::once(sos).chain(b.tokens.iter().copied()).collect()).collect();
         let logits = model.next_logits(&state, &prefix_tensor(&prefixes, device)?)?;
         let rows = logits_rows("beam_search", &logits, k, vocab, step)?;
-        // Every extension of every beam: (score, beam, token), best first; the sort is stable, so
-        // ties keep beam-major, id-minor order.
-        let mut candidates: Vec<(f64, usize, u32)> = Vec::with_capacity(k * vocab);
-        for (b, row) in rows.iter().enumerate() {
-            for (v, lp) in log_softmax(row).into_iter().enumerate() {
-                candidates.push((beams[b].score + lp, b, v as u32));
-            }
-        }
-        candidates.sort_by(|x, y| y.0.total_cmp(&x.0));
-        let mut next = Vec::with_capacity(width);
-        for (rank, &(score, b, v)) in candidates.iter().enumerate() {
-            if next.len() == width {
-                break;
-            }
-            if v == eos {
-                if rank < width {
-                    found.push(hypothesis(beams[b].tokens.clone(), score, true, penalty));
-                }
-            } else {
-                let mut tokens = beams[b].tokens.clone();
-                tokens.push(v);
-                next.push(Beam { tokens, score });
-            }
-        }
-        beams = next;
+        beams = advance(beams, &rows, eos, width, penalty, &mut found);
         if found.len() >= width || beams.is_empty() {
             beams.clear();
             break;
         }
     }
-    found.extend(beams.into_iter().map(|b| hypothesis(b.tokens, b.score, false, penalty)));
+    Ok(finish(found, beams, config))
+}
+
+// The search's own work (ranking every extension, keeping the best) is in the two functions
+// below, which take no model type: they are compiled once in the crate, at its opt-level,
+// rather than again at the notebook cell's (at `:opt 0` the generic version took twice as long).
+
+/// One step: extends every beam by every token (`rows`: each beam's next-token logits), adds the
+/// extensions that end in `<eos>` among the first `width` to `found`, and returns the next beams.
+fn advance(beams: Vec<Beam>, rows: &[Vec<f64>], eos: u32, width: usize, penalty: &LengthPenalty, found: &mut Vec<Hypothesis>) -> Vec<Beam> {
+    // Every extension of every beam: (score, beam, token), best first; the sort is stable, so
+    // ties keep beam-major, id-minor order.
+    let mut candidates: Vec<(f64, usize, u32)> = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len));
+    for (b, row) in rows.iter().enumerate() {
+        for (v, lp) in log_softmax(row).into_iter().enumerate() {
+            candidates.push((beams[b].score + lp, b, v as u32));
+        }
+    }
+    candidates.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let mut next = Vec::with_capacity(width);
+    for (rank, &(score, b, v)) in candidates.iter().enumerate() {
+        if next.len() == width {
+            break;
+        }
+        if v == eos {
+            if rank < width {
+                found.push(hypothesis(beams[b].tokens.clone(), score, true, penalty));
+            }
+        } else {
+            let mut tokens = beams[b].tokens.clone();
+            tokens.push(v);
+            next.push(Beam { tokens, score });
+        }
+    }
+    next
+}
+
+/// The hypotheses found and the live beams left (unfinished), the best `n_best` first.
+fn finish(mut found: Vec<Hypothesis>, beams: Vec<Beam>, config: &BeamConfig) -> Vec<Hypothesis> {
+    found.extend(beams.into_iter().map(|b| hypothesis(b.tokens, b.score, false, &config.length_penalty)));
     found.sort_by(|x, y| y.normalised.total_cmp(&x.normalised));
     found.truncate(config.n_best);
-    Ok(found)
+    found
 }
