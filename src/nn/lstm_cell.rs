@@ -35,11 +35,13 @@ impl LstmCell {
     pub fn forward(&self, x: &Tensor, state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, Tensor)> {
         let module = "LSTMCell";
         // The sizes are public fields: checked against the weights they describe.
-        let (rows, h) = (LstmKind::GATES.saturating_mul(self.hidden_size), self.hidden_size);
-        if self.weights.weight_ih.dims() != [rows, self.input_size] || self.weights.weight_hh.dims() != [rows, h] {
+        if !self.weights.fits(LstmKind::GATES, self.input_size, self.hidden_size) {
             return Err(error(
                 module,
-                format!("input_size = {} and hidden_size = {h} do not describe its weights (the fields were changed)", self.input_size),
+                format!(
+                    "input_size = {} and hidden_size = {} do not describe its weights (the fields were changed)",
+                    self.input_size, self.hidden_size
+                ),
             ));
         }
         check_float(module, x)?;

@@ -21,6 +21,13 @@ pub struct RnnWeights {
 }
 
 impl RnnWeights {
+    /// Whether these are the weights of a cell with `gates` gate blocks from `input_size` inputs
+    /// to `hidden_size` units: what a layer's public size fields must still describe.
+    pub(crate) fn fits(&self, gates: usize, input_size: usize, hidden_size: usize) -> bool {
+        let rows = gates.saturating_mul(hidden_size);
+        self.weight_ih.dims() == [rows, input_size] && self.weight_hh.dims() == [rows, hidden_size]
+    }
+
     pub(crate) fn new(gates: usize, input_size: usize, hidden_size: usize) -> Result<Self> {
         let k = 1.0 / (hidden_size as f64).sqrt();
         Ok(RnnWeights {
@@ -162,12 +169,13 @@ impl<C: CellKind> Recurrent<C> {
     /// The sizes are public fields: checks them against the weights they describe (a size set to
     /// anything else would reach the kernels, or allocate a state of any size).
     fn check_fields(&self) -> Result<()> {
-        let (dirs, h, g) = (self.directions(), self.hidden_size, C::GATES);
+        let (dirs, h) = (self.directions(), self.hidden_size);
         let fits = self.weights.len() == self.num_layers.saturating_mul(dirs)
-            && self.weights.iter().enumerate().all(|(k, w)| {
-                let inp = if k < dirs { self.input_size } else { h.saturating_mul(dirs) };
-                w.weight_ih.dims() == [g.saturating_mul(h), inp] && w.weight_hh.dims() == [g.saturating_mul(h), h]
-            });
+            && self
+                .weights
+                .iter()
+                .enumerate()
+                .all(|(k, w)| w.fits(C::GATES, if k < dirs { self.input_size } else { h.saturating_mul(dirs) }, h));
         if fits {
             return Ok(());
         }
