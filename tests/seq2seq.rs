@@ -182,12 +182,13 @@ fn loaders_draw_what_pytorch_draws() {
     let want = fixture().loader_orders;
     let ids = Tensor::arange(0f32, 10., &Device::Cpu).unwrap();
     let data = TensorDataset::new(&ids, &ids).unwrap();
-    let mut own = DataLoader::shuffled(data.clone(), 4, Generator::new(42)).unwrap();
+    // a loader given `&data` shares its tensors and leaves `data` to the caller
+    let mut own = DataLoader::shuffled(&data, 4, Generator::new(42)).unwrap();
     for epoch in 0..3 {
         assert_eq!(batches_of(&mut own), want.own[epoch], "own generator, pass {epoch}");
     }
     manual_seed(7).unwrap();
-    let mut default = DataLoader::new(data.clone(), 4).unwrap();
+    let mut default = DataLoader::new(&data, 4).unwrap();
     default.set_shuffle(true);
     for epoch in 0..2 {
         assert_eq!(batches_of(&mut default), want.default[epoch], "default generator, pass {epoch}");

@@ -38,6 +38,14 @@ impl TensorDataset {
     }
 }
 
+/// A loader given `&dataset` shares its tensors (candle's storage is reference-counted), as a
+/// PyTorch loader refers to its dataset: `DataLoader::new(&test_data, 16)` keeps `test_data`.
+impl From<&TensorDataset> for TensorDataset {
+    fn from(dataset: &TensorDataset) -> Self {
+        dataset.clone()
+    }
+}
+
 /// `DataLoader(dataset, batch_size, shuffle, generator)`: mini-batches in order, or shuffled by a
 /// `randperm` from the loader's own generator; the last partial batch is kept.
 ///
@@ -56,21 +64,25 @@ pub struct DataLoader {
 }
 
 impl DataLoader {
-    /// A loader without shuffling, like `DataLoader(data, batch_size=16)`.
-    pub fn new(dataset: TensorDataset, batch_size: usize) -> Result<Self> {
-        if batch_size == 0 {
-            bail!("DataLoader: batch_size must be positive, got 0")
-        }
-        Ok(DataLoader { dataset, batch_size, shuffle: false, generator: None })
+    /// A loader without shuffling, like `DataLoader(data, batch_size=16)`; `dataset` is a
+    /// `TensorDataset` or a reference to one (the loader then shares its tensors).
+    pub fn new(dataset: impl Into<TensorDataset>, batch_size: usize) -> Result<Self> {
+        Self::of(dataset.into(), batch_size, None)
     }
 
     /// A shuffling loader with its own generator, like
     /// `DataLoader(data, batch_size, shuffle=True, generator=torch.Generator())`.
-    pub fn shuffled(dataset: TensorDataset, batch_size: usize, generator: Generator) -> Result<Self> {
-        let mut l = Self::new(dataset, batch_size)?;
-        l.shuffle = true;
-        l.generator = Some(generator);
-        Ok(l)
+    pub fn shuffled(dataset: impl Into<TensorDataset>, batch_size: usize, generator: Generator) -> Result<Self> {
+        Self::of(dataset.into(), batch_size, Some(generator))
+    }
+
+    /// Both constructors, without a generic argument: compiled once in the crate, not in each
+    /// notebook cell that makes a loader.
+    fn of(dataset: TensorDataset, batch_size: usize, generator: Option<Generator>) -> Result<Self> {
+        if batch_size == 0 {
+            bail!("DataLoader: batch_size must be positive, got 0")
+        }
+        Ok(DataLoader { dataset, batch_size, shuffle: generator.is_some(), generator })
     }
 
     pub fn dataset(&self) -> &TensorDataset {
