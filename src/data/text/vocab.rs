@@ -47,34 +47,16 @@ impl Vocab {
         T: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let module = "Vocab::build";
-        if let Some(m) = max_size
-            && m < SPECIALS.len()
-        {
-            return Err(error(module, format!("max_size must leave room for the {} specials, got {m}", SPECIALS.len())));
-        }
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        let (mut n_sentences, mut n_tokens) = (0usize, 0usize);
+        // Only the walk over the caller's iterators is generic (compiled where it is called, in a
+        // notebook at the cell's opt-level); counting and ranking happen in TokenCounter, once.
+        let mut counter = TokenCounter::new(max_size)?;
         for sentence in sentences {
-            n_sentences += 1;
+            counter.sentence();
             for token in sentence {
-                let token = token.as_ref();
-                n_tokens += 1;
-                if !SPECIALS.contains(&token) {
-                    *counts.entry(token.to_string()).or_insert(0) += 1;
-                }
+                counter.add(token.as_ref());
             }
         }
-        if n_tokens == 0 {
-            return Err(error(module, format!("no token in the training data ({n_sentences} sentences, all empty)")));
-        }
-        let mut ranked: Vec<(String, usize)> = counts.into_iter().filter(|(_, c)| *c >= min_freq.max(1)).collect();
-        ranked.sort_by(|(a, ca), (b, cb)| cb.cmp(ca).then_with(|| a.cmp(b)));
-        if let Some(m) = max_size {
-            ranked.truncate(m - SPECIALS.len());
-        }
-        let tokens = SPECIALS.iter().map(|s| s.to_string()).chain(ranked.into_iter().map(|(t, _)| t));
-        Self::from_tokens(tokens)
+        counter.into_vocab(min_freq, max_size)
     }
 
     /// A vocabulary from its tokens in id order (a saved vocabulary read back): the first four
@@ -181,5 +163,55 @@ impl Vocab {
     /// [`Vocab::decode`]s ids, then [`detokenize`]s the tokens into a sentence.
     pub fn decode_str(&self, ids: &[u32]) -> Result<String> {
         Ok(detokenize(&self.decode(ids)?))
+    }
+}
+
+/// The token counts behind [`Vocab::build`].
+struct TokenCounter {
+    counts: HashMap<String, usize>,
+    n_sentences: usize,
+    n_tokens: usize,
+}
+
+impl TokenCounter {
+    const MODULE: &str = "Vocab::build";
+
+    fn new(max_size: Option<usize>) -> Result<Self> {
+        if let Some(m) = max_size
+            && m < SPECIALS.len()
+        {
+            return Err(error(Self::MODULE, format!("max_size must leave room for the {} specials, got {m}", SPECIALS.len())));
+        }
+        Ok(TokenCounter { counts: HashMap::new(), n_sentences: 0, n_tokens: 0 })
+    }
+
+    fn sentence(&mut self) {
+        self.n_sentences += 1;
+    }
+
+    fn add(&mut self, token: &str) {
+        self.n_tokens += 1;
+        if SPECIALS.contains(&token) {
+            return;
+        }
+        match self.counts.get_mut(token) {
+            Some(count) => *count += 1,
+            None => {
+                self.counts.insert(token.to_string(), 1);
+            }
+        }
+    }
+
+    fn into_vocab(self, min_freq: usize, max_size: Option<usize>) -> Result<Vocab> {
+        if self.n_tokens == 0 {
+            return Err(error(Self::MODULE, format!("no token in the training data ({} sentences, all empty)", self.n_sentences)));
+        }
+        let mut ranked: Vec<(String, usize)> = self.counts.into_iter().filter(|(_, c)| *c >= min_freq.max(1)).collect();
+        ranked.sort_by(|(a, ca), (b, cb)| cb.cmp(ca).then_with(|| a.cmp(b)));
+        if let Some(m) = max_size {
+            ranked.truncate(m - SPECIALS.len());
+        }
+        let tokens = SPECIALS.iter().map(|s| s.to_string()).chain(ranked.into_iter().map(|(t, _)| t));
+        Vocab::from_tokens(tokens)
     }
 }
