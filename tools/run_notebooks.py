@@ -157,6 +157,7 @@ def timings_of(name, code_cells, setup, launched, elapsed):
             "first_line": first_line(cell.source),
             "seconds": cell_seconds(cell),
             "trains": bool(TRAINS.search(cell.source)),
+            "shows": "show(" in cell.source,
         })
     return {
         "notebook": name,
@@ -167,10 +168,11 @@ def timings_of(name, code_cells, setup, launched, elapsed):
     }
 
 
-def summary(t, floor=None):
+def summary(t, floor=None, floor_show=None):
     """Median and 90th percentile of the cells that do not train (the first cell after the :dep
     cell included), the training time, the time from kernel start to the first cell's reply, and
-    the median and p90 as ratios to `floor` (the floor notebook's median cell) when given."""
+    the median and p90 as ratios to `floor` (the floor notebook's median cell) when given, the
+    median also to `floor_show` (the floor's cells that show one tensor)."""
     quick = sorted(c["seconds"] for c in t["cells"][1:] if c["seconds"] is not None and not c["trains"])
     training = sum(c["seconds"] or 0.0 for c in t["cells"] if c["trains"])
     p90 = quick[min(len(quick) - 1, int(round(0.9 * (len(quick) - 1))))] if quick else None
@@ -179,7 +181,14 @@ def summary(t, floor=None):
     first_output = sum(parts) if len(parts) == 3 and None not in parts else None
     ratio = lambda v: None if v is None or not floor else v / floor
     return {"median": median, "p90": p90, "training": training, "first_cell": t["cells"][1]["seconds"] if len(t["cells"]) > 1 else None,
-            "start_to_first_output": first_output, "median_ratio": ratio(median), "p90_ratio": ratio(p90)}
+            "start_to_first_output": first_output, "median_ratio": ratio(median), "p90_ratio": ratio(p90),
+            "median_to_show": None if median is None or not floor_show else median / floor_show}
+
+
+def show_cells_median(floor):
+    """The floor's cells that show a tensor (most notebook cells show something): their median."""
+    shows = [c["seconds"] for c in floor["cells"][2:] if c["seconds"] is not None and c.get("shows")]
+    return statistics.median(shows) if shows else None
 
 
 def report(timings, out_dir, floor=None):
@@ -187,16 +196,18 @@ def report(timings, out_dir, floor=None):
     OUT_DIR/timings.json."""
     fmt = lambda v: "-" if v is None else f"{v:.2f}"
     floor_median = summary(floor)["median"] if floor else None
+    floor_show = show_cells_median(floor) if floor else None
     print("\nnotebook timings (seconds; median and p90 over cells that do not train, after the :dep cell;"
-          " x: a ratio to the floor's median cell; first out: from kernel start to the first cell's reply)")
+          " x: a ratio to the floor's median cell; x show: to the floor's cells that show a tensor"
+          f"{'' if floor_show is None else f' ({floor_show:.2f} s)'}; first out: from kernel start to the first cell's reply)")
     print(f"{'notebook':<22} {'launch':>7} {':dep':>7} {'first':>7} {'first out':>9} {'median':>7} {'p90':>7} {'median x':>8} "
-          f"{'p90 x':>7} {'training':>9} {'total':>8}")
+          f"{'p90 x':>7} {'x show':>7} {'training':>9} {'total':>8}")
     for t in ([floor] if floor else []) + timings:
-        s = summary(t, floor_median)
+        s = summary(t, floor_median, floor_show)
         t["summary"] = s
         print(f"{t['notebook']:<22} {fmt(t['kernel_launch_seconds']):>7} {fmt(t['dep_cell_seconds']):>7} {fmt(s['first_cell']):>7} "
               f"{fmt(s['start_to_first_output']):>9} {fmt(s['median']):>7} {fmt(s['p90']):>7} {fmt(s['median_ratio']):>8} "
-              f"{fmt(s['p90_ratio']):>7} {fmt(s['training']):>9} {fmt(t['total_seconds']):>8}")
+              f"{fmt(s['p90_ratio']):>7} {fmt(s['median_to_show']):>7} {fmt(s['training']):>9} {fmt(t['total_seconds']):>8}")
     every = [(c["seconds"], t["notebook"], c) for t in timings for c in t["cells"] if c["seconds"] is not None]
     every.sort(key=lambda x: -x[0])
     print("slowest cells:")
