@@ -11,8 +11,8 @@
 #                    Debian's chromium if missing; run after `make notebooks`)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
-#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the translator on two;
-#                    then `make seeds`
+#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s
+#                    against an FMA probe's peak; then `make seeds`
 #   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for
 #                    self-attention; about 6 minutes): our final losses against PyTorch's
 #                    (tests/fixtures/seed_spread.json), two-sample KS at 5% and medians within 25%

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """`make bench`: the lecture's trainings in PyTorch (the models of tools/fixtures/, one thread)
 and in this crate (the bench example, one thread), on the same machine, in one run; then one
-epoch of notebook 04's translator on the generated corpus, both on two threads, on exactly the
-batches the crate wrote (the same initial weights too: manual_seed, then Xavier).
+epoch of each translator on the generated corpus (notebook 04's Transformer, notebook 05's GRU,
+LSTM and biLSTM translators), both on two threads, on exactly the batches the crate wrote and
+from the same initial weights (manual_seed; then Xavier for the Transformer). Each line gives
+tokens/s, the speed-up and the achieved GFLOP/s (about 6 FLOPs per weight of a matrix a token
+goes through, embeddings left out) as a share of the machine's peak, which the crate's FMA probe
+measures in the same run.
 
 Usage: bench.py PATH_TO_RUST_BENCH_BINARY"""
 import json
@@ -20,6 +24,7 @@ from fixtures.selfattn import DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn
 from fixtures.seq2seq import Decoder, Encoder, EncoderDecoder  # noqa: E402
 from fixtures.training import fit, loaders  # noqa: E402
 from fixtures.transformer import Transformer, xavier_uniform  # noqa: E402
+from fixtures import gru_translation, lstm_translation  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 torch.set_num_threads(1)
@@ -45,32 +50,69 @@ TORCH = {
 }
 
 
+def translator(cfg):
+    """PyTorch's model for the bench's settings, made right after manual_seed as the crate's is;
+    and a function from (src, tgt_in) to the logits."""
+    torch.manual_seed(cfg["seed"])
+    kind = cfg["kind"]
+    if kind == "transformer":
+        model = Transformer(cfg["src_vocab"], cfg["tgt_vocab"], cfg["d_model"], cfg["n_heads"], cfg["d_ff"], cfg["n_layers"], 0.0,
+                            cfg["max_len"], heads="vectorised")
+        xavier_uniform(model)
+        return model, model
+    sizes = (cfg["src_vocab"], cfg["tgt_vocab"], cfg["embed_dim"], cfg["hidden_dim"])
+    if kind == "gru":
+        model = gru_translation.Translator(*sizes)
+        return model, model
+    model = lstm_translation.Translator(kind == "bilstm", *sizes)
+    return model, lambda src, tgt_in: model(src, tgt_in)[0]
+
+
+def matrix_weights(model, kind):
+    """Weights of the matrices a source token and a target token go through (embeddings left
+    out): about 6 FLOPs each per token, forward and backward."""
+    enc = sum(p.numel() for n, p in model.named_parameters() if n.startswith("encoder.") and "embed" not in n)
+    dec = sum(p.numel() for n, p in model.named_parameters() if not n.startswith("encoder.") and "embed" not in n)
+    return enc, dec
+
+
 def train_translation(path):
-    """One epoch of the translator in PyTorch on the batches in `path`: (seconds, tokens, mean loss)."""
+    """One epoch of a translator in PyTorch on the batches in `path`: (seconds, target tokens,
+    mean loss, FLOPs)."""
     with open(path) as f:
         cfg = json.load(f)
-    torch.manual_seed(cfg["seed"])
-    model = Transformer(cfg["src_vocab"], cfg["tgt_vocab"], cfg["d_model"], cfg["n_heads"], cfg["d_ff"], cfg["n_layers"], 0.0,
-                        cfg["max_len"], heads="vectorised")
-    xavier_uniform(model)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+    model, logits_of = translator(cfg)
+    transformer = cfg["kind"] == "transformer"
+    if transformer:
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+    else:
+        opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
     d, warmup, factor = cfg["d_model"], cfg["warmup"], cfg["factor"]
     pad = lambda rows: torch.nn.utils.rnn.pad_sequence([torch.tensor(r) for r in rows], batch_first=True)  # noqa: E731
     batches = [(pad(b["src"]), pad(b["tgt"])) for b in cfg["batches"]]
+    enc_w, dec_w = matrix_weights(model, cfg["kind"])
+    flops = sum(6 * (enc_w * int((src != 0).sum()) + dec_w * int((tgt[:, 1:] != 0).sum())) for src, tgt in batches)
     model.train()
     start, tokens, total = time.perf_counter(), 0, 0.0
     for step, (src, tgt) in enumerate(batches, 1):
-        for group in opt.param_groups:
-            group["lr"] = factor * d ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
-        logits = model(src, tgt[:, :-1])
+        if transformer:
+            for group in opt.param_groups:
+                group["lr"] = factor * d ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+        logits = logits_of(src, tgt[:, :-1])
         target = tgt[:, 1:]
         loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=0)
         opt.zero_grad()
         loss.backward()
+        if not transformer:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
         opt.step()
         tokens += int((target != 0).sum())
         total += loss.item()
-    return time.perf_counter() - start, tokens, total / len(batches)
+    return time.perf_counter() - start, tokens, total / len(batches), flops
+
+
+TRANSLATORS = [("transformer", "notebook 04's Transformer"), ("gru", "notebook 05's GRU translator"),
+               ("lstm", "notebook 05's LSTM translator"), ("bilstm", "notebook 05's biLSTM translator")]
 
 
 def main(binary):
@@ -84,21 +126,24 @@ def main(binary):
         print(f"{name:<12}{secs:>11.3f}{r['seconds']:>9.3f}{secs / r['seconds']:>9.1f}x   "
               f"{loss:.6f}/{val:.6f} | {r['loss']:.6f}/{r['val_loss']:.6f}")
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "batches.json")
-        # Ours: two half-batches at once, one thread each (StepByStep::threads = 2), candle's own
-        # thread pool left at one thread so that the two threads are all there is.
-        env2 = dict(os.environ, RAYON_NUM_THREADS="1")
-        out = subprocess.run([binary, f"translation={path}"], env=env2, check=True, capture_output=True, text=True).stdout
-        r = json.loads(out.strip().splitlines()[-1])
-        torch.set_num_threads(2)
-        secs, tokens, loss = train_translation(path)
-    ours, theirs = r["tokens"] / r["seconds"], tokens / secs
-    print(f"\ntranslation, one epoch of notebook 04 ({tokens} target tokens, two threads each):")
-    print(f"{'':<12}{'tokens/s':>10}{'seconds':>9}{'mean loss':>11}")
-    print(f"{'PyTorch':<12}{theirs:>10.0f}{secs:>9.1f}{loss:>11.4f}")
-    print(f"{'ours':<12}{ours:>10.0f}{r['seconds']:>9.1f}{r['loss']:>11.4f}")
-    print(f"speed-up {ours / theirs:.2f}x")
+    env1 = dict(os.environ, RAYON_NUM_THREADS="1")
+    peak = json.loads(subprocess.run([binary, "peak=2"], env=env1, check=True, capture_output=True, text=True).stdout)["peak_gflops"]
+    torch.set_num_threads(2)
+    print(f"\ntranslators, one epoch each on the generated corpus, two threads each; peak {peak:.0f} GFLOP/s (FMA probe, 2 threads)")
+    print(f"{'model':<12}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'PyTorch GFLOP/s':>17}{'ours GFLOP/s':>14}"
+          f"   mean loss (PyTorch | ours)")
+    for kind, _ in TRANSLATORS:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "batches.json")
+            # Ours: two half-batches at once, one thread each (StepByStep::threads = 2), candle's
+            # own thread pool left at one thread so that the two threads are all there is.
+            out = subprocess.run([binary, f"translation={kind}:{path}"], env=env1, check=True, capture_output=True, text=True).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            secs, tokens, loss, flops = train_translation(path)
+        ours, theirs = r["tokens"] / r["seconds"], tokens / secs
+        g_ours, g_theirs = flops / r["seconds"] / 1e9, flops / secs / 1e9
+        print(f"{kind:<12}{tokens:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x"
+              f"{g_theirs:>10.1f} ({100 * g_theirs / peak:2.0f}%){g_ours:>7.1f} ({100 * g_ours / peak:2.0f}%)   {loss:.4f} | {r['loss']:.4f}")
 
 
 if __name__ == "__main__":

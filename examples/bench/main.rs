@@ -2,9 +2,12 @@
 //! (seconds, final losses). `tools/bench.py` runs the same trainings in PyTorch and compares.
 //! `bench seeds=tests/fixtures/seed_spread.json` (`make seeds`, part of `make bench`) trains them
 //! over many seeds and checks that the final losses spread as PyTorch's.
-//! Run with RAYON_NUM_THREADS=1 (the Makefile does).
+//! `bench translation=KIND:PATH` trains one epoch of a translator (`translation.rs`); `bench
+//! peak=THREADS` measures the FMA peak (`peak.rs`). Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
+mod peak;
 mod recipes;
+mod translation;
 
 use attention_zoo::prelude::*;
 use recipes::LectureRecipe;
@@ -72,63 +75,22 @@ fn seed_spread(path: &str) -> Result<()> {
     }
 }
 
-/// The translation bench: one epoch of notebook 04's training (the generated corpus, batches of 32
-/// by similar length, `TransformerConfig::small`, Adam with the warm-up schedule) through
-/// `StepByStep`. Writes the epoch's batches and the settings to `batches_json`, so that
-/// `tools/bench.py` trains PyTorch's model on exactly the same batches; returns (seconds,
-/// target tokens, mean loss).
-fn train_translation(batches_json: &str) -> Result<(f64, usize, f64)> {
-    let corpus = generate_corpus(&CorpusConfig::default())?;
-    let src_vocab = Vocab::build(corpus.train.iter().map(|(de, _)| tokenize(de)), 1, None)?;
-    let tgt_vocab = Vocab::build(corpus.train.iter().map(|(_, en)| tokenize(en)), 1, None)?;
-    let train = encode_pairs(&corpus.train, &src_vocab, &tgt_vocab, false);
-    let cfg = TransformerConfig::small(src_vocab.len(), tgt_vocab.len());
-    let (seed, batch_size, warmup, factor) = (0u64, 32, 400, 0.32);
-    let loader = BucketIterator::new(train, batch_size, Some(cfg.max_len), seed)?;
-    let mut peek = loader.clone();
-    peek.manual_seed(seed);
-    let batches: Vec<String> = peek
-        .epoch_indices()
-        .iter()
-        .map(|b| {
-            let rows = |side: fn(&EncodedPair) -> &Vec<u32>| format!("{:?}", b.iter().map(|&i| side(&peek.pairs()[i])).collect::<Vec<_>>());
-            format!("{{\"src\": {}, \"tgt\": {}}}", rows(|p| &p.0), rows(|p| &p.1))
-        })
-        .collect();
-    let settings = format!(
-        "{{\"seed\": {seed}, \"src_vocab\": {}, \"tgt_vocab\": {}, \"d_model\": {}, \"n_heads\": {}, \"d_ff\": {}, \"n_layers\": {}, \"max_len\": {}, \"warmup\": {warmup}, \"factor\": {factor}, \"batches\": [{}]}}",
-        cfg.src_vocab,
-        cfg.tgt_vocab,
-        cfg.d_model,
-        cfg.n_heads,
-        cfg.d_ff,
-        cfg.n_layers,
-        cfg.max_len,
-        batches.join(",\n")
-    );
-    std::fs::write(batches_json, settings).map_err(|e| candle_core::Error::Msg(format!("{batches_json}: {e}")))?;
-    manual_seed(seed as i128)?;
-    let model = Transformer::from_config(&cfg)?;
-    let optimizer = Adam::with_betas(model.parameters(), 1e-3, (0.9, 0.98), 1e-9)?;
-    let mut sbs = StepByStep::with_loaders(model, CrossEntropyLoss::new().ignore_index(0), optimizer, loader, None);
-    sbs.schedule = Some(NoamSchedule::new(cfg.d_model, warmup, factor)?);
-    sbs.progress_every = 0;
-    sbs.threads = 2;
-    sbs.set_seed(seed)?;
-    sbs.train(1)?;
-    let stats = &sbs.epoch_stats[0];
-    Ok((stats.seconds, stats.tokens.unwrap_or(0), sbs.losses[0]))
-}
-
 fn main() -> Result<()> {
     let which: Vec<String> = std::env::args().skip(1).collect();
     let run = |name: &str| which.is_empty() || which.iter().any(|w| w == name);
     let report = |name: &str, (secs, loss, val): (f64, f64, f64)| {
         println!("{{\"model\": \"{name}\", \"seconds\": {secs:.4}, \"loss\": {loss:.6}, \"val_loss\": {val:.6}}}");
     };
-    if let Some(path) = which.iter().find_map(|w| w.strip_prefix("translation=")) {
-        let (secs, tokens, loss) = train_translation(path)?;
-        println!("{{\"model\": \"translation\", \"seconds\": {secs:.4}, \"tokens\": {tokens}, \"loss\": {loss:.6}}}");
+    if let Some(spec) = which.iter().find_map(|w| w.strip_prefix("translation=")) {
+        // KIND:PATH; a bare PATH is the Transformer
+        let (kind, path) = spec.split_once(':').unwrap_or(("transformer", spec));
+        let e = translation::train_translation(translation::Kind::parse(kind)?, path)?;
+        println!("{{\"model\": \"{kind}\", \"seconds\": {:.4}, \"tokens\": {}, \"loss\": {:.6}}}", e.seconds, e.tokens, e.loss);
+        return Ok(());
+    }
+    if let Some(threads) = which.iter().find_map(|w| w.strip_prefix("peak=")) {
+        let threads = threads.parse().map_err(|_| candle_core::Error::Msg(format!("bench: peak=THREADS, got {threads}")))?;
+        println!("{{\"peak_gflops\": {:.2}, \"threads\": {threads}}}", peak::fma_peak(threads));
         return Ok(());
     }
     if let Some(path) = which.iter().find_map(|w| w.strip_prefix("seeds=")) {

@@ -1,0 +1,53 @@
+//! The machine's floating-point peak as `make bench` compares with: independent fused
+//! multiply-adds on 8-wide f32 registers (AVX2 + FMA), on as many threads as the trainings use.
+
+use std::time::Instant;
+
+/// Multiply-adds per lane and accumulator in one probe call.
+const ROUNDS: usize = 20_000_000;
+
+/// GFLOP/s of `threads` threads doing nothing but FMAs (2 FLOPs each); the best of three runs.
+pub fn fma_peak(threads: usize) -> f64 {
+    (0..3).map(|_| once(threads)).fold(0.0, f64::max)
+}
+
+fn once(threads: usize) -> f64 {
+    let start = Instant::now();
+    let flops: f64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|k| s.spawn(move || probe(k as f32))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
+    });
+    flops / start.elapsed().as_secs_f64() / 1e9
+}
+
+/// FLOPs done; 10 independent accumulators hide the FMA latency (4 cycles, 2 ports).
+fn probe(seed: f32) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has both features (checked just above).
+        return unsafe { probe_fma(seed) };
+    }
+    let mut acc = [seed; 10];
+    for _ in 0..ROUNDS / 8 {
+        for a in acc.iter_mut() {
+            *a = a.mul_add(0.999_999, 1e-7);
+        }
+    }
+    std::hint::black_box(acc);
+    (ROUNDS / 8 * 10 * 2) as f64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn probe_fma(seed: f32) -> f64 {
+    use std::arch::x86_64::*;
+    let (mul, add) = (_mm256_set1_ps(0.999_999), _mm256_set1_ps(1e-7));
+    let mut acc = [_mm256_set1_ps(seed); 10];
+    for _ in 0..ROUNDS {
+        for a in acc.iter_mut() {
+            *a = _mm256_fmadd_ps(*a, mul, add);
+        }
+    }
+    std::hint::black_box(acc);
+    (ROUNDS * 10 * 8 * 2) as f64
+}

@@ -1,0 +1,113 @@
+//! One epoch of each translator the notebooks train, on the generated corpus, for `make bench`:
+//! notebook 04's Transformer and notebook 05's GRU, LSTM and biLSTM translators. The epoch's
+//! batches and the settings go to a JSON file, so that `tools/bench.py` trains PyTorch's model
+//! (the fixtures' classes, made after the same `manual_seed`, so with the same initial weights)
+//! on exactly the same batches.
+
+use attention_zoo::prelude::*;
+use candle_core::Error;
+
+/// Which translator: its name on the command line (`translation=KIND:PATH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Transformer,
+    Gru,
+    Lstm,
+    BiLstm,
+}
+
+impl Kind {
+    pub fn parse(name: &str) -> Result<Kind> {
+        match name {
+            "transformer" => Ok(Kind::Transformer),
+            "gru" => Ok(Kind::Gru),
+            "lstm" => Ok(Kind::Lstm),
+            "bilstm" => Ok(Kind::BiLstm),
+            other => Err(Error::Msg(format!("bench: unknown translator `{other}` (transformer, gru, lstm, bilstm)"))),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Transformer => "transformer",
+            Kind::Gru => "gru",
+            Kind::Lstm => "lstm",
+            Kind::BiLstm => "bilstm",
+        }
+    }
+}
+
+/// What one epoch gave: seconds of the training pass, target tokens, mean loss.
+pub struct Epoch {
+    pub seconds: f64,
+    pub tokens: usize,
+    pub loss: f64,
+}
+
+/// Notebook 05's recipe for the recurrent translators (`translation_trainer`: Adam at 2e-3, the
+/// cross-entropy without padding, gradients clipped to norm 1, two half-batches on two threads)
+/// and notebook 04's for the Transformer (Adam with betas (0.9, 0.98) and the warm-up schedule).
+pub fn train_translation(kind: Kind, batches_json: &str) -> Result<Epoch> {
+    let corpus = generate_corpus(&CorpusConfig::default())?;
+    let src_vocab = Vocab::build(corpus.train.iter().map(|(de, _)| tokenize(de)), 1, None)?;
+    let tgt_vocab = Vocab::build(corpus.train.iter().map(|(_, en)| tokenize(en)), 1, None)?;
+    let train = encode_pairs(&corpus.train, &src_vocab, &tgt_vocab, false);
+    let t_cfg = TransformerConfig::small(src_vocab.len(), tgt_vocab.len());
+    let max_len = if kind == Kind::Transformer { t_cfg.max_len } else { 64 };
+    let (seed, batch_size, warmup, factor, lr) = (0u64, 32, 400, 0.32, 2e-3);
+    let (embed_dim, hidden_dim) = (64, 128);
+    let loader = BucketIterator::new(train, batch_size, Some(max_len), seed)?;
+    let mut peek = loader.clone();
+    peek.manual_seed(seed);
+    let batches: Vec<String> = peek
+        .epoch_indices()
+        .iter()
+        .map(|b| {
+            let rows = |side: fn(&EncodedPair) -> &Vec<u32>| format!("{:?}", b.iter().map(|&i| side(&peek.pairs()[i])).collect::<Vec<_>>());
+            format!("{{\"src\": {}, \"tgt\": {}}}", rows(|p| &p.0), rows(|p| &p.1))
+        })
+        .collect();
+    let settings = format!(
+        "{{\"kind\": \"{}\", \"seed\": {seed}, \"src_vocab\": {}, \"tgt_vocab\": {}, \"d_model\": {}, \"n_heads\": {}, \"d_ff\": {}, \"n_layers\": {}, \"max_len\": {}, \"warmup\": {warmup}, \"factor\": {factor}, \"embed_dim\": {embed_dim}, \"hidden_dim\": {hidden_dim}, \"lr\": {lr}, \"clip\": 1.0, \"batches\": [{}]}}",
+        kind.name(),
+        t_cfg.src_vocab,
+        t_cfg.tgt_vocab,
+        t_cfg.d_model,
+        t_cfg.n_heads,
+        t_cfg.d_ff,
+        t_cfg.n_layers,
+        t_cfg.max_len,
+        batches.join(",\n")
+    );
+    std::fs::write(batches_json, settings).map_err(|e| Error::Msg(format!("{batches_json}: {e}")))?;
+    manual_seed(seed as i128)?;
+    let (src, tgt) = (src_vocab.len(), tgt_vocab.len());
+    let lstm = |bidirectional| LstmTranslatorConfig { embed_dim, hidden_dim, bidirectional, ..LstmTranslatorConfig::new(src, tgt) };
+    match kind {
+        Kind::Transformer => {
+            let model = Transformer::from_config(&t_cfg)?;
+            let optimizer = Adam::with_betas(model.parameters(), 1e-3, (0.9, 0.98), 1e-9)?;
+            let mut sbs = StepByStep::with_loaders(model, CrossEntropyLoss::new().ignore_index(0), optimizer, loader, None);
+            sbs.schedule = Some(NoamSchedule::new(t_cfg.d_model, warmup, factor)?);
+            sbs.threads = 2;
+            one_epoch(sbs, seed)
+        }
+        Kind::Gru => {
+            let cfg = GruTranslatorConfig { embed_dim, hidden_dim, ..GruTranslatorConfig::new(src, tgt) };
+            one_epoch(translation_trainer(GruTranslator::new(&cfg)?, lr, loader, None)?, seed)
+        }
+        Kind::Lstm => one_epoch(translation_trainer(LstmTranslator::new(&lstm(false))?, lr, loader, None)?, seed),
+        Kind::BiLstm => one_epoch(translation_trainer(LstmTranslator::new(&lstm(true))?, lr, loader, None)?, seed),
+    }
+}
+
+fn one_epoch<M: Learner<TranslationBatch>, L: Loss, O: Optimizer>(
+    mut sbs: StepByStep<M, L, O, BucketIterator>,
+    seed: u64,
+) -> Result<Epoch> {
+    sbs.progress_every = 0;
+    sbs.set_seed(seed)?;
+    sbs.train(1)?;
+    let stats = &sbs.epoch_stats[0];
+    Ok(Epoch { seconds: stats.seconds, tokens: stats.tokens.unwrap_or(0), loss: sbs.losses[0] })
+}
