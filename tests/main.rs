@@ -17,6 +17,7 @@ mod edge_cases;
 mod encoder_block;
 mod error_context;
 mod figures;
+mod fused_cells;
 mod gps;
 mod gps_bad_input;
 mod gru_translation;

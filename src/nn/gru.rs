@@ -1,6 +1,6 @@
 //! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
 
-use super::ops::sigmoid;
+use super::cells::gru_step;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
 use candle_core::{Result, Tensor};
 
@@ -18,13 +18,9 @@ pub type Gru = Recurrent<GruKind>;
 
 /// One GRU step in PyTorch's arithmetic: gates `r, z, n`, `h' = (h - n) * z + n`.
 /// `gi`: `(N, 3H)` input gates, `h`: `(N, H)`.
+/// The gate arithmetic is one fused graph node from hidden size 8 on ([`super::cells`]).
 pub fn gru_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor) -> Result<Tensor> {
-    let hd = h.dim(1)?;
-    let gh = w.hidden_gates(h)?;
-    let r = sigmoid(&(gi.narrow(1, 0, hd)? + gh.narrow(1, 0, hd)?)?)?;
-    let z = sigmoid(&(gi.narrow(1, hd, hd)? + gh.narrow(1, hd, hd)?)?)?;
-    let n = (gi.narrow(1, 2 * hd, hd)? + (gh.narrow(1, 2 * hd, hd)? * r)?)?.tanh()?;
-    ((h - &n)? * z)? + n
+    gru_step(gi, &w.hidden_gates(h)?, h)
 }
 
 impl Recurrent<GruKind> {

@@ -1,6 +1,6 @@
 //! `nn.LSTM`, batch-first, any number of layers, optionally bidirectional.
 
-use super::ops::sigmoid;
+use super::cells::lstm_step;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
 use candle_core::{Result, Tensor};
 
@@ -17,16 +17,9 @@ impl CellKind for LstmKind {
 pub type Lstm = Recurrent<LstmKind>;
 
 /// One LSTM step in PyTorch's arithmetic: gates `i, f, g, o`; returns `(h', c')`.
+/// The gate arithmetic is one fused graph node from hidden size 8 on ([`super::cells`]).
 pub fn lstm_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
-    let hd = h.dim(1)?;
-    let gates = (gi + w.hidden_gates(h)?)?;
-    let i = sigmoid(&gates.narrow(1, 0, hd)?)?;
-    let f = sigmoid(&gates.narrow(1, hd, hd)?)?;
-    let g = gates.narrow(1, 2 * hd, hd)?.tanh()?;
-    let o = sigmoid(&gates.narrow(1, 3 * hd, hd)?)?;
-    let c = ((f * c)? + (i * g)?)?;
-    let h = (o * c.tanh()?)?;
-    Ok((h, c))
+    lstm_step(gi, &w.hidden_gates(h)?, c)
 }
 
 impl Recurrent<LstmKind> {

@@ -67,7 +67,7 @@ impl LstmCell {
         if n == 0 {
             return Ok((h, c)); // an empty batch: empty states, as in PyTorch
         }
-        let gi = x.matmul(&self.weights.weight_ih.t()?)?.broadcast_add(&self.weights.bias_ih.tensor())?;
+        let gi = self.weights.add_input_bias(&x.matmul(&self.weights.weight_ih.t()?)?)?;
         lstm_cell(&self.weights, &gi, &h, &c).map_err(|e| error(module, e))
     }
 }

@@ -8,6 +8,7 @@
 //! operations on purpose; the crate-private `kernels` fuse the linear layer and the softmax with hand-written
 //! backward passes).
 
+pub(crate) mod cells;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub(crate) mod feed_forward;

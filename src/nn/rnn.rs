@@ -3,6 +3,8 @@
 //! runs any cell over layers and directions. [`Gru`](super::Gru) and [`Lstm`](super::Lstm) add
 //! their cell and their state.
 
+use super::cells::FUSED_CELL_MIN_HIDDEN;
+use super::kernels::add_bias;
 use super::module::{Walk, Walker};
 use super::ops::reverse_time;
 use super::param::Param;
@@ -51,11 +53,24 @@ impl RnnWeights {
     pub(crate) fn input_gates(&self, x: &Tensor) -> Result<Tensor> {
         let (n, l, f) = x.dims3()?;
         let g = self.weight_ih.dims()[0];
-        x.reshape((n * l, f))?.matmul(&self.weight_ih.t()?)?.broadcast_add(&self.bias_ih.tensor())?.reshape((n, l, g))
+        let y = x.reshape((n * l, f))?.matmul(&self.weight_ih.t()?)?;
+        self.add_input_bias(&y)?.reshape((n, l, g))
     }
 
+    /// `y + b_ih` for input gates `y (M, G*H)`: one graph node from [`FUSED_CELL_MIN_HIDDEN`] on.
+    pub(crate) fn add_input_bias(&self, y: &Tensor) -> Result<Tensor> {
+        if self.weight_hh.dims().get(1).is_some_and(|&h| h >= FUSED_CELL_MIN_HIDDEN) {
+            add_bias(y, &self.bias_ih.tensor())
+        } else {
+            y.broadcast_add(&self.bias_ih.tensor())
+        }
+    }
+
+    /// `h W_hh^T + b_hh`: `(N, H) -> (N, G*H)`; the bias as one graph node where the step is
+    /// fused too (hidden sizes from [`FUSED_CELL_MIN_HIDDEN`] on).
     pub(crate) fn hidden_gates(&self, h: &Tensor) -> Result<Tensor> {
-        h.matmul(&self.weight_hh.t()?)?.broadcast_add(&self.bias_hh.tensor())
+        let y = h.matmul(&self.weight_hh.t()?)?;
+        if h.dim(1)? >= FUSED_CELL_MIN_HIDDEN { add_bias(&y, &self.bias_hh.tensor()) } else { y.broadcast_add(&self.bias_hh.tensor()) }
     }
 }
 

@@ -44,6 +44,10 @@ pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f6
     let p_norm = |values: &mut dyn Iterator<Item = f64>| -> f32 {
         if norm_type == f64::INFINITY {
             values.fold(0.0f64, |acc, v| acc.max(v.abs())) as f32
+        } else if norm_type == 2.0 {
+            // the same sum as powf(2.0) (a float32 value squared is exact in f64), without a pow
+            // call per gradient entry (it was 15% of a recurrent translator's step)
+            values.map(|v| v * v).sum::<f64>().sqrt() as f32
         } else {
             values.map(|v| v.abs().powf(norm_type)).sum::<f64>().powf(1.0 / norm_type) as f32
         }

@@ -1,0 +1,244 @@
+//! Fused recurrent cell steps: one GRU or LSTM time step as a single graph node with its own
+//! backward pass.
+//!
+//! Written as tensor operations, a GRU step past its two matrix products is a dozen candle nodes
+//! (slices, sums, three sigmoids of four nodes each, a tanh, products) and its backward twice as
+//! many, each allocating its result; for the translators' batches of 32 by 128 units those nodes,
+//! not arithmetic, were most of a training step. Here the gate arithmetic of a step is one node
+//! whose forward runs the same float32 operations in the same order as the composed version (the
+//! same outputs, bit for bit) and whose backward is PyTorch's (`sigmoid_backward`: `g (1 - y) y`;
+//! `tanh_backward`: `g (1 - y^2)`).
+//!
+//! The lecture's models (hidden sizes 2 and 3, below [`FUSED_CELL_MIN_HIDDEN`]) keep the composed
+//! version, whose gradients their 100-epoch trainings match PyTorch's with; so do other dtypes
+//! and devices.
+
+use super::kernels::{cpu_f32, fused, values};
+use super::ops::sigmoid as sig;
+use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
+
+/// The smallest hidden size whose steps run as one fused node.
+pub const FUSED_CELL_MIN_HIDDEN: usize = 8;
+
+/// Whether a step of hidden size `h` over these tensors runs fused.
+fn fusable(h: usize, t: &[&Tensor]) -> bool {
+    h >= FUSED_CELL_MIN_HIDDEN && fused(t)
+}
+
+/// `1 / (exp(-x) + 1)`, as the composed sigmoid computes it in float32.
+fn sigmoid(x: f32) -> f32 {
+    1.0 / ((-x).exp() + 1.0)
+}
+
+/// Rows of `n` values, the number of rows, and that every slice has as many rows.
+fn rows(op: &str, h: usize, parts: &[(&[f32], usize)]) -> Result<usize> {
+    let n = parts[0].0.len() / (parts[0].1 * h).max(1);
+    for (s, width) in parts {
+        if s.len() != n * width * h {
+            bail!("{op}: expected {n} rows of {} values, got {} values", width * h, s.len())
+        }
+    }
+    Ok(n)
+}
+
+/// The GRU step's gate arithmetic: `gi`, `gh (N, 3H)` (input and hidden gates, biases included),
+/// `h (N, H)` -> `h' (N, H)`.
+struct GruStep {
+    h: usize,
+}
+
+/// The gates of one unit: `r`, `z`, `n`.
+fn gru_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32) {
+    let r = sigmoid(gi[j] + gh[j]);
+    let z = sigmoid(gi[h + j] + gh[h + j]);
+    let n = (gi[2 * h + j] + gh[2 * h + j] * r).tanh();
+    (r, z, n)
+}
+
+impl CustomOp3 for GruStep {
+    fn name(&self) -> &'static str {
+        "gru-step"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "gru step";
+        let (gi, gh, hp) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+        let h = self.h;
+        let n = rows(op, h, &[(gi, 3), (gh, 3), (hp, 1)])?;
+        let mut out = vec![0f32; n * h];
+        for row in 0..n {
+            let (gi, gh) = (&gi[row * 3 * h..(row + 1) * 3 * h], &gh[row * 3 * h..(row + 1) * 3 * h]);
+            for j in 0..h {
+                let (_, z, nn) = gru_gates(gi, gh, h, j);
+                out[row * h + j] = (hp[row * h + j] - nn) * z + nn;
+            }
+        }
+        Ok((CpuStorage::F32(out), Shape::from((n, h))))
+    }
+
+    fn bwd(
+        &self,
+        gi: &Tensor,
+        gh: &Tensor,
+        hp: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (gi_v, gh_v, hp_v, g) = (values(gi)?, values(gh)?, values(hp)?, values(grad)?);
+        let h = self.h;
+        let n = rows("gru step backward", h, &[(&gi_v, 3), (&gh_v, 3), (&hp_v, 1), (&g, 1)])?;
+        let (mut dgi, mut dgh, mut dh) = (vec![0f32; n * 3 * h], vec![0f32; n * 3 * h], vec![0f32; n * h]);
+        for row in 0..n {
+            let (o3, o1) = (row * 3 * h, row * h);
+            for j in 0..h {
+                let (r, z, nn) = gru_gates(&gi_v[o3..o3 + 3 * h], &gh_v[o3..o3 + 3 * h], h, j);
+                let gj = g[o1 + j];
+                // h' = (h - n) z + n
+                dh[o1 + j] = gj * z;
+                let dz = gj * (hp_v[o1 + j] - nn);
+                let dn = gj - gj * z;
+                let dn_pre = dn * (1.0 - nn * nn);
+                let dz_pre = dz * (1.0 - z) * z;
+                let dr = dn_pre * gh_v[o3 + 2 * h + j];
+                let dr_pre = dr * (1.0 - r) * r;
+                dgi[o3 + j] = dr_pre;
+                dgi[o3 + h + j] = dz_pre;
+                dgi[o3 + 2 * h + j] = dn_pre;
+                dgh[o3 + j] = dr_pre;
+                dgh[o3 + h + j] = dz_pre;
+                dgh[o3 + 2 * h + j] = dn_pre * r;
+            }
+        }
+        let dev = gi.device();
+        Ok((
+            Some(Tensor::from_vec(dgi, gi.shape(), dev)?),
+            Some(Tensor::from_vec(dgh, gh.shape(), dev)?),
+            Some(Tensor::from_vec(dh, hp.shape(), dev)?),
+        ))
+    }
+}
+
+/// One GRU step's gate arithmetic, `h' = (h - n) * z + n`.
+///
+/// # Shapes
+/// - `gi`, `gh`: `(N, 3H)` input and hidden gates `r, z, n` (biases added); `h`: `(N, H)`
+/// - returns `h'`: `(N, H)`
+pub fn gru_step(gi: &Tensor, gh: &Tensor, h: &Tensor) -> Result<Tensor> {
+    let hd = h.dim(1)?;
+    if fusable(hd, &[gi, gh, h]) {
+        return gi.contiguous()?.apply_op3(&gh.contiguous()?, &h.contiguous()?, GruStep { h: hd });
+    }
+    let r = sig(&(gi.narrow(1, 0, hd)? + gh.narrow(1, 0, hd)?)?)?;
+    let z = sig(&(gi.narrow(1, hd, hd)? + gh.narrow(1, hd, hd)?)?)?;
+    let n = (gi.narrow(1, 2 * hd, hd)? + (gh.narrow(1, 2 * hd, hd)? * r)?)?.tanh()?;
+    ((h - &n)? * z)? + n
+}
+
+/// The LSTM step's gate arithmetic: `gi`, `gh (N, 4H)`, `c (N, H)` -> `[h' | c'] (N, 2H)`.
+struct LstmStep {
+    h: usize,
+}
+
+/// The gates of one unit: `i`, `f`, `g`, `o`.
+fn lstm_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32, f32) {
+    let i = sigmoid(gi[j] + gh[j]);
+    let f = sigmoid(gi[h + j] + gh[h + j]);
+    let g = (gi[2 * h + j] + gh[2 * h + j]).tanh();
+    let o = sigmoid(gi[3 * h + j] + gh[3 * h + j]);
+    (i, f, g, o)
+}
+
+impl CustomOp3 for LstmStep {
+    fn name(&self) -> &'static str {
+        "lstm-step"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "lstm step";
+        let (gi, gh, cp) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+        let h = self.h;
+        let n = rows(op, h, &[(gi, 4), (gh, 4), (cp, 1)])?;
+        let mut out = vec![0f32; n * 2 * h];
+        for row in 0..n {
+            let (gi, gh) = (&gi[row * 4 * h..(row + 1) * 4 * h], &gh[row * 4 * h..(row + 1) * 4 * h]);
+            for j in 0..h {
+                let (i, f, g, o) = lstm_gates(gi, gh, h, j);
+                let c = f * cp[row * h + j] + i * g;
+                out[row * 2 * h + j] = o * c.tanh();
+                out[row * 2 * h + h + j] = c;
+            }
+        }
+        Ok((CpuStorage::F32(out), Shape::from((n, 2 * h))))
+    }
+
+    fn bwd(
+        &self,
+        gi: &Tensor,
+        gh: &Tensor,
+        cp: &Tensor,
+        res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (gi_v, gh_v, cp_v, out, g) = (values(gi)?, values(gh)?, values(cp)?, values(res)?, values(grad)?);
+        let h = self.h;
+        let n = rows("lstm step backward", h, &[(&gi_v, 4), (&gh_v, 4), (&cp_v, 1), (&out, 2), (&g, 2)])?;
+        let (mut dgates, mut dc_prev) = (vec![0f32; n * 4 * h], vec![0f32; n * h]);
+        for row in 0..n {
+            let (o4, o2, o1) = (row * 4 * h, row * 2 * h, row * h);
+            for j in 0..h {
+                let (i, f, gg, o) = lstm_gates(&gi_v[o4..o4 + 4 * h], &gh_v[o4..o4 + 4 * h], h, j);
+                let (gh_out, gc_out, c) = (g[o2 + j], g[o2 + h + j], out[o2 + h + j]);
+                // h' = o tanh(c'), c' = f c + i g
+                let tc = c.tanh();
+                let d_o = gh_out * tc;
+                let dc = gc_out + (gh_out * o) * (1.0 - tc * tc);
+                let (df, di, dg) = (dc * cp_v[o1 + j], dc * gg, dc * i);
+                dc_prev[o1 + j] = dc * f;
+                dgates[o4 + j] = di * (1.0 - i) * i;
+                dgates[o4 + h + j] = df * (1.0 - f) * f;
+                dgates[o4 + 2 * h + j] = dg * (1.0 - gg * gg);
+                dgates[o4 + 3 * h + j] = d_o * (1.0 - o) * o;
+            }
+        }
+        let dev = gi.device();
+        let dgates = Tensor::from_vec(dgates, gi.shape(), dev)?;
+        Ok((Some(dgates.clone()), Some(dgates), Some(Tensor::from_vec(dc_prev, cp.shape(), dev)?)))
+    }
+}
+
+/// One LSTM step's gate arithmetic: `c' = f * c + i * g`, `h' = o * tanh(c')`.
+///
+/// # Shapes
+/// - `gi`, `gh`: `(N, 4H)` input and hidden gates `i, f, g, o` (biases added); `c`: `(N, H)`
+/// - returns `(h', c')`, each `(N, H)`
+pub fn lstm_step(gi: &Tensor, gh: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
+    let hd = c.dim(1)?;
+    if fusable(hd, &[gi, gh, c]) {
+        let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, LstmStep { h: hd })?;
+        return Ok((both.narrow(1, 0, hd)?, both.narrow(1, hd, hd)?));
+    }
+    let gates = (gi + gh)?;
+    let i = sig(&gates.narrow(1, 0, hd)?)?;
+    let f = sig(&gates.narrow(1, hd, hd)?)?;
+    let g = gates.narrow(1, 2 * hd, hd)?.tanh()?;
+    let o = sig(&gates.narrow(1, 3 * hd, hd)?)?;
+    let c = ((f * c)? + (i * g)?)?;
+    let h = (o * c.tanh()?)?;
+    Ok((h, c))
+}

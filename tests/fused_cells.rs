@@ -1,0 +1,157 @@
+//! The fused GRU and LSTM steps (one graph node a time step from hidden size 8 on, `nn::cells`)
+//! against the same arithmetic written out here as tensor operations from the layers' public
+//! weights: the outputs and final states bit for bit, every gradient within 1e-5. The fixtures
+//! check the fused steps against PyTorch too (`gru_translation`, hidden size 8).
+
+use crate::common::{self, fixtures::assert_tensor_close};
+use attention_zoo::nn::{Gru, Lstm, LstmCell, RnnWeights, sigmoid};
+use attention_zoo::prelude::*;
+use candle_core::{Var, backprop::GradStore};
+
+fn input_gates(w: &RnnWeights, x: &Tensor) -> Tensor {
+    x.matmul(&w.weight_ih.tensor().t().unwrap()).unwrap().broadcast_add(&w.bias_ih.tensor()).unwrap()
+}
+
+fn hidden_gates(w: &RnnWeights, h: &Tensor) -> Tensor {
+    h.matmul(&w.weight_hh.tensor().t().unwrap()).unwrap().broadcast_add(&w.bias_hh.tensor()).unwrap()
+}
+
+/// The input gates of every step at once, `(N, L, G*H)`, as a layer computes them (one product:
+/// a product per step would round differently).
+fn all_input_gates(w: &RnnWeights, x: &Tensor) -> Tensor {
+    let (n, l, f) = x.dims3().unwrap();
+    let g = input_gates(w, &x.reshape((n * l, f)).unwrap());
+    let width = g.dim(1).unwrap();
+    g.reshape((n, l, width)).unwrap()
+}
+
+fn step_of(g: &Tensor, t: usize) -> Tensor {
+    g.narrow(1, t, 1).unwrap().squeeze(1).unwrap()
+}
+
+/// One GRU layer over `x (N, L, F)` from zeros, as composed tensor operations.
+fn composed_gru(w: &RnnWeights, x: &Tensor, hd: usize) -> (Tensor, Tensor) {
+    let n = x.dim(0).unwrap();
+    let mut h = Tensor::zeros((n, hd), DType::F32, &Device::Cpu).unwrap();
+    let mut outs = vec![];
+    let all = all_input_gates(w, x);
+    for t in 0..x.dim(1).unwrap() {
+        let (gi, gh) = (step_of(&all, t), hidden_gates(w, &h));
+        let part = |g: &Tensor, k: usize| g.narrow(1, k * hd, hd).unwrap();
+        let r = sigmoid(&(part(&gi, 0) + part(&gh, 0)).unwrap()).unwrap();
+        let z = sigmoid(&(part(&gi, 1) + part(&gh, 1)).unwrap()).unwrap();
+        let nn = (part(&gi, 2) + (part(&gh, 2) * r).unwrap()).unwrap().tanh().unwrap();
+        h = (((&h - &nn).unwrap() * z).unwrap() + nn).unwrap();
+        outs.push(h.clone());
+    }
+    (Tensor::stack(&outs, 1).unwrap(), h)
+}
+
+/// One LSTM step from `(h, c)` and the step's input gates, as composed tensor operations.
+fn composed_lstm_step(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor, hd: usize) -> (Tensor, Tensor) {
+    let g = (gi + hidden_gates(w, h)).unwrap();
+    let part = |k: usize| g.narrow(1, k * hd, hd).unwrap();
+    let (i, f, o) = (sigmoid(&part(0)).unwrap(), sigmoid(&part(1)).unwrap(), sigmoid(&part(3)).unwrap());
+    let c = ((f * c).unwrap() + (i * part(2).tanh().unwrap()).unwrap()).unwrap();
+    let h = (o * c.tanh().unwrap()).unwrap();
+    (h, c)
+}
+
+fn input(n: usize, l: usize, f: usize) -> Var {
+    Var::from_tensor(&attention_zoo::repro::randn((n, l, f)).unwrap()).unwrap()
+}
+
+/// A loss that weighs every output differently, so that no gradient is a plain sum.
+fn weighted(t: &Tensor) -> Tensor {
+    let w = Tensor::arange(0f32, t.elem_count() as f32, &Device::Cpu).unwrap().reshape(t.shape()).unwrap();
+    (t * (w / t.elem_count() as f64).unwrap().cos().unwrap()).unwrap().sum_all().unwrap()
+}
+
+fn same_bits(what: &str, got: &Tensor, want: &Tensor) {
+    assert_eq!(got.dims(), want.dims(), "{what}: shape");
+    let bits = |t: &Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let (g, w) = (bits(got), bits(want));
+    assert!(g == w, "{what}: not the same bits");
+}
+
+fn same_grads(what: &str, fused: &GradStore, composed: &GradStore, tensors: &[(&str, Tensor)]) {
+    for (name, t) in tensors {
+        let (f, c) = (fused.get(t).expect(name), composed.get(t).expect(name));
+        assert_tensor_close(&format!("{what}: gradient of {name}"), f, c, 1e-5);
+    }
+}
+
+#[test]
+fn fused_gru_steps_equal_the_composed_arithmetic() {
+    let _serial = common::serial();
+    for hd in [8, 16, 37] {
+        manual_seed(hd as i128).unwrap();
+        let gru = Gru::new(5, hd).unwrap();
+        let x = input(3, 4, 5);
+        let (out, h_n) = gru.forward(x.as_tensor(), None).unwrap();
+        let w = &gru.weights[0];
+        let (want_out, want_h) = composed_gru(w, x.as_tensor(), hd);
+        same_bits(&format!("GRU {hd}: outputs"), &out, &want_out);
+        same_bits(&format!("GRU {hd}: h_n"), &h_n.squeeze(0).unwrap(), &want_h);
+        let tensors = [
+            ("x", x.as_tensor().clone()),
+            ("weight_ih", w.weight_ih.tensor()),
+            ("weight_hh", w.weight_hh.tensor()),
+            ("bias_ih", w.bias_ih.tensor()),
+            ("bias_hh", w.bias_hh.tensor()),
+        ];
+        let (fused, composed) = (weighted(&out).backward().unwrap(), weighted(&want_out).backward().unwrap());
+        same_grads(&format!("GRU {hd}"), &fused, &composed, &tensors);
+    }
+}
+
+#[test]
+fn fused_lstm_steps_equal_the_composed_arithmetic() {
+    let _serial = common::serial();
+    for hd in [8, 20] {
+        manual_seed(hd as i128).unwrap();
+        let cell = LstmCell::new(6, hd).unwrap();
+        let x = input(4, 1, 6);
+        let x1 = x.as_tensor().squeeze(1).unwrap();
+        let h0 = Var::from_tensor(&attention_zoo::repro::randn((4, hd)).unwrap()).unwrap();
+        let c0 = Var::from_tensor(&attention_zoo::repro::randn((4, hd)).unwrap()).unwrap();
+        let (h1, c1) = cell.forward(&x1, Some((h0.as_tensor(), c0.as_tensor()))).unwrap();
+        let (want_h, want_c) = composed_lstm_step(&cell.weights, &input_gates(&cell.weights, &x1), h0.as_tensor(), c0.as_tensor(), hd);
+        same_bits(&format!("LSTMCell {hd}: h'"), &h1, &want_h);
+        same_bits(&format!("LSTMCell {hd}: c'"), &c1, &want_c);
+        // both outputs carry gradient, as in a decoder that reads h' and passes c' on
+        let loss = |h: &Tensor, c: &Tensor| (weighted(h) + weighted(&(c * 0.5).unwrap())).unwrap();
+        let (fused, composed) = (loss(&h1, &c1).backward().unwrap(), loss(&want_h, &want_c).backward().unwrap());
+        let w = &cell.weights;
+        let tensors = [
+            ("x", x.as_tensor().clone()),
+            ("h", h0.as_tensor().clone()),
+            ("c", c0.as_tensor().clone()),
+            ("weight_ih", w.weight_ih.tensor()),
+            ("weight_hh", w.weight_hh.tensor()),
+            ("bias_ih", w.bias_ih.tensor()),
+            ("bias_hh", w.bias_hh.tensor()),
+        ];
+        same_grads(&format!("LSTMCell {hd}"), &fused, &composed, &tensors);
+
+        // the layer: three steps from zeros
+        let lstm = Lstm::new(6, hd).unwrap();
+        let xs = input(2, 3, 6);
+        let (out, (h_n, c_n)) = lstm.forward(xs.as_tensor(), None).unwrap();
+        let w = &lstm.weights[0];
+        let zeros = Tensor::zeros((2, hd), DType::F32, &Device::Cpu).unwrap();
+        let (mut h, mut c, mut outs) = (zeros.clone(), zeros, vec![]);
+        let all = all_input_gates(w, xs.as_tensor());
+        for t in 0..3 {
+            (h, c) = composed_lstm_step(w, &step_of(&all, t), &h, &c, hd);
+            outs.push(h.clone());
+        }
+        let want_out = Tensor::stack(&outs, 1).unwrap();
+        same_bits(&format!("LSTM {hd}: outputs"), &out, &want_out);
+        same_bits(&format!("LSTM {hd}: h_n"), &h_n.squeeze(0).unwrap(), &h);
+        same_bits(&format!("LSTM {hd}: c_n"), &c_n.squeeze(0).unwrap(), &c);
+        let tensors = [("x", xs.as_tensor().clone()), ("weight_hh", w.weight_hh.tensor()), ("bias_ih", w.bias_ih.tensor())];
+        let (fused, composed) = (weighted(&out).backward().unwrap(), weighted(&want_out).backward().unwrap());
+        same_grads(&format!("LSTM {hd}"), &fused, &composed, &tensors);
+    }
+}
