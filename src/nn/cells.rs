@@ -16,12 +16,13 @@
 use super::kernels::{cpu_f32, fused, values};
 use super::ops::sigmoid as sig;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
+use std::sync::Mutex;
 
 /// The smallest hidden size whose steps run as one fused node.
 pub const FUSED_CELL_MIN_HIDDEN: usize = 8;
 
 /// Whether a step of hidden size `h` over these tensors runs fused.
-fn fusable(h: usize, t: &[&Tensor]) -> bool {
+pub(crate) fn fusable(h: usize, t: &[&Tensor]) -> bool {
     h >= FUSED_CELL_MIN_HIDDEN && fused(t)
 }
 
@@ -48,7 +49,7 @@ struct GruStep {
 }
 
 /// The gates of one unit: `r`, `z`, `n`.
-fn gru_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32) {
+pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32) {
     let r = sigmoid(gi[j] + gh[j]);
     let z = sigmoid(gi[h + j] + gh[h + j]);
     let n = (gi[2 * h + j] + gh[2 * h + j] * r).tanh();
@@ -145,6 +146,9 @@ pub fn gru_step(gi: &Tensor, gh: &Tensor, h: &Tensor) -> Result<Tensor> {
 /// The LSTM step's gate arithmetic: `gi`, `gh (N, 4H)`, `c (N, H)` -> `[h' | c'] (N, 2H)`.
 struct LstmStep {
     h: usize,
+    /// `i, f, g, o, tanh(c')` of every row and unit, `(N, 5H)`, kept by the forward pass for the
+    /// backward one (recomputing them would take the transcendental functions twice).
+    kept: Mutex<Vec<f32>>,
 }
 
 /// The gates of one unit: `i`, `f`, `g`, `o`.
@@ -174,38 +178,42 @@ impl CustomOp3 for LstmStep {
         let (gi, gh, cp) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
         let h = self.h;
         let n = rows(op, h, &[(gi, 4), (gh, 4), (cp, 1)])?;
-        let mut out = vec![0f32; n * 2 * h];
+        let (mut out, mut kept) = (vec![0f32; n * 2 * h], vec![0f32; n * 5 * h]);
         for row in 0..n {
             let (gi, gh) = (&gi[row * 4 * h..(row + 1) * 4 * h], &gh[row * 4 * h..(row + 1) * 4 * h]);
+            let k = &mut kept[row * 5 * h..(row + 1) * 5 * h];
             for j in 0..h {
                 let (i, f, g, o) = lstm_gates(gi, gh, h, j);
                 let c = f * cp[row * h + j] + i * g;
-                out[row * 2 * h + j] = o * c.tanh();
+                let tc = c.tanh();
+                out[row * 2 * h + j] = o * tc;
                 out[row * 2 * h + h + j] = c;
+                (k[j], k[h + j], k[2 * h + j], k[3 * h + j], k[4 * h + j]) = (i, f, g, o, tc);
             }
         }
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
         Ok((CpuStorage::F32(out), Shape::from((n, 2 * h))))
     }
 
     fn bwd(
         &self,
         gi: &Tensor,
-        gh: &Tensor,
+        _gh: &Tensor,
         cp: &Tensor,
-        res: &Tensor,
+        _res: &Tensor,
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (gi_v, gh_v, cp_v, out, g) = (values(gi)?, values(gh)?, values(cp)?, values(res)?, values(grad)?);
+        let (cp_v, g) = (values(cp)?, values(grad)?);
         let h = self.h;
-        let n = rows("lstm step backward", h, &[(&gi_v, 4), (&gh_v, 4), (&cp_v, 1), (&out, 2), (&g, 2)])?;
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let n = rows("lstm step backward", h, &[(&kept, 5), (&cp_v, 1), (&g, 2)])?;
         let (mut dgates, mut dc_prev) = (vec![0f32; n * 4 * h], vec![0f32; n * h]);
         for row in 0..n {
-            let (o4, o2, o1) = (row * 4 * h, row * 2 * h, row * h);
+            let (o4, o2, o1, k) = (row * 4 * h, row * 2 * h, row * h, &kept[row * 5 * h..(row + 1) * 5 * h]);
             for j in 0..h {
-                let (i, f, gg, o) = lstm_gates(&gi_v[o4..o4 + 4 * h], &gh_v[o4..o4 + 4 * h], h, j);
-                let (gh_out, gc_out, c) = (g[o2 + j], g[o2 + h + j], out[o2 + h + j]);
+                let (i, f, gg, o, tc) = (k[j], k[h + j], k[2 * h + j], k[3 * h + j], k[4 * h + j]);
+                let (gh_out, gc_out) = (g[o2 + j], g[o2 + h + j]);
                 // h' = o tanh(c'), c' = f c + i g
-                let tc = c.tanh();
                 let d_o = gh_out * tc;
                 let dc = gc_out + (gh_out * o) * (1.0 - tc * tc);
                 let (df, di, dg) = (dc * cp_v[o1 + j], dc * gg, dc * i);
@@ -230,7 +238,7 @@ impl CustomOp3 for LstmStep {
 pub fn lstm_step(gi: &Tensor, gh: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
     let hd = c.dim(1)?;
     if fusable(hd, &[gi, gh, c]) {
-        let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, LstmStep { h: hd })?;
+        let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, LstmStep { h: hd, kept: Mutex::new(vec![]) })?;
         return Ok((both.narrow(1, 0, hd)?, both.narrow(1, hd, hd)?));
     }
     let gates = (gi + gh)?;

@@ -1,6 +1,7 @@
 //! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
 
-use super::cells::gru_step;
+use super::cells::{fusable, gru_step};
+use super::gru_sequence::gru_sequence;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
 use candle_core::{Result, Tensor};
 
@@ -39,7 +40,12 @@ impl Recurrent<GruKind> {
             return Ok((out, h0));
         }
         let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
-        let (out, finals) = self.run(x, initial, gru_cell, Tensor::clone)?;
+        let (out, finals) = if fusable(self.hidden_size, &[x]) {
+            // each direction one graph node, back-propagating through time inside
+            self.run_directions(x, initial, |w, gi, h0| gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0))?
+        } else {
+            self.run(x, initial, gru_cell, Tensor::clone)?
+        };
         Ok((out, Tensor::stack(&finals, 0)?))
     }
 }

@@ -13,6 +13,7 @@ pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub(crate) mod feed_forward;
 pub(crate) mod gru;
+pub(crate) mod gru_sequence;
 pub(crate) mod kernels;
 #[cfg(test)]
 mod kernels_tests;

@@ -87,18 +87,17 @@ fn layer_suffixes(num_layers: usize, bidirectional: bool) -> Vec<String> {
 }
 
 /// Runs a stack of recurrent layers over a batch-first `x`: for each layer and direction (the
-/// reverse one reads the sequence backwards), `step` advances the state one time step and
-/// `output` reads the hidden state out of it. Returns the last layer's outputs `(N, L, dirs*H)`
-/// and the final state of every layer and direction.
+/// reverse one reads the sequence backwards), `direction` runs the layer's weights over the
+/// sequence's input gates from an initial state and returns its outputs `(N, L, H)` and final
+/// state. Returns the last layer's outputs `(N, L, dirs*H)` and the final state of every layer
+/// and direction.
 fn run_stack<S>(
     x: &Tensor,
     weights: &[RnnWeights],
     dirs: usize,
     initial: Vec<S>,
-    step: impl Fn(&RnnWeights, &Tensor, &S) -> Result<S>,
-    output: impl Fn(&S) -> Tensor,
+    direction: impl Fn(&RnnWeights, &Tensor, S) -> Result<(Tensor, S)>,
 ) -> Result<(Tensor, Vec<S>)> {
-    let l = x.dim(1)?;
     let mut input = x.clone();
     let mut finals = Vec::with_capacity(weights.len());
     let mut initial = initial.into_iter();
@@ -106,14 +105,8 @@ fn run_stack<S>(
         let mut outs = vec![];
         for (dir, w) in layer.iter().enumerate() {
             let seq = if dir == 1 { reverse_time(&input)? } else { input.clone() };
-            let gi = w.input_gates(&seq)?;
-            let Some(mut state) = initial.next() else { bail!("recurrent layer: missing an initial state") };
-            let mut states = Vec::with_capacity(l);
-            for t in 0..l {
-                state = step(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &state)?;
-                states.push(output(&state));
-            }
-            let mut out = Tensor::stack(&states, 1)?;
+            let Some(state) = initial.next() else { bail!("recurrent layer: missing an initial state") };
+            let (mut out, state) = direction(w, &w.input_gates(&seq)?, state)?;
             if dir == 1 {
                 out = reverse_time(&out)?;
             }
@@ -123,6 +116,24 @@ fn run_stack<S>(
         input = Tensor::cat(&outs, 2)?;
     }
     Ok((input, finals))
+}
+
+/// One direction step by step: `step` advances the state over the input gates `gi (N, L, G*H)`
+/// one time step at a time and `output` reads the hidden state out of it.
+fn by_steps<S>(
+    w: &RnnWeights,
+    gi: &Tensor,
+    mut state: S,
+    step: &impl Fn(&RnnWeights, &Tensor, &S) -> Result<S>,
+    output: &impl Fn(&S) -> Tensor,
+) -> Result<(Tensor, S)> {
+    let l = gi.dim(1)?;
+    let mut states = Vec::with_capacity(l);
+    for t in 0..l {
+        state = step(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &state)?;
+        states.push(output(&state));
+    }
+    Ok((Tensor::stack(&states, 1)?, state))
 }
 
 /// A kind of recurrent cell: how many gate blocks its weights hold and its name in errors.
@@ -248,8 +259,8 @@ impl<C: CellKind> Recurrent<C> {
         }
     }
 
-    /// Runs the stack with `step` advancing a state and `output` reading the hidden state out
-    /// of it; see [`run_stack`].
+    /// Runs the stack with `step` advancing a state one time step and `output` reading the
+    /// hidden state out of it; see [`run_stack`].
     pub(crate) fn run<S>(
         &self,
         x: &Tensor,
@@ -257,7 +268,18 @@ impl<C: CellKind> Recurrent<C> {
         step: impl Fn(&RnnWeights, &Tensor, &S) -> Result<S>,
         output: impl Fn(&S) -> Tensor,
     ) -> Result<(Tensor, Vec<S>)> {
-        run_stack(x, &self.weights, self.directions(), initial, step, output).map_err(|e| error(C::NAME, e))
+        self.run_directions(x, initial, |w, gi, s| by_steps(w, gi, s, &step, &output))
+    }
+
+    /// Runs the stack with `direction` running one layer's direction over its whole sequence;
+    /// see [`run_stack`].
+    pub(crate) fn run_directions<S>(
+        &self,
+        x: &Tensor,
+        initial: Vec<S>,
+        direction: impl Fn(&RnnWeights, &Tensor, S) -> Result<(Tensor, S)>,
+    ) -> Result<(Tensor, Vec<S>)> {
+        run_stack(x, &self.weights, self.directions(), initial, direction).map_err(|e| error(C::NAME, e))
     }
 }
 

@@ -1,0 +1,168 @@
+//! A GRU direction over a whole sequence as one graph node, back-propagating through time
+//! inside its own backward pass.
+//!
+//! With one node a step ([`super::cells`]), candle's backward still meets the hidden weights once
+//! a step: every step makes a full `(3H, H)` gradient, and each is added into the sum as a fresh
+//! tensor. Here the weight gradient is one product over all steps at the end of the backward
+//! pass, `dW = sum_t dgh_t^T h_(t-1)`. The forward runs the same float32 operations as the steps
+//! (candle's product `h W^T` with the transposed weight, the bias, then [`super::cells`]'s gate
+//! arithmetic), so the outputs are the same bits.
+
+use super::cells::gru_gates;
+use super::kernels::{column_sums, cpu_f32, values};
+use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
+use std::sync::Mutex;
+
+/// `gi (N, L, 3H)` (input gates, `b_ih` added), `w_hh (3H, H)`, `extra` = `[h0 (N*H); b_hh (3H)]`
+/// -> the hidden states of every step, `(N, L, H)`.
+struct GruSequence {
+    n: usize,
+    l: usize,
+    h: usize,
+    /// What the backward pass needs of every step and unit, kept by the forward pass as
+    /// `(L, N, 4H)`: the gates `r`, `z`, `n` and the hidden gate `h_(t-1) W_hn^T + b_hn`
+    /// (recomputing them would take the transcendental functions twice).
+    kept: Mutex<Vec<f32>>,
+}
+
+/// `a (rows, k) @ b^T` with `b (cols, k)`, through candle's product as the steps compute it.
+fn times_transposed(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
+    let k = b.dim(1)?;
+    Tensor::from_slice(a, (rows, k), &Device::Cpu)?.matmul(&b.t()?)?.flatten_all()?.to_vec1::<f32>()
+}
+
+impl CustomOp3 for GruSequence {
+    fn name(&self) -> &'static str {
+        "gru-sequence"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "gru sequence";
+        let (gi, w, extra) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+        let (n, l, h) = (self.n, self.l, self.h);
+        if gi.len() != n * l * 3 * h || w.len() != 3 * h * h || extra.len() != n * h + 3 * h {
+            bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values", 3 * h, 3 * h, n * h + 3 * h)
+        }
+        let w_hh = Tensor::from_slice(w, (3 * h, h), &Device::Cpu)?;
+        let (h0, b) = extra.split_at(n * h);
+        let mut out = vec![0f32; n * l * h];
+        let mut kept = vec![0f32; l * n * 4 * h];
+        let mut prev = h0.to_vec();
+        for t in 0..l {
+            let mut gh = times_transposed(&prev, n, &w_hh)?;
+            for row in gh.chunks_exact_mut(3 * h) {
+                for (g, bv) in row.iter_mut().zip(b) {
+                    *g += bv;
+                }
+            }
+            for i in 0..n {
+                let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[i * 3 * h..(i + 1) * 3 * h]);
+                for j in 0..h {
+                    let (r, z, nn) = gru_gates(gi, gh, h, j);
+                    out[(i * l + t) * h + j] = (prev[i * h + j] - nn) * z + nn;
+                    let k = (t * n + i) * 4 * h;
+                    (kept[k + j], kept[k + h + j], kept[k + 2 * h + j], kept[k + 3 * h + j]) = (r, z, nn, gh[2 * h + j]);
+                }
+            }
+            for i in 0..n {
+                prev[i * h..(i + 1) * h].copy_from_slice(&out[(i * l + t) * h..(i * l + t + 1) * h]);
+            }
+        }
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+        Ok((CpuStorage::F32(out), Shape::from((n, l, h))))
+    }
+
+    fn bwd(
+        &self,
+        gi: &Tensor,
+        w: &Tensor,
+        extra: &Tensor,
+        res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (n, l, h) = (self.n, self.l, self.h);
+        let (out, g, ex) = (values(res)?, values(grad)?, values(extra)?);
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() != l * n * 4 * h || g.len() != n * l * h {
+            bail!(
+                "gru sequence backward: expected {} kept gates and {} gradients, got {} and {}",
+                l * n * 4 * h,
+                n * l * h,
+                kept.len(),
+                g.len()
+            )
+        }
+        let w_t = w.t()?.contiguous()?; // (H, 3H): dgh W_hh = dgh (W_hh^T)^T
+        let mut dgi = vec![0f32; n * l * 3 * h];
+        // every step's dgh, (L*N, 3H), and the state it came from, (L*N, H)
+        let (mut dgh_all, mut prev_all) = (vec![0f32; l * n * 3 * h], vec![0f32; l * n * h]);
+        let mut dh_next = vec![0f32; n * h];
+        for t in (0..l).rev() {
+            let mut dh_prev = vec![0f32; n * h];
+            for i in 0..n {
+                let prev = if t == 0 { &ex[i * h..(i + 1) * h] } else { &out[(i * l + t - 1) * h..(i * l + t) * h] };
+                prev_all[(t * n + i) * h..(t * n + i + 1) * h].copy_from_slice(prev);
+                let k = &kept[(t * n + i) * 4 * h..(t * n + i + 1) * 4 * h];
+                for j in 0..h {
+                    let (r, z, nn, ghn) = (k[j], k[h + j], k[2 * h + j], k[3 * h + j]);
+                    let gj = g[(i * l + t) * h + j] + dh_next[i * h + j];
+                    dh_prev[i * h + j] = gj * z;
+                    let dz = gj * (prev[j] - nn);
+                    let dn = gj - gj * z;
+                    let dn_pre = dn * (1.0 - nn * nn);
+                    let dz_pre = dz * (1.0 - z) * z;
+                    let dr_pre = dn_pre * ghn * (1.0 - r) * r;
+                    let o = (i * l + t) * 3 * h;
+                    dgi[o + j] = dr_pre;
+                    dgi[o + h + j] = dz_pre;
+                    dgi[o + 2 * h + j] = dn_pre;
+                    let o = (t * n + i) * 3 * h;
+                    dgh_all[o + j] = dr_pre;
+                    dgh_all[o + h + j] = dz_pre;
+                    dgh_all[o + 2 * h + j] = dn_pre * r;
+                }
+            }
+            // through the hidden weights to the previous state
+            let through = times_transposed(&dgh_all[t * n * 3 * h..(t + 1) * n * 3 * h], n, &w_t)?;
+            for (d, v) in dh_prev.iter_mut().zip(&through) {
+                *d += v;
+            }
+            dh_next = dh_prev;
+        }
+        // dW_hh = dgh^T prev over every step at once; db_hh = the column sums of dgh
+        let dgh = Tensor::from_vec(dgh_all, (l * n, 3 * h), &Device::Cpu)?;
+        let prev = Tensor::from_vec(prev_all, (l * n, h), &Device::Cpu)?;
+        let dw = dgh.t()?.matmul(&prev)?;
+        let db = column_sums(&dgh.flatten_all()?.to_vec1::<f32>()?, 3 * h)?;
+        let mut dextra = dh_next;
+        dextra.extend(db);
+        let dev = gi.device();
+        Ok((Some(Tensor::from_vec(dgi, gi.shape(), dev)?), Some(dw), Some(Tensor::from_vec(dextra, extra.shape(), dev)?)))
+    }
+}
+
+/// A GRU direction over a whole sequence as one graph node.
+///
+/// # Shapes
+/// - `gi`: `(N, L, 3H)` input gates (`b_ih` added); `w_hh`: `(3H, H)`; `b_hh`: `(3H)`; `h0`: `(N, H)`
+/// - returns the hidden states of every step `(N, L, H)` and the last one `(N, H)`
+pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor) -> Result<(Tensor, Tensor)> {
+    let (n, l, g) = gi.dims3()?;
+    let h = h0.dim(1)?;
+    if g != 3 * h || w_hh.dims() != [3 * h, h] || b_hh.dims() != [3 * h] || h0.dims() != [n, h] {
+        bail!("gru sequence: gates {:?}, weight {:?}, bias {:?} and state {:?} do not fit", gi.dims(), w_hh.dims(), b_hh.dims(), h0.dims())
+    }
+    let extra = Tensor::cat(&[h0.flatten_all()?, b_hh.clone()], 0)?;
+    let op = GruSequence { n, l, h, kept: Mutex::new(vec![]) };
+    let out = gi.contiguous()?.apply_op3(&w_hh.contiguous()?, &extra, op)?;
+    let last = out.narrow(1, l - 1, 1)?.squeeze(1)?;
+    Ok((out, last))
+}
