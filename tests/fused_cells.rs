@@ -155,3 +155,43 @@ fn fused_lstm_steps_equal_the_composed_arithmetic() {
         same_grads(&format!("LSTM {hd}"), &fused, &composed, &tensors);
     }
 }
+
+#[test]
+fn fused_packed_lstm_equals_the_composed_arithmetic() {
+    let _serial = common::serial();
+    let (hd, lengths) = (9, [5usize, 2, 3]);
+    manual_seed(7).unwrap();
+    let lstm = Lstm::new(6, hd).unwrap();
+    let xs = input(3, 5, 6);
+    let (out, (h_n, c_n)) = lstm.forward_padded(xs.as_tensor(), &lengths, None).unwrap();
+    // the step-by-step arithmetic: padded steps keep the state and output zeros
+    let w = &lstm.weights[0];
+    let keep: Vec<f32> = lengths.iter().flat_map(|&len| (0..5).map(move |t| if t < len { 1.0 } else { 0.0 })).collect();
+    let keep = Tensor::from_vec(keep, (3, 5), &Device::Cpu).unwrap();
+    let zeros = Tensor::zeros((3, hd), DType::F32, &Device::Cpu).unwrap();
+    let (mut h, mut c, mut outs) = (zeros.clone(), zeros, vec![]);
+    let all = all_input_gates(w, xs.as_tensor());
+    for t in 0..5 {
+        let k = keep.narrow(1, t, 1).unwrap();
+        let not_k = k.affine(-1.0, 1.0).unwrap();
+        let (h_new, c_new) = composed_lstm_step(w, &step_of(&all, t), &h, &c, hd);
+        let blend = |new: &Tensor, old: &Tensor| (new.broadcast_mul(&k).unwrap() + old.broadcast_mul(&not_k).unwrap()).unwrap();
+        (h, c) = (blend(&h_new, &h), blend(&c_new, &c));
+        outs.push(h_new.broadcast_mul(&k).unwrap());
+    }
+    let want_out = Tensor::stack(&outs, 1).unwrap();
+    same_bits("packed LSTM: outputs", &out, &want_out);
+    same_bits("packed LSTM: h_n", &h_n.squeeze(0).unwrap(), &h);
+    same_bits("packed LSTM: c_n", &c_n.squeeze(0).unwrap(), &c);
+    let loss = |o: &Tensor, h: &Tensor, c: &Tensor| ((weighted(o) + weighted(h)).unwrap() + weighted(&(c * 0.3).unwrap())).unwrap();
+    let fused = loss(&out, &h_n.squeeze(0).unwrap(), &c_n.squeeze(0).unwrap()).backward().unwrap();
+    let composed = loss(&want_out, &h, &c).backward().unwrap();
+    let tensors = [
+        ("x", xs.as_tensor().clone()),
+        ("weight_ih", w.weight_ih.tensor()),
+        ("weight_hh", w.weight_hh.tensor()),
+        ("bias_ih", w.bias_ih.tensor()),
+        ("bias_hh", w.bias_hh.tensor()),
+    ];
+    same_grads("packed LSTM", &fused, &composed, &tensors);
+}

@@ -152,7 +152,7 @@ struct LstmStep {
 }
 
 /// The gates of one unit: `i`, `f`, `g`, `o`.
-fn lstm_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32, f32) {
+pub(crate) fn lstm_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32, f32) {
     let i = sigmoid(gi[j] + gh[j]);
     let f = sigmoid(gi[h + j] + gh[h + j]);
     let g = (gi[2 * h + j] + gh[2 * h + j]).tanh();

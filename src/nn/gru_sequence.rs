@@ -163,6 +163,6 @@ pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor) -> R
     let extra = Tensor::cat(&[h0.flatten_all()?, b_hh.clone()], 0)?;
     let op = GruSequence { n, l, h, kept: Mutex::new(vec![]) };
     let out = gi.contiguous()?.apply_op3(&w_hh.contiguous()?, &extra, op)?;
-    let last = out.narrow(1, l - 1, 1)?.squeeze(1)?;
+    let last = out.narrow(1, l - 1, 1)?.squeeze(1)?.contiguous()?;
     Ok((out, last))
 }

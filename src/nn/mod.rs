@@ -21,6 +21,7 @@ pub(crate) mod layer_norm;
 pub(crate) mod linear;
 pub(crate) mod lstm;
 pub(crate) mod lstm_cell;
+pub(crate) mod lstm_sequence;
 pub(crate) mod module;
 pub(crate) mod ops;
 pub(crate) mod packed;

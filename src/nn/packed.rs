@@ -6,7 +6,9 @@
 //! length, so it starts at that sequence's last real token, not at the padding. The final states
 //! are therefore those at each sequence's true length.
 
+use super::cells::fusable;
 use super::lstm::{Lstm, lstm_cell};
+use super::lstm_sequence::lstm_sequence;
 use super::rnn::RnnWeights;
 use super::shape::{error, shape_error};
 use candle_core::{DType, Device, Result, Tensor};
@@ -52,6 +54,10 @@ fn keep_mask(lengths: &[usize], l: usize, dtype: DType, device: &Device) -> Resu
 fn run_direction(w: &RnnWeights, x: &Tensor, keep: &Tensor, h0: Tensor, c0: Tensor) -> Result<(Tensor, (Tensor, Tensor))> {
     let l = x.dim(1)?;
     let gi = w.input_gates(x)?;
+    if fusable(h0.dim(1)?, &[x, keep]) {
+        // the whole direction one graph node, back-propagating through time inside
+        return lstm_sequence(&gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), keep, &h0, &c0);
+    }
     let (mut h, mut c) = (h0, c0);
     let mut outs = Vec::with_capacity(l);
     for t in 0..l {
