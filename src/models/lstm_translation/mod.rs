@@ -5,6 +5,7 @@
 pub(crate) mod config;
 pub(crate) mod decoder;
 pub(crate) mod encoder;
+mod fused_decoder;
 pub(crate) mod model;
 
 pub use config::LstmTranslatorConfig;

@@ -3,8 +3,10 @@
 use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
+use super::fused_decoder::attn_lstm_sequence;
 use crate::attention::padding_mask;
 use crate::models::translate::{PAD_ID, RecurrentTranslate, check_rows, source_lengths};
+use crate::nn::cells::fusable;
 use crate::nn::shape::{in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
@@ -63,6 +65,12 @@ impl LstmTranslator {
             &[n, t] if n == state.h.dim(0)? && t > 0 => t,
             d => return Err(shape_error("LstmTranslator", format!("target ids (N, T) with N = {} and T > 0", state.h.dim(0)?), d)),
         };
+        if fusable(state.h.dim(1)?, &[&state.keys, &state.outputs, &state.h]) {
+            // teacher forcing over the whole target as one graph node
+            let emb = in_module("AttnLstmDecoder", self.decoder.embed.forward(tgt))?;
+            let (hs, alphas) = attn_lstm_sequence(&self.decoder, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)?;
+            return Ok((self.decoder.out.forward(&hs)?, alphas));
+        }
         let (mut h, mut c) = (state.h.clone(), state.c.clone());
         let (mut hs, mut alphas) = (Vec::with_capacity(t), Vec::with_capacity(t));
         for k in 0..t {

@@ -1,0 +1,265 @@
+//! The attention decoder over a whole teacher-forced target as one graph node, back-propagating
+//! through time inside its own backward pass.
+//!
+//! Step by step, every target position uses the cell's two weight matrices, the keys and the
+//! encoder's outputs once more, and candle's backward adds each use's gradient into a fresh tensor:
+//! for the translator's batches that was a quarter of a training step. Here the weights' gradients
+//! are one product each over every step at the end. The arithmetic is the step's
+//! ([`super::AttnLstmDecoder::step`]): scores `k_s . h / sqrt(H)` plus the mask, a softmax, the
+//! context, then the cell on `[embedding; context]`; matrix products go through candle, so sums
+//! may round in another order than the step-by-step graph's (within float32 rounding).
+
+use crate::nn::cells::lstm_gates;
+use crate::nn::kernels::{column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
+use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
+use std::sync::Mutex;
+
+/// Sizes: batch, target steps, source positions, embedding and hidden widths.
+#[derive(Clone, Copy)]
+struct Sizes {
+    n: usize,
+    t: usize,
+    s: usize,
+    e: usize,
+    h: usize,
+}
+
+impl Sizes {
+    /// Offsets in the flat parameter tensor: `[W_ih; W_hh; b_ih; b_hh; h0; c0; mask]`.
+    fn offsets(&self) -> [usize; 8] {
+        let Sizes { n, s, e, h, .. } = *self;
+        let mut o = [0; 8];
+        let lens = [4 * h * (e + h), 4 * h * h, 4 * h, 4 * h, n * h, n * h, n * s];
+        for k in 0..7 {
+            o[k + 1] = o[k] + lens[k];
+        }
+        o
+    }
+}
+
+/// `a (rows, k) @ b` with `b (k, cols)` given as a tensor.
+fn times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
+    let k = b.dim(0)?;
+    Tensor::from_slice(a, (rows, k), &Device::Cpu)?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
+}
+
+/// What the backward pass needs of one step and row: the cell's input `[emb; ctx]`, the states
+/// it started from, its gates and `tanh(c')`, and the attention weights.
+struct Kept {
+    x: Vec<f32>,
+    h_prev: Vec<f32>,
+    c_prev: Vec<f32>,
+    gates: Vec<f32>,
+    alphas: Vec<f32>,
+}
+
+/// `emb (N, T, E)`, `memory (N, S, 2H)` (keys, then the encoder's outputs), `params` (flat, see
+/// [`Sizes::offsets`]) -> `(N, T, H + S)`: each step's hidden state, then its attention weights.
+struct AttnLstmSequence {
+    sizes: Sizes,
+    kept: Mutex<Option<Kept>>,
+}
+
+impl CustomOp3 for AttnLstmSequence {
+    fn name(&self) -> &'static str {
+        "attn-lstm-sequence"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "attention LSTM decoder";
+        let (emb, mem, p) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+        let Sizes { n, t, s, e, h } = self.sizes;
+        let o = self.sizes.offsets();
+        if emb.len() != n * t * e || mem.len() != n * s * 2 * h || p.len() != o[7] {
+            bail!("{op}: expected ({n}, {t}, {e}) embeddings, ({n}, {s}, {}) keys and outputs and {} parameters", 2 * h, o[7])
+        }
+        let w_ih_t = Tensor::from_slice(&p[o[0]..o[1]], (4 * h, e + h), &Device::Cpu)?.t()?;
+        let w_hh_t = Tensor::from_slice(&p[o[1]..o[2]], (4 * h, h), &Device::Cpu)?.t()?;
+        let (b_ih, b_hh, mask) = (&p[o[2]..o[3]], &p[o[3]..o[4]], &p[o[6]..o[7]]);
+        let (mut hs, mut cs) = (p[o[4]..o[5]].to_vec(), p[o[5]..o[6]].to_vec());
+        let inv_scale = (1.0 / (h as f64).sqrt()) as f32;
+        let mut y = vec![0f32; n * t * (h + s)];
+        let mut kept = Kept { x: vec![], h_prev: vec![], c_prev: vec![], gates: vec![], alphas: vec![] };
+        for step in 0..t {
+            let mut scores = vec![0f32; n * s];
+            for i in 0..n {
+                for k in 0..s {
+                    let key = &mem[(i * s + k) * 2 * h..(i * s + k) * 2 * h + h];
+                    let dot: f32 = key.iter().zip(&hs[i * h..(i + 1) * h]).map(|(a, b)| a * b).sum();
+                    scores[i * s + k] = dot * inv_scale + mask[i * s + k];
+                }
+            }
+            let alphas = softmax_rows(&scores, s)?;
+            let mut x = vec![0f32; n * (e + h)];
+            for i in 0..n {
+                x[i * (e + h)..i * (e + h) + e].copy_from_slice(&emb[(i * t + step) * e..(i * t + step + 1) * e]);
+                let ctx = &mut x[i * (e + h) + e..(i + 1) * (e + h)];
+                for k in 0..s {
+                    let (a, out) = (alphas[i * s + k], &mem[(i * s + k) * 2 * h + h..(i * s + k + 1) * 2 * h]);
+                    for (cv, ov) in ctx.iter_mut().zip(out) {
+                        *cv += a * ov;
+                    }
+                }
+            }
+            let (mut gi, mut gh) = (times(&x, n, &w_ih_t)?, times(&hs, n, &w_hh_t)?);
+            for (row_i, row_h) in gi.chunks_exact_mut(4 * h).zip(gh.chunks_exact_mut(4 * h)) {
+                row_i.iter_mut().zip(b_ih).for_each(|(g, b)| *g += b);
+                row_h.iter_mut().zip(b_hh).for_each(|(g, b)| *g += b);
+            }
+            kept.h_prev.extend_from_slice(&hs);
+            kept.c_prev.extend_from_slice(&cs);
+            for i in 0..n {
+                for j in 0..h {
+                    let (ig, fg, gg, og) = lstm_gates(&gi[i * 4 * h..(i + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h], h, j);
+                    let c = fg * cs[i * h + j] + ig * gg;
+                    let tc = c.tanh();
+                    (cs[i * h + j], hs[i * h + j]) = (c, og * tc);
+                    kept.gates.extend_from_slice(&[ig, fg, gg, og, tc]);
+                }
+                let row = (i * t + step) * (h + s);
+                y[row..row + h].copy_from_slice(&hs[i * h..(i + 1) * h]);
+                y[row + h..row + h + s].copy_from_slice(&alphas[i * s..(i + 1) * s]);
+            }
+            kept.x.extend_from_slice(&x);
+            kept.alphas.extend_from_slice(&alphas);
+        }
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(kept);
+        Ok((CpuStorage::F32(y), Shape::from((n, t, h + s))))
+    }
+
+    fn bwd(
+        &self,
+        emb: &Tensor,
+        mem: &Tensor,
+        params: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let Sizes { n, t, s, e, h } = self.sizes;
+        let o = self.sizes.offsets();
+        let (g, m, p) = (values(grad)?, values(mem)?, values(params)?);
+        let guard = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(kept) = guard.as_ref() else { bail!("attention LSTM decoder backward: the forward pass kept nothing") };
+        if g.len() != n * t * (h + s) || kept.gates.len() != t * n * h * 5 {
+            bail!("attention LSTM decoder backward: expected {} gradients, got {}", n * t * (h + s), g.len())
+        }
+        let w_ih = Tensor::from_slice(&p[o[0]..o[1]], (4 * h, e + h), &Device::Cpu)?;
+        let w_hh = Tensor::from_slice(&p[o[1]..o[2]], (4 * h, h), &Device::Cpu)?;
+        let inv_scale = (1.0 / (h as f64).sqrt()) as f32;
+        let (mut demb, mut dmem) = (vec![0f32; n * t * e], vec![0f32; n * s * 2 * h]);
+        let mut dgates_all = vec![0f32; t * n * 4 * h];
+        let (mut dh, mut dc) = (vec![0f32; n * h], vec![0f32; n * h]);
+        for step in (0..t).rev() {
+            let dgates = &mut dgates_all[step * n * 4 * h..(step + 1) * n * 4 * h];
+            let mut dc_prev = vec![0f32; n * h];
+            for i in 0..n {
+                for j in 0..h {
+                    let k5 = ((step * n + i) * h + j) * 5;
+                    let [ig, fg, gg, og, tc] = [0, 1, 2, 3, 4].map(|q| kept.gates[k5 + q]);
+                    let dh_t = g[(i * t + step) * (h + s) + j] + dh[i * h + j];
+                    let d_o = dh_t * tc;
+                    let dcc = dc[i * h + j] + (dh_t * og) * (1.0 - tc * tc);
+                    let c_prev = kept.c_prev[(step * n + i) * h + j];
+                    let d = &mut dgates[i * 4 * h..(i + 1) * 4 * h];
+                    d[j] = (dcc * gg) * (1.0 - ig) * ig;
+                    d[h + j] = (dcc * c_prev) * (1.0 - fg) * fg;
+                    d[2 * h + j] = (dcc * ig) * (1.0 - gg * gg);
+                    d[3 * h + j] = d_o * (1.0 - og) * og;
+                    dc_prev[i * h + j] = dcc * fg;
+                }
+            }
+            let dx = times(dgates, n, &w_ih)?; // (N, E + H)
+            let mut dh_prev = times(dgates, n, &w_hh)?; // (N, H)
+            let alphas = &kept.alphas[step * n * s..(step + 1) * n * s];
+            let mut dalpha = vec![0f32; n * s];
+            for i in 0..n {
+                demb[(i * t + step) * e..(i * t + step + 1) * e].copy_from_slice(&dx[i * (e + h)..i * (e + h) + e]);
+                let dctx = &dx[i * (e + h) + e..(i + 1) * (e + h)];
+                for k in 0..s {
+                    let base = (i * s + k) * 2 * h;
+                    let out = &m[base + h..base + 2 * h];
+                    dalpha[i * s + k] = dctx.iter().zip(out).map(|(a, b)| a * b).sum::<f32>() + g[(i * t + step) * (h + s) + h + k];
+                    let a = alphas[i * s + k];
+                    dmem[base + h..base + 2 * h].iter_mut().zip(dctx).for_each(|(d, v)| *d += a * v);
+                }
+            }
+            let dscores = softmax_rows_backward(alphas, &dalpha, s)?;
+            let h_prev = &kept.h_prev[step * n * h..(step + 1) * n * h];
+            for i in 0..n {
+                for k in 0..s {
+                    let ds = dscores[i * s + k] * inv_scale;
+                    let base = (i * s + k) * 2 * h;
+                    for j in 0..h {
+                        dmem[base + j] += ds * h_prev[i * h + j];
+                        dh_prev[i * h + j] += ds * m[base + j];
+                    }
+                }
+            }
+            (dh, dc) = (dh_prev, dc_prev);
+        }
+        // the weights' gradients over every step at once
+        let dg = Tensor::from_vec(dgates_all, (t * n, 4 * h), &Device::Cpu)?;
+        let dw_ih = dg.t()?.matmul(&Tensor::from_slice(&kept.x, (t * n, e + h), &Device::Cpu)?)?.flatten_all()?.to_vec1::<f32>()?;
+        let dw_hh = dg.t()?.matmul(&Tensor::from_slice(&kept.h_prev, (t * n, h), &Device::Cpu)?)?.flatten_all()?.to_vec1::<f32>()?;
+        let db = column_sums(&dg.flatten_all()?.to_vec1::<f32>()?, 4 * h)?;
+        let mut dp = Vec::with_capacity(o[7]);
+        dp.extend(dw_ih);
+        dp.extend(dw_hh);
+        dp.extend_from_slice(&db);
+        dp.extend(db);
+        dp.extend(dh);
+        dp.extend(dc);
+        dp.extend(std::iter::repeat_n(0f32, n * s)); // the mask takes no gradient
+        let dev = emb.device();
+        Ok((
+            Some(Tensor::from_vec(demb, emb.shape(), dev)?),
+            Some(Tensor::from_vec(dmem, mem.shape(), dev)?),
+            Some(Tensor::from_vec(dp, params.shape(), dev)?),
+        ))
+    }
+}
+
+/// The decoder over a whole teacher-forced target as one graph node.
+///
+/// # Shapes
+/// - `emb`: the target's embeddings `(N, T, E)`; `keys`, `outputs`: `(N, S, H)`; `mask`: additive
+///   `(N, S)`; `h0`, `c0`: `(N, H)`
+/// - returns the hidden state of every step `(N, T, H)` and the attention weights `(N, T, S)`
+pub(crate) fn attn_lstm_sequence(
+    decoder: &super::AttnLstmDecoder,
+    emb: &Tensor,
+    keys: &Tensor,
+    outputs: &Tensor,
+    mask: &Tensor,
+    h0: &Tensor,
+    c0: &Tensor,
+) -> Result<(Tensor, Tensor)> {
+    let (n, t, e) = emb.dims3()?;
+    let (s, h) = (keys.dim(1)?, h0.dim(1)?);
+    let w = &decoder.cell.weights;
+    if w.weight_ih.dims() != [4 * h, e + h] || w.weight_hh.dims() != [4 * h, h] || outputs.dims() != [n, s, h] || mask.dims() != [n, s] {
+        bail!(
+            "attention LSTM decoder: the cell's weights, keys {:?}, outputs {:?} and mask {:?} do not fit",
+            keys.dims(),
+            outputs.dims(),
+            mask.dims()
+        )
+    }
+    let flat = [&w.weight_ih.tensor(), &w.weight_hh.tensor(), &w.bias_ih.tensor(), &w.bias_hh.tensor(), h0, c0, mask]
+        .iter()
+        .map(|t| t.flatten_all())
+        .collect::<Result<Vec<_>>>()?;
+    let params = Tensor::cat(&flat, 0)?;
+    let memory = Tensor::cat(&[keys, outputs], 2)?;
+    let op = AttnLstmSequence { sizes: Sizes { n, t, s, e, h }, kept: Mutex::new(None) };
+    let y = emb.contiguous()?.apply_op3(&memory, &params, op)?;
+    Ok((y.narrow(2, 0, h)?.contiguous()?, y.narrow(2, h, s)?.contiguous()?))
+}
