@@ -1,8 +1,9 @@
-//! Fused recurrent cell steps: one GRU or LSTM time step as a single graph node with its own
-//! backward pass.
+//! Fused recurrent cell steps: one LSTM time step as a single graph node with its own backward
+//! pass, and the gate arithmetic the whole-sequence nodes share ([`super::gru_sequence`],
+//! [`super::lstm_sequence`]).
 //!
-//! Written as tensor operations, a GRU step past its two matrix products is a dozen candle nodes
-//! (slices, sums, three sigmoids of four nodes each, a tanh, products) and its backward twice as
+//! Written as tensor operations, an LSTM step past its two matrix products is a dozen candle nodes
+//! (slices, sums, three sigmoids of four nodes each, two tanh, products) and its backward twice as
 //! many, each allocating its result; for the translators' batches of 32 by 128 units those nodes,
 //! not arithmetic, were most of a training step. Here the gate arithmetic of a step is one node
 //! whose forward runs the same float32 operations in the same order as the composed version (the
@@ -42,105 +43,12 @@ fn rows(op: &str, h: usize, parts: &[(&[f32], usize)]) -> Result<usize> {
     Ok(n)
 }
 
-/// The GRU step's gate arithmetic: `gi`, `gh (N, 3H)` (input and hidden gates, biases included),
-/// `h (N, H)` -> `h' (N, H)`.
-struct GruStep {
-    h: usize,
-}
-
 /// The gates of one unit: `r`, `z`, `n`.
 pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32) {
     let r = sigmoid(gi[j] + gh[j]);
     let z = sigmoid(gi[h + j] + gh[h + j]);
     let n = (gi[2 * h + j] + gh[2 * h + j] * r).tanh();
     (r, z, n)
-}
-
-impl CustomOp3 for GruStep {
-    fn name(&self) -> &'static str {
-        "gru-step"
-    }
-
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let op = "gru step";
-        let (gi, gh, hp) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
-        let h = self.h;
-        let n = rows(op, h, &[(gi, 3), (gh, 3), (hp, 1)])?;
-        let mut out = vec![0f32; n * h];
-        for row in 0..n {
-            let (gi, gh) = (&gi[row * 3 * h..(row + 1) * 3 * h], &gh[row * 3 * h..(row + 1) * 3 * h]);
-            for j in 0..h {
-                let (_, z, nn) = gru_gates(gi, gh, h, j);
-                out[row * h + j] = (hp[row * h + j] - nn) * z + nn;
-            }
-        }
-        Ok((CpuStorage::F32(out), Shape::from((n, h))))
-    }
-
-    fn bwd(
-        &self,
-        gi: &Tensor,
-        gh: &Tensor,
-        hp: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (gi_v, gh_v, hp_v, g) = (values(gi)?, values(gh)?, values(hp)?, values(grad)?);
-        let h = self.h;
-        let n = rows("gru step backward", h, &[(&gi_v, 3), (&gh_v, 3), (&hp_v, 1), (&g, 1)])?;
-        let (mut dgi, mut dgh, mut dh) = (vec![0f32; n * 3 * h], vec![0f32; n * 3 * h], vec![0f32; n * h]);
-        for row in 0..n {
-            let (o3, o1) = (row * 3 * h, row * h);
-            for j in 0..h {
-                let (r, z, nn) = gru_gates(&gi_v[o3..o3 + 3 * h], &gh_v[o3..o3 + 3 * h], h, j);
-                let gj = g[o1 + j];
-                // h' = (h - n) z + n
-                dh[o1 + j] = gj * z;
-                let dz = gj * (hp_v[o1 + j] - nn);
-                let dn = gj - gj * z;
-                let dn_pre = dn * (1.0 - nn * nn);
-                let dz_pre = dz * (1.0 - z) * z;
-                let dr = dn_pre * gh_v[o3 + 2 * h + j];
-                let dr_pre = dr * (1.0 - r) * r;
-                dgi[o3 + j] = dr_pre;
-                dgi[o3 + h + j] = dz_pre;
-                dgi[o3 + 2 * h + j] = dn_pre;
-                dgh[o3 + j] = dr_pre;
-                dgh[o3 + h + j] = dz_pre;
-                dgh[o3 + 2 * h + j] = dn_pre * r;
-            }
-        }
-        let dev = gi.device();
-        Ok((
-            Some(Tensor::from_vec(dgi, gi.shape(), dev)?),
-            Some(Tensor::from_vec(dgh, gh.shape(), dev)?),
-            Some(Tensor::from_vec(dh, hp.shape(), dev)?),
-        ))
-    }
-}
-
-/// One GRU step's gate arithmetic, `h' = (h - n) * z + n`.
-///
-/// # Shapes
-/// - `gi`, `gh`: `(N, 3H)` input and hidden gates `r, z, n` (biases added); `h`: `(N, H)`
-/// - returns `h'`: `(N, H)`
-pub fn gru_step(gi: &Tensor, gh: &Tensor, h: &Tensor) -> Result<Tensor> {
-    let hd = h.dim(1)?;
-    if fusable(hd, &[gi, gh, h]) {
-        return gi.contiguous()?.apply_op3(&gh.contiguous()?, &h.contiguous()?, GruStep { h: hd });
-    }
-    let r = sig(&(gi.narrow(1, 0, hd)? + gh.narrow(1, 0, hd)?)?)?;
-    let z = sig(&(gi.narrow(1, hd, hd)? + gh.narrow(1, hd, hd)?)?)?;
-    let n = (gi.narrow(1, 2 * hd, hd)? + (gh.narrow(1, 2 * hd, hd)? * r)?)?.tanh()?;
-    ((h - &n)? * z)? + n
 }
 
 /// The LSTM step's gate arithmetic: `gi`, `gh (N, 4H)`, `c (N, H)` -> `[h' | c'] (N, 2H)`.

@@ -1,7 +1,8 @@
 //! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
 
-use super::cells::{fusable, gru_step};
+use super::cells::fusable;
 use super::gru_sequence::gru_sequence;
+use super::ops::sigmoid;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
 use candle_core::{Result, Tensor};
 
@@ -18,10 +19,15 @@ impl CellKind for GruKind {
 pub type Gru = Recurrent<GruKind>;
 
 /// One GRU step in PyTorch's arithmetic: gates `r, z, n`, `h' = (h - n) * z + n`.
-/// `gi`: `(N, 3H)` input gates, `h`: `(N, H)`.
-/// The gate arithmetic is one fused graph node from hidden size 8 on ([`super::cells`]).
+/// `gi`: `(N, 3H)` input gates, `h`: `(N, H)`. From hidden size 8 on, a layer runs each
+/// direction as one node instead ([`super::gru_sequence`]).
 pub fn gru_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor) -> Result<Tensor> {
-    gru_step(gi, &w.hidden_gates(h)?, h)
+    let hd = h.dim(1)?;
+    let gh = w.hidden_gates(h)?;
+    let r = sigmoid(&(gi.narrow(1, 0, hd)? + gh.narrow(1, 0, hd)?)?)?;
+    let z = sigmoid(&(gi.narrow(1, hd, hd)? + gh.narrow(1, hd, hd)?)?)?;
+    let n = (gi.narrow(1, 2 * hd, hd)? + (gh.narrow(1, 2 * hd, hd)? * r)?)?.tanh()?;
+    ((h - &n)? * z)? + n
 }
 
 impl Recurrent<GruKind> {
