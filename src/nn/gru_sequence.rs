@@ -9,7 +9,7 @@
 //! arithmetic), so the outputs are the same bits.
 
 use super::cells::gru_gates;
-use super::kernels::{column_sums, cpu_f32, values};
+use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
@@ -23,12 +23,6 @@ struct GruSequence {
     /// `(L, N, 4H)`: the gates `r`, `z`, `n` and the hidden gate `h_(t-1) W_hn^T + b_hn`
     /// (recomputing them would take the transcendental functions twice).
     kept: Mutex<Vec<f32>>,
-}
-
-/// `a (rows, k) @ b^T` with `b (cols, k)`, through candle's product as the steps compute it.
-fn times_transposed(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
-    let k = b.dim(1)?;
-    Tensor::from_slice(a, (rows, k), &Device::Cpu)?.matmul(&b.t()?)?.flatten_all()?.to_vec1::<f32>()
 }
 
 impl CustomOp3 for GruSequence {
@@ -51,18 +45,14 @@ impl CustomOp3 for GruSequence {
         if gi.len() != n * l * 3 * h || w.len() != 3 * h * h || extra.len() != n * h + 3 * h {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values", 3 * h, 3 * h, n * h + 3 * h)
         }
-        let w_hh = Tensor::from_slice(w, (3 * h, h), &Device::Cpu)?;
+        let w_hh_t = Tensor::from_slice(w, (3 * h, h), &Device::Cpu)?.t()?;
         let (h0, b) = extra.split_at(n * h);
         let mut out = vec![0f32; n * l * h];
         let mut kept = vec![0f32; l * n * 4 * h];
         let mut prev = h0.to_vec();
         for t in 0..l {
-            let mut gh = times_transposed(&prev, n, &w_hh)?;
-            for row in gh.chunks_exact_mut(3 * h) {
-                for (g, bv) in row.iter_mut().zip(b) {
-                    *g += bv;
-                }
-            }
+            let mut gh = rows_times(&prev, n, &w_hh_t)?;
+            add_to_rows(&mut gh, b);
             for i in 0..n {
                 let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[i * 3 * h..(i + 1) * 3 * h]);
                 for j in 0..h {
@@ -131,7 +121,7 @@ impl CustomOp3 for GruSequence {
                 }
             }
             // through the hidden weights to the previous state
-            let through = times_transposed(&dgh_all[t * n * 3 * h..(t + 1) * n * 3 * h], n, &w_t)?;
+            let through = rows_times(&dgh_all[t * n * 3 * h..(t + 1) * n * 3 * h], n, &w_t.t()?)?;
             for (d, v) in dh_prev.iter_mut().zip(&through) {
                 *d += v;
             }

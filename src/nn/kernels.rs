@@ -258,6 +258,24 @@ pub fn column_sums(g: &[f32], n: usize) -> Result<Vec<f32>> {
     Ok(sums)
 }
 
+/// Adds `b` to every row of `y`, rows of `b.len()` values (what a bias does).
+pub(crate) fn add_to_rows(y: &mut [f32], b: &[f32]) {
+    if b.is_empty() {
+        return;
+    }
+    for row in y.chunks_exact_mut(b.len()) {
+        for (v, bv) in row.iter_mut().zip(b) {
+            *v += bv;
+        }
+    }
+}
+
+/// `a (rows, k) @ b (k, cols)` through candle's matrix product (`b` may be a transposed view):
+/// the fused recurrent nodes' products inside their own passes.
+pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
+    Tensor::from_slice(a, (rows, b.dim(0)?), &Device::Cpu)?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
+}
+
 struct BiasAddOp {
     n: usize,
 }
@@ -271,11 +289,7 @@ impl CustomOp2 for BiasAddOp {
         let (y, b) = (cpu_f32("add_bias", s1, l1)?, cpu_f32("add_bias", s2, l2)?);
         check_lengths("add_bias", y.len(), self.n, &[("bias", b.len(), self.n)])?;
         let mut out = y.to_vec();
-        for row in out.chunks_exact_mut(self.n) {
-            for (o, bv) in row.iter_mut().zip(b) {
-                *o += bv;
-            }
-        }
+        add_to_rows(&mut out, b);
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
 

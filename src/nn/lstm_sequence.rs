@@ -9,7 +9,7 @@
 //! product over every step at the end of the backward pass.
 
 use super::cells::lstm_gates;
-use super::kernels::{column_sums, cpu_f32, values};
+use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
@@ -25,12 +25,6 @@ struct LstmSequence {
 }
 
 const KEPT: usize = 7;
-
-/// `a (rows, k) @ b^T` with `b (cols, k)`, through candle's product as the steps compute it.
-fn times_transposed(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
-    let k = b.dim(1)?;
-    Tensor::from_slice(a, (rows, k), &Device::Cpu)?.matmul(&b.t()?)?.flatten_all()?.to_vec1::<f32>()
-}
 
 impl LstmSequence {
     fn sizes(&self) -> (usize, usize, usize, usize) {
@@ -58,18 +52,14 @@ impl CustomOp3 for LstmSequence {
         if gi.len() != n * l * 4 * h || w.len() != 4 * h * h || extra.len() != extra_len {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {extra_len} state, bias and mask values", 4 * h, 4 * h)
         }
-        let w_hh = Tensor::from_slice(w, (4 * h, h), &Device::Cpu)?;
+        let w_hh_t = Tensor::from_slice(w, (4 * h, h), &Device::Cpu)?.t()?;
         let (mut hs, rest) = (extra[..n * h].to_vec(), &extra[n * h..]);
         let (mut cs, b, keep) = (rest[..n * h].to_vec(), &rest[n * h..n * h + 4 * h], &rest[n * h + 4 * h..]);
         let mut y = vec![0f32; n * (l + 2) * h];
         let mut kept = vec![0f32; l * n * KEPT * h];
         for t in 0..l {
-            let mut gh = times_transposed(&hs, n, &w_hh)?;
-            for row in gh.chunks_exact_mut(4 * h) {
-                for (g, bv) in row.iter_mut().zip(b) {
-                    *g += bv;
-                }
-            }
+            let mut gh = rows_times(&hs, n, &w_hh_t)?;
+            add_to_rows(&mut gh, b);
             for i in 0..n {
                 let (gi, gh) = (&gi[(i * l + t) * 4 * h..(i * l + t + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h]);
                 let k = keep[i * l + t];
@@ -157,7 +147,7 @@ impl CustomOp3 for LstmSequence {
                 let o4 = (i * l + t) * 4 * h;
                 dg_all[(t * n + i) * 4 * h..(t * n + i + 1) * 4 * h].copy_from_slice(&dgi[o4..o4 + 4 * h]);
             }
-            let through = times_transposed(&dg_all[t * n * 4 * h..(t + 1) * n * 4 * h], n, &w_t)?;
+            let through = rows_times(&dg_all[t * n * 4 * h..(t + 1) * n * 4 * h], n, &w_t.t()?)?;
             for (d, v) in dh_prev.iter_mut().zip(&through) {
                 *d += v;
             }

@@ -10,7 +10,7 @@
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
 use crate::nn::cells::lstm_gates;
-use crate::nn::kernels::{column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
+use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, softmax_rows, softmax_rows_backward, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
@@ -35,12 +35,6 @@ impl Sizes {
         }
         o
     }
-}
-
-/// `a (rows, k) @ b` with `b (k, cols)` given as a tensor.
-fn times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
-    let k = b.dim(0)?;
-    Tensor::from_slice(a, (rows, k), &Device::Cpu)?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
 }
 
 /// What the backward pass needs of one step and row: the cell's input `[emb; ctx]`, the states
@@ -109,11 +103,9 @@ impl CustomOp3 for AttnLstmSequence {
                     }
                 }
             }
-            let (mut gi, mut gh) = (times(&x, n, &w_ih_t)?, times(&hs, n, &w_hh_t)?);
-            for (row_i, row_h) in gi.chunks_exact_mut(4 * h).zip(gh.chunks_exact_mut(4 * h)) {
-                row_i.iter_mut().zip(b_ih).for_each(|(g, b)| *g += b);
-                row_h.iter_mut().zip(b_hh).for_each(|(g, b)| *g += b);
-            }
+            let (mut gi, mut gh) = (rows_times(&x, n, &w_ih_t)?, rows_times(&hs, n, &w_hh_t)?);
+            add_to_rows(&mut gi, b_ih);
+            add_to_rows(&mut gh, b_hh);
             kept.h_prev.extend_from_slice(&hs);
             kept.c_prev.extend_from_slice(&cs);
             for i in 0..n {
@@ -176,8 +168,8 @@ impl CustomOp3 for AttnLstmSequence {
                     dc_prev[i * h + j] = dcc * fg;
                 }
             }
-            let dx = times(dgates, n, &w_ih)?; // (N, E + H)
-            let mut dh_prev = times(dgates, n, &w_hh)?; // (N, H)
+            let dx = rows_times(dgates, n, &w_ih)?; // (N, E + H)
+            let mut dh_prev = rows_times(dgates, n, &w_hh)?; // (N, H)
             let alphas = &kept.alphas[step * n * s..(step + 1) * n * s];
             let mut dalpha = vec![0f32; n * s];
             for i in 0..n {
