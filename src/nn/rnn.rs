@@ -57,20 +57,24 @@ impl RnnWeights {
         self.add_input_bias(&y)?.reshape((n, l, g))
     }
 
-    /// `y + b_ih` for input gates `y (M, G*H)`: one graph node from [`FUSED_CELL_MIN_HIDDEN`] on.
+    /// `y + b_ih` for input gates `y (M, G*H)`.
     pub(crate) fn add_input_bias(&self, y: &Tensor) -> Result<Tensor> {
+        self.with_bias(y, &self.bias_ih)
+    }
+
+    /// `y + b` over gates `y (M, G*H)`: one add-bias graph node where the steps are fused too
+    /// (hidden sizes from [`FUSED_CELL_MIN_HIDDEN`] on), candle's broadcast add below.
+    fn with_bias(&self, y: &Tensor, b: &Param) -> Result<Tensor> {
         if self.weight_hh.dims().get(1).is_some_and(|&h| h >= FUSED_CELL_MIN_HIDDEN) {
-            add_bias(y, &self.bias_ih.tensor())
+            add_bias(y, &b.tensor())
         } else {
-            y.broadcast_add(&self.bias_ih.tensor())
+            y.broadcast_add(&b.tensor())
         }
     }
 
-    /// `h W_hh^T + b_hh`: `(N, H) -> (N, G*H)`; the bias as one graph node where the step is
-    /// fused too (hidden sizes from [`FUSED_CELL_MIN_HIDDEN`] on).
+    /// `h W_hh^T + b_hh`: `(N, H) -> (N, G*H)`.
     pub(crate) fn hidden_gates(&self, h: &Tensor) -> Result<Tensor> {
-        let y = h.matmul(&self.weight_hh.t()?)?;
-        if h.dim(1)? >= FUSED_CELL_MIN_HIDDEN { add_bias(&y, &self.bias_hh.tensor()) } else { y.broadcast_add(&self.bias_hh.tensor()) }
+        self.with_bias(&h.matmul(&self.weight_hh.t()?)?, &self.bias_hh)
     }
 }
 
