@@ -68,7 +68,7 @@ def translator(cfg):
     return model, lambda src, tgt_in: model(src, tgt_in)[0]
 
 
-def matrix_weights(model, kind):
+def matrix_weights(model):
     """Weights of the matrices a source token and a target token go through (embeddings left
     out): about 6 FLOPs each per token, forward and backward."""
     enc = sum(p.numel() for n, p in model.named_parameters() if n.startswith("encoder.") and "embed" not in n)
@@ -90,7 +90,7 @@ def train_translation(path):
     d, warmup, factor = cfg["d_model"], cfg["warmup"], cfg["factor"]
     pad = lambda rows: torch.nn.utils.rnn.pad_sequence([torch.tensor(r) for r in rows], batch_first=True)  # noqa: E731
     batches = [(pad(b["src"]), pad(b["tgt"])) for b in cfg["batches"]]
-    enc_w, dec_w = matrix_weights(model, cfg["kind"])
+    enc_w, dec_w = matrix_weights(model)
     flops = sum(6 * (enc_w * int((src != 0).sum()) + dec_w * int((tgt[:, 1:] != 0).sum())) for src, tgt in batches)
     model.train()
     start, tokens, total = time.perf_counter(), 0, 0.0
@@ -111,8 +111,8 @@ def train_translation(path):
     return time.perf_counter() - start, tokens, total / len(batches), flops
 
 
-TRANSLATORS = [("transformer", "notebook 04's Transformer"), ("gru", "notebook 05's GRU translator"),
-               ("lstm", "notebook 05's LSTM translator"), ("bilstm", "notebook 05's biLSTM translator")]
+# notebook 04's Transformer, notebook 05's recurrent translators
+TRANSLATORS = ["transformer", "gru", "lstm", "bilstm"]
 
 
 def main(binary):
@@ -132,7 +132,7 @@ def main(binary):
     print(f"\ntranslators, one epoch each on the generated corpus, two threads each; peak {peak:.0f} GFLOP/s (FMA probe, 2 threads)")
     print(f"{'model':<12}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'PyTorch GFLOP/s':>17}{'ours GFLOP/s':>14}"
           f"   mean loss (PyTorch | ours)")
-    for kind, _ in TRANSLATORS:
+    for kind in TRANSLATORS:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "batches.json")
             # Ours: two half-batches at once, one thread each (StepByStep::threads = 2), candle's
