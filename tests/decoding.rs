@@ -5,7 +5,7 @@
 //! mode is put back, and bad requests are clear errors.
 
 use crate::common;
-use attention_zoo::models::Translate;
+use attention_zoo::models::{TransformerState, Translate};
 use attention_zoo::prelude::*;
 use attention_zoo::train::Optimizer;
 use attention_zoo::train::{BeamConfig, Hypothesis, LengthPenalty, beam_search, greedy_decode};
@@ -145,12 +145,12 @@ fn each_step_equals_decoding_the_whole_prefix_and_forward() {
         tgt[1][3] = PAD;
         let full = ids(&tgt);
         let t_max = tgt[0].len();
-        let state = model.encode_src(&src).unwrap();
+        let mut state = model.encode_src(&src).unwrap();
         let whole = model.decode(&full, &state.memory, state.src_mask.as_ref(), Some(&model.tgt_mask(&full).unwrap())).unwrap();
         let forward = model.forward(&src, &full, None, None).unwrap();
         let mut worst = 0f64;
         for t in 1..=t_max {
-            let step = model.next_logits(&state, &full.narrow(1, 0, t).unwrap()).unwrap();
+            let step = model.next_logits(&mut state, &full.narrow(1, 0, t).unwrap()).unwrap();
             assert_eq!(step.dims(), &[n, VOCAB]);
             let step = step.to_dtype(DType::F64).unwrap().to_vec2::<f64>().unwrap();
             for (what, other) in [("decode", &whole), ("forward", &forward)] {
@@ -280,4 +280,104 @@ fn an_empty_batch_decodes_to_nothing() {
     let floats = Tensor::zeros((0, 3), DType::F32, &Device::Cpu).unwrap();
     fails(beam_search(&mut model, &floats, SOS, EOS, &BeamConfig::new(0, 8)), &["beam_search", "beam_width"]);
     fails(greedy_decode(&mut model, &floats, SOS, EOS, 8), &["greedy_decode", "integer", "F32"]);
+}
+
+/// The Transformer with its key/value cache thrown away before every step: each step decodes the
+/// whole prefix again, as decoding did before the cache.
+#[derive(Clone)]
+struct Uncached(Transformer);
+
+impl attention_zoo::nn::Walk for Uncached {
+    fn walk(&self, w: &mut attention_zoo::nn::Walker) {
+        self.0.walk(w)
+    }
+}
+
+impl Translate for Uncached {
+    type State = TransformerState;
+    fn tgt_vocab(&self) -> usize {
+        self.0.tgt_vocab()
+    }
+    fn max_len(&self) -> Option<usize> {
+        Translate::max_len(&self.0)
+    }
+    fn pad_id(&self) -> Option<u32> {
+        self.0.pad_id()
+    }
+    fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
+        self.0.encode_src(src)
+    }
+    fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
+        self.0.select_rows(state, rows)
+    }
+    fn next_logits(&mut self, state: &mut TransformerState, prefix: &Tensor) -> Result<Tensor> {
+        state.cache = None;
+        self.0.next_logits(state, prefix)
+    }
+    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        self.0.teacher_forced(src, tgt_input)
+    }
+    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<attention_zoo::models::SentenceAttention> {
+        self.0.sentence_attention(src, tgt_input)
+    }
+}
+
+#[test]
+fn cached_decoding_equals_uncached_token_for_token() {
+    let _serial = common::serial(); // it draws from the shared default generator
+    for (name, model) in [("trained", &models().0), ("untrained", &models().1)] {
+        let mut cached = model.clone();
+        let mut uncached = Uncached(model.clone());
+        let src = test_src();
+        let max_len = 8;
+        let greedy = greedy_decode(&mut cached, &src, SOS, EOS, max_len).unwrap();
+        assert_eq!(greedy, greedy_decode(&mut uncached, &src, SOS, EOS, max_len).unwrap(), "{name}: greedy");
+        for width in [1, 2, 3, 5] {
+            let cfg = BeamConfig { n_best: width, ..BeamConfig::new(width, max_len) };
+            let fast = beam_search(&mut cached, &src, SOS, EOS, &cfg).unwrap();
+            let slow = beam_search(&mut uncached, &src, SOS, EOS, &cfg).unwrap();
+            for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
+                // The same hypotheses in the same order; scores up to float32 rounding.
+                let key = |hs: &[Hypothesis]| hs.iter().map(|h| (h.tokens.clone(), h.finished)).collect::<Vec<_>>();
+                assert_eq!(key(f), key(s), "{name}: width {width}, sentence {i}");
+                for (a, b) in f.iter().zip(s) {
+                    assert!((a.score - b.score).abs() <= 1e-5, "{name}: width {width}, sentence {i}: {} against {}", a.score, b.score);
+                }
+                // All sentences searched in one batch find what each finds alone.
+                let alone = beam_search(&mut cached, &src.narrow(0, i, 1).unwrap(), SOS, EOS, &cfg).unwrap();
+                assert_eq!(key(f), key(&alone[0]), "{name}: width {width}, sentence {i} in a batch and alone");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_prefix_that_does_not_continue_the_cache_is_decoded_afresh() {
+    let _serial = common::serial();
+    let mut model = models().0.clone();
+    model.eval();
+    let src = test_src();
+    let n = src.dims()[0];
+    let prefixes = |tail: &[u32]| ids(&vec![std::iter::once(SOS).chain(tail.iter().copied()).collect::<Vec<_>>(); n]);
+    let mut state = model.encode_src(&src).unwrap();
+    model.next_logits(&mut state, &prefixes(&[5, 6])).unwrap();
+    // Not `[5, 6]` followed by a token: the cache must not be read.
+    for other in [&[5u32, 7, 8][..], &[5], &[5, 6]] {
+        let got = model.next_logits(&mut state, &prefixes(other)).unwrap();
+        let mut fresh = model.encode_src(&src).unwrap();
+        let want = model.next_logits(&mut fresh, &prefixes(other)).unwrap();
+        let d = (got - want).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+        assert!(d <= 1e-5, "{other:?}: {d}");
+    }
+    // Rows picked from the state keep their cache: a row continued after `select_rows`.
+    let mut state = model.encode_src(&src).unwrap();
+    model.next_logits(&mut state, &prefixes(&[5])).unwrap();
+    let rows = Tensor::new(&[2u32, 2, 0], &Device::Cpu).unwrap();
+    let mut picked = model.select_rows(&state, &rows).unwrap();
+    let next = ids(&vec![vec![SOS, 5, 9]; 3]);
+    let got = model.next_logits(&mut picked, &next).unwrap();
+    let mut fresh = model.encode_src(&src.index_select(&rows, 0).unwrap()).unwrap();
+    let want = model.next_logits(&mut fresh, &next).unwrap();
+    let d = (got - want).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+    assert!(d <= 1e-5, "select_rows: {d}");
 }

@@ -59,7 +59,7 @@ impl Translate for Copier {
         state.index_select(rows, 0)
     }
 
-    fn next_logits(&mut self, state: &Tensor, prefix: &Tensor) -> Result<Tensor> {
+    fn next_logits(&mut self, state: &mut Tensor, prefix: &Tensor) -> Result<Tensor> {
         let t = prefix.dim(1)?;
         self.teacher_forced(state, prefix)?.i((.., t - 1, ..))?.contiguous()
     }

@@ -56,7 +56,7 @@ impl Translate for Toy {
         state.index_select(rows, 0)
     }
 
-    fn next_logits(&mut self, state: &Tensor, _: &Tensor) -> Result<Tensor> {
+    fn next_logits(&mut self, state: &mut Tensor, _: &Tensor) -> Result<Tensor> {
         Tensor::zeros((state.dim(0)?, self.vocab), DType::F32, &Device::Cpu)
     }
 

@@ -8,6 +8,7 @@
 
 pub(crate) mod additive_mask;
 pub(crate) mod head;
+pub(crate) mod kv;
 pub(crate) mod layer;
 pub(crate) mod mask;
 pub(crate) mod multi_head;
@@ -19,6 +20,7 @@ pub(crate) mod vectorised;
 
 pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive, target_mask};
 pub use head::Attention;
+pub use kv::ProjectedKv;
 pub use layer::AttentionLayer;
 pub use mask::{MASK_FILL, source_mask, subsequent_mask};
 pub use multi_head::MultiHeadAttention;

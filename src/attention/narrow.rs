@@ -4,6 +4,7 @@
 //! where every head is `d_model` wide).
 
 use super::additive_mask::{attend, check_additive_mask};
+use super::kv::ProjectedKv;
 use crate::nn::shape::{check_float, error, in_module, shape_error};
 use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
@@ -109,20 +110,29 @@ impl NarrowMultiHeadAttention {
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "NarrowMultiHeadAttention";
         check_qkv(module, self.d_model, query, key, value, mask)?;
-        let run = |me: &Self| -> Result<MhaOutput> {
-            let qs: Vec<Tensor> = me.linear_qs.iter().map(|l| l.forward(query)).collect::<Result<_>>()?;
-            let ks: Vec<Tensor> = me.linear_ks.iter().map(|l| l.forward(key)).collect::<Result<_>>()?;
-            let vs: Vec<Tensor> = me.linear_vs.iter().map(|l| l.forward(value)).collect::<Result<_>>()?;
-            let (mut outputs, mut weights) = (vec![], vec![]);
-            for ((q, k), v) in qs.iter().zip(&ks).zip(&vs) {
-                let (o, w) = attend(q, k, v, mask)?;
-                outputs.push(o);
-                weights.push(w);
-            }
-            let output = me.dropout.forward(&me.mha_linear.forward(&Tensor::cat(&outputs, D::Minus1)?)?)?;
-            Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
-        };
+        let run = |me: &Self| me.attend_kv(query, &me.project_kv(key, value)?, mask);
         in_module(module, run(self))
+    }
+
+    /// The keys and values projected by every head, `(N, Lk, d_k)` each: what
+    /// [`NarrowMultiHeadAttention::attend_kv`] reads (incremental decoding keeps them).
+    pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
+        let keys = self.linear_ks.iter().map(|l| l.forward(key)).collect::<Result<_>>()?;
+        let values = self.linear_vs.iter().map(|l| l.forward(value)).collect::<Result<_>>()?;
+        Ok(ProjectedKv { keys, values })
+    }
+
+    /// The queries' attention over keys and values projected already, without checks (the
+    /// callers check the shapes and the mask).
+    pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
+        let (mut outputs, mut weights) = (vec![], vec![]);
+        for ((l, k), v) in self.linear_qs.iter().zip(&kv.keys).zip(&kv.values) {
+            let (o, w) = attend(&l.forward(query)?, k, v, mask)?;
+            outputs.push(o);
+            weights.push(w);
+        }
+        let output = self.dropout.forward(&self.mha_linear.forward(&Tensor::cat(&outputs, D::Minus1)?)?)?;
+        Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
     }
 }
 

@@ -8,6 +8,7 @@ use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 use super::additive_mask::attend;
+use super::kv::ProjectedKv;
 
 /// The blog post's `MultiHeadAttention(embed_dim, num_heads)`: `query`, `key`, `value` and
 /// `output` are each a `Linear(d_model, d_model)`; the projections are viewed as
@@ -97,18 +98,29 @@ impl VectorisedMultiHeadAttention {
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "VectorisedMultiHeadAttention";
-        let [n, lq, _] = check_qkv(module, self.d_model, query, key, value, mask)?;
-        let run = |me: &Self| -> Result<MhaOutput> {
-            let q = me.split_heads(&me.query.forward(query)?)?;
-            let k = me.split_heads(&me.key.forward(key)?)?;
-            let v = me.split_heads(&me.value.forward(value)?)?;
-            let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
-            let (attended, weights) = attend(&q, &k, &v, mask.as_ref())?;
-            let concat = attended.transpose(1, 2)?.contiguous()?.reshape((n, lq, me.d_model))?;
-            let output = me.dropout.forward(&me.output.forward(&concat)?)?;
-            Ok(MhaOutput { output, weights })
-        };
+        check_qkv(module, self.d_model, query, key, value, mask)?;
+        let run = |me: &Self| me.attend_kv(query, &me.project_kv(key, value)?, mask);
         in_module(module, run(self))
+    }
+
+    /// The keys and values projected and split into heads, `(N, n_heads, Lk, d_k)`: what
+    /// [`VectorisedMultiHeadAttention::attend_kv`] reads (incremental decoding keeps them).
+    pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
+        let keys = vec![self.split_heads(&self.key.forward(key)?)?];
+        let values = vec![self.split_heads(&self.value.forward(value)?)?];
+        Ok(ProjectedKv { keys, values })
+    }
+
+    /// The queries' attention over keys and values projected already, without checks (the
+    /// callers check the shapes and the mask).
+    pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
+        let (n, lq, _) = query.dims3()?;
+        let q = self.split_heads(&self.query.forward(query)?)?;
+        let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
+        let (attended, weights) = attend(&q, &kv.keys[0], &kv.values[0], mask.as_ref())?;
+        let concat = attended.transpose(1, 2)?.contiguous()?.reshape((n, lq, self.d_model))?;
+        let output = self.dropout.forward(&self.output.forward(&concat)?)?;
+        Ok(MhaOutput { output, weights })
     }
 }
 

@@ -36,8 +36,8 @@ pub use self_attention::{
 };
 pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};
 pub use transformer::{
-    AddNorm, AttentionMaps, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout, LayerAttention,
-    PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
+    AddNorm, AttentionMaps, DecoderCache, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout,
+    LayerAttention, PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
     TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
     xavier_uniform,
 };

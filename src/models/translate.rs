@@ -114,12 +114,15 @@ pub trait Translate: Walk {
     /// - `rows`: `u32` row indices `(K,)`; returns the state of `K` sentences
     fn select_rows(&self, state: &Self::State, rows: &Tensor) -> Result<Self::State>;
 
-    /// The logits of the token that follows each prefix (the last position's logits).
+    /// The logits of the token that follows each prefix (the last position's logits). The state
+    /// may keep what the decoder computed (a key/value cache), so that the next call, with every
+    /// prefix one token longer, decodes only the new position; a prefix that does not continue the
+    /// last one must give the same logits as from a fresh state.
     ///
     /// # Shapes
     /// - `state`: the state of `N` sentences; `prefix`: target ids `(N, t)`, starting with `<sos>`
     /// - returns the logits `(N, V)`
-    fn next_logits(&mut self, state: &Self::State, prefix: &Tensor) -> Result<Tensor>;
+    fn next_logits(&mut self, state: &mut Self::State, prefix: &Tensor) -> Result<Tensor>;
 
     /// Teacher forcing: the logits of the token after every position of `tgt_input`, the whole
     /// target at once (what training scores against the target shifted by one).
@@ -200,7 +203,7 @@ impl<M: RecurrentTranslate> Translate for M {
         RecurrentTranslate::select_rows(self, state, rows)
     }
 
-    fn next_logits(&mut self, state: &M::State, prefix: &Tensor) -> Result<Tensor> {
+    fn next_logits(&mut self, state: &mut M::State, prefix: &Tensor) -> Result<Tensor> {
         let (logits, _) = self.decode(state, prefix)?;
         match logits.dim(1)? {
             0 => Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", prefix.dims())),

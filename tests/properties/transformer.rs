@@ -210,8 +210,8 @@ proptest! {
                 let _ = model.decode(&tgt, &memory, None, None);
                 let _ = model.decode(&tgt, &memory, Some(&src_mask), Some(&tgt_mask));
             }
-            if let Ok(state) = model.encode_src(&src) {
-                let _ = model.next_logits(&state, &tgt);
+            if let Ok(mut state) = model.encode_src(&src) {
+                let _ = model.next_logits(&mut state, &tgt);
                 let rows = Tensor::new(&[n.saturating_sub(1) as u32], &Device::Cpu).expect("rows");
                 let _ = model.select_rows(&state, &rows);
             }

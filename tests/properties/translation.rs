@@ -87,8 +87,8 @@ proptest! {
         if let Ok(mut m) = GruTranslator::new(&gru_cfg) {
             let _ = m.forward(&src, &tgt);
             let _ = m.sentence_attention(&src, &tgt);
-            if let Ok(state) = m.encode_src(&src) {
-                let _ = m.next_logits(&state, &tgt);
+            if let Ok(mut state) = m.encode_src(&src) {
+                let _ = m.next_logits(&mut state, &tgt);
                 let _ = m.select_rows(&state, &Tensor::new(&[n.saturating_sub(1) as u32], &Device::Cpu).expect("rows"));
             }
             let _ = greedy_decode(&mut m, &src, SOS_ID, EOS_ID, steps);
@@ -97,8 +97,8 @@ proptest! {
         if let Ok(mut m) = LstmTranslator::new(&lstm_cfg) {
             let _ = m.forward(&src, &tgt);
             let _ = m.sentence_attention(&src, &tgt);
-            if let Ok(state) = m.encode_src(&src) {
-                let _ = m.next_logits(&state, &tgt);
+            if let Ok(mut state) = m.encode_src(&src) {
+                let _ = m.next_logits(&mut state, &tgt);
                 let _ = m.select_rows(&state, &Tensor::new(&[0u32, n as u32], &Device::Cpu).expect("rows"));
             }
             let _ = greedy_decode(&mut m, &src, SOS_ID, EOS_ID, steps);

@@ -98,12 +98,22 @@ impl TransformerPositionalEncoding {
     /// - `x`: `(N, L, D)` with `D = d_model`, `L <= max_len`
     /// - returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        self.forward_from(x, 0)
+    }
+
+    /// [`TransformerPositionalEncoding::forward`] for positions `start..start + L` (incremental
+    /// decoding adds the new positions' encodings only). Beyond `max_len` is an error.
+    ///
+    /// # Shapes
+    /// - `x`: `(N, L, D)` with `D = d_model`, `start + L <= max_len`
+    /// - returns `(N, L, D)`
+    pub fn forward_from(&self, x: &Tensor, start: usize) -> Result<Tensor> {
         let module = "TransformerPositionalEncoding";
         let (_, l) = check_batch(module, x, self.d_model)?;
-        if l > self.max_len {
-            return Err(error(module, format!("a sequence of {l} steps is longer than max_len = {}", self.max_len)));
+        if start + l > self.max_len {
+            return Err(error(module, format!("a sequence of {} steps is longer than max_len = {}", start + l, self.max_len)));
         }
-        in_module(module, self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, 0, l)?)?))
+        in_module(module, self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, start, l)?)?))
     }
 }
 

@@ -3,6 +3,7 @@
 use super::config::{HeadLayout, TransformerConfig};
 use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
+use crate::attention::ProjectedKv;
 use crate::nn::shape::{check_batch, error, in_module};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
@@ -155,6 +156,44 @@ impl DecoderLayer {
             Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights })
         };
         in_module("DecoderLayer", run(self))
+    }
+}
+
+/// One decoder layer's keys and values: its masked self-attention's over the cached target
+/// positions (`None` before the first), its cross-attention's over the memory.
+#[derive(Clone, Debug)]
+pub(crate) struct LayerCache {
+    pub(crate) self_kv: Option<ProjectedKv>,
+    pub(crate) cross_kv: ProjectedKv,
+}
+
+impl DecoderLayer {
+    /// [`DecoderLayer::forward`] for the target positions after those `cache` holds, without
+    /// checks (the caller checks): the new positions' keys and values join the cache, the
+    /// cross-attention reads the memory's keys and values projected once.
+    ///
+    /// # Shapes
+    /// - `x`: the new positions `(N, m, D)`; `self_mask`: optional `(N, m, c + m)` over the `c` cached
+    ///   positions and the new ones; `src_mask`: optional `(N, 1, S)`
+    /// - returns the output `(N, m, D)`
+    pub(crate) fn forward_cached(
+        &self,
+        x: &Tensor,
+        cache: &mut LayerCache,
+        self_mask: Option<&Tensor>,
+        src_mask: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        let new = self.masked_mha.project_kv(x, x)?;
+        let kv = match &cache.self_kv {
+            Some(old) => old.append(&new)?,
+            None => new,
+        };
+        let mha1 = self.masked_mha.attend_kv(x, &kv, self_mask)?;
+        cache.self_kv = Some(kv);
+        let add_norm_1 = self.add_norm1.forward(&mha1.output, x)?;
+        let mha2 = self.cross_mha.attend_kv(&add_norm_1, &cache.cross_kv, src_mask)?;
+        let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1)?;
+        self.add_norm3.forward(&self.pffn.forward(&add_norm_2)?, &add_norm_2)
     }
 }
 

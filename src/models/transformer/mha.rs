@@ -1,7 +1,7 @@
 //! One type for the attention of a Transformer layer, in either head layout.
 
 use super::config::HeadLayout;
-use crate::attention::{MhaOutput, NarrowMultiHeadAttention, VectorisedMultiHeadAttention};
+use crate::attention::{MhaOutput, NarrowMultiHeadAttention, ProjectedKv, VectorisedMultiHeadAttention};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -32,6 +32,22 @@ impl LayerAttention {
         match self {
             LayerAttention::Narrow(a) => a.forward(query, key, value, mask),
             LayerAttention::Vectorised(a) => a.forward(query, key, value, mask),
+        }
+    }
+
+    /// The keys and values projected and split into heads (incremental decoding keeps them).
+    pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
+        match self {
+            LayerAttention::Narrow(a) => a.project_kv(key, value),
+            LayerAttention::Vectorised(a) => a.project_kv(key, value),
+        }
+    }
+
+    /// The queries' attention over keys and values projected by [`LayerAttention::project_kv`].
+    pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
+        match self {
+            LayerAttention::Narrow(a) => a.attend_kv(query, kv, mask),
+            LayerAttention::Vectorised(a) => a.attend_kv(query, kv, mask),
         }
     }
 

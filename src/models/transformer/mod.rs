@@ -5,6 +5,7 @@
 //! Shapes: `N` sequences, `S` source tokens, `T` target tokens, `D` (`d_model`) model
 //! dimensions, `V` the target vocabulary.
 
+pub(crate) mod cache;
 pub(crate) mod config;
 pub(crate) mod embeddings;
 pub(crate) mod layers;
@@ -14,6 +15,7 @@ pub(crate) mod stacks;
 pub(crate) mod sublayers;
 pub(crate) mod translate;
 
+pub use cache::DecoderCache;
 pub use config::{HeadLayout, TransformerConfig};
 pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 pub use layers::{DecoderLayer, DecoderLayerOutput, EncoderLayer, EncoderLayerOutput};

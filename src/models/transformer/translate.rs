@@ -1,12 +1,14 @@
 //! The [`Transformer`] as a translator ([`Translate`]): the memory and the source mask are encoded
-//! once; every decoding step decodes the whole prefix under its causal (and padding) mask and
-//! keeps the last position's logits; teacher forcing decodes the whole shifted target at once.
+//! once; a decoding step decodes the positions of the prefix its [`DecoderCache`] does not hold
+//! (one, when the prefix grew by a token) and gives the last position's logits; teacher forcing
+//! decodes the whole shifted target at once.
 
+use super::cache::DecoderCache;
 use super::model::Transformer;
 use crate::models::translate::{SentenceAttention, Translate, check_rows};
 use crate::nn::Walk;
-use crate::nn::shape::{in_module, shape_error};
-use candle_core::{IndexOp, Result, Tensor};
+use crate::nn::shape::{error, in_module, shape_error};
+use candle_core::{DType, Result, Tensor};
 
 /// What the Transformer's encoder leaves for decoding.
 #[derive(Clone, Debug)]
@@ -15,6 +17,9 @@ pub struct TransformerState {
     pub memory: Tensor,
     /// The source's additive padding mask `(N, 1, S)`, or `None` when the model has no `pad_id`.
     pub src_mask: Option<Tensor>,
+    /// The decoder's keys and values of the last prefixes decoded from this state (made at the
+    /// first decoding step).
+    pub cache: Option<DecoderCache>,
 }
 
 impl Translate for Transformer {
@@ -39,7 +44,7 @@ impl Translate for Transformer {
     fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
         let src_mask = self.src_mask(src)?;
         let memory = self.encode(src, src_mask.as_ref())?;
-        Ok(TransformerState { memory, src_mask })
+        Ok(TransformerState { memory, src_mask, cache: None })
     }
 
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
@@ -47,21 +52,38 @@ impl Translate for Transformer {
         let run = || -> Result<TransformerState> {
             let memory = state.memory.index_select(rows, 0)?;
             let src_mask = state.src_mask.as_ref().map(|m| m.index_select(rows, 0)).transpose()?;
-            Ok(TransformerState { memory, src_mask })
+            let cache = state.cache.as_ref().map(|c| c.select_rows(rows, state.memory.dim(0)?)).transpose()?;
+            Ok(TransformerState { memory, src_mask, cache })
         };
         in_module("Transformer::select_rows", run())
     }
 
-    fn next_logits(&mut self, state: &TransformerState, prefix: &Tensor) -> Result<Tensor> {
+    /// Decodes only the positions the state's cache does not hold: a prefix that continues the
+    /// last one decoded from this state (every row by the same tokens) costs its new positions;
+    /// any other is decoded whole. The logits are those of [`Transformer::decode`] at the last
+    /// position (up to float rounding).
+    fn next_logits(&mut self, state: &mut TransformerState, prefix: &Tensor) -> Result<Tensor> {
         let module = "Transformer::next_logits";
         let n = state.memory.dims().first().copied().unwrap_or(0);
         let t = match prefix.dims() {
             &[rows, t] if rows == n && t > 0 => t,
             d => return Err(shape_error(module, format!("a prefix of shape ({n}, t) with t > 0 for a memory of {n} rows"), d)),
         };
-        let tgt_mask = self.tgt_mask(prefix)?;
-        let logits = self.decode(prefix, &state.memory, state.src_mask.as_ref(), Some(&tgt_mask))?;
-        in_module(module, logits.i((.., t - 1, ..))?.contiguous())
+        if t > self.config.max_len {
+            return Err(error(module, format!("a prefix of {t} tokens is longer than max_len = {}", self.config.max_len)));
+        }
+        let run = |me: &Self, state: &mut TransformerState| -> Result<Tensor> {
+            let ids = prefix.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+            // Taken out while the layers grow it: a step that fails leaves no half-grown cache.
+            let mut cache = match state.cache.take() {
+                Some(cache) => cache,
+                None => DecoderCache::new(me, &state.memory)?,
+            };
+            let logits = me.decode_incremental(prefix, &ids, state.src_mask.as_ref(), &mut cache)?;
+            state.cache = Some(cache);
+            Ok(logits)
+        };
+        in_module(module, run(self, state))
     }
 
     /// The decoder reads `<sos>` and the target without its last token under the causal and

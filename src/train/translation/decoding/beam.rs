@@ -65,10 +65,11 @@ pub struct Hypothesis {
     pub finished: bool,
 }
 
-/// Beam search over every source sentence, one sentence after another, the beams of a sentence
-/// decoded together as rows of one batch. The source is encoded once for the whole batch and each
-/// sentence's rows of the state are reused at every step. The model runs in evaluation mode and is
-/// put back in the mode it was in.
+/// Beam search over every source sentence, all sentences at once: at every step the live beams of
+/// every sentence still searching are the rows of one batch, decoded by one call of the model
+/// (which may keep its key/value cache: each beam's row is its parent's, extended by a token). The
+/// source is encoded once. Each sentence's search is the one it would have alone. The model runs
+/// in evaluation mode and is put back in the mode it was in.
 ///
 /// At every step each live beam is extended by every token; the candidates are ranked by their
 /// summed log-probability (ties: the earlier beam, then the smaller id). Going down that ranking, a
@@ -94,11 +95,7 @@ pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32
     if n == 0 {
         return Ok(vec![]);
     }
-    let run = |m: &mut M| -> Result<Vec<Vec<Hypothesis>>> {
-        let all = m.encode_src(src)?;
-        (0..n).map(|i| search_one(m, &all, i, src.device(), sos, eos, config)).collect()
-    };
-    in_eval(model, |m| in_module(module, run(m)))
+    in_eval(model, |m| in_module(module, search(m, src, n, sos, eos, config)))
 }
 
 fn check_config(module: &str, config: &BeamConfig) -> Result<()> {
@@ -127,33 +124,42 @@ fn hypothesis(tokens: Vec<u32>, score: f64, finished: bool, penalty: &LengthPena
     Hypothesis { tokens, score, normalised, finished }
 }
 
-/// The beam search of sentence `i` of the encoded batch.
-fn search_one<M: Translate>(
-    model: &mut M,
-    all: &M::State,
-    i: usize,
-    device: &candle_core::Device,
-    sos: u32,
-    eos: u32,
-    config: &BeamConfig,
-) -> Result<Vec<Hypothesis>> {
-    let (width, penalty) = (config.beam_width, &config.length_penalty);
+/// One sentence's search: its live beams (empty once it has stopped) and the hypotheses found.
+struct Search {
+    beams: Vec<Beam>,
+    found: Vec<Hypothesis>,
+}
+
+/// The beam search of all `n` sentences, the live beams of all as the rows of one state.
+fn search<M: Translate>(model: &mut M, src: &Tensor, n: usize, sos: u32, eos: u32, config: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>> {
+    let (width, penalty, device) = (config.beam_width, &config.length_penalty, src.device());
     let vocab = model.tgt_vocab();
-    let mut beams = vec![Beam { tokens: vec![], score: 0.0 }];
-    let mut found: Vec<Hypothesis> = vec![];
+    // Row i of the state is sentence i's one beam, `<sos>` alone.
+    let mut state = model.encode_src(src)?;
+    let mut searches: Vec<Search> = (0..n).map(|_| Search { beams: vec![Beam { tokens: vec![], score: 0.0 }], found: vec![] }).collect();
     for step in 0..config.max_len {
-        let k = beams.len();
-        let state = model.select_rows(all, &Tensor::from_vec(vec![i as u32; k], k, device)?)?;
-        let prefixes: Vec<Vec<u32>> = beams.iter().map(|b| std::iter::once(sos).chain(b.tokens.iter().copied()).collect()).collect();
-        let logits = model.next_logits(&state, &prefix_tensor(&prefixes, device)?)?;
-        let rows = logits_rows("beam_search", &logits, k, vocab, step)?;
-        beams = advance(beams, &rows, eos, width, penalty, &mut found);
-        if found.len() >= width || beams.is_empty() {
-            beams.clear();
+        let prefixes: Vec<Vec<u32>> =
+            searches.iter().flat_map(|s| &s.beams).map(|b| std::iter::once(sos).chain(b.tokens.iter().copied()).collect()).collect();
+        let logits = model.next_logits(&mut state, &prefix_tensor(&prefixes, device)?)?;
+        let rows = logits_rows("beam_search", &logits, prefixes.len(), vocab, step)?;
+        // The rows of the next state: the parent row of every new beam, sentence by sentence.
+        let (mut parents, mut offset) = (vec![], 0);
+        for s in searches.iter_mut().filter(|s| !s.beams.is_empty()) {
+            let k = s.beams.len();
+            let next = advance(std::mem::take(&mut s.beams), &rows[offset..offset + k], eos, width, penalty, &mut s.found);
+            if s.found.len() < width {
+                parents.extend(next.iter().map(|(parent, _)| (offset + parent) as u32));
+                s.beams = next.into_iter().map(|(_, beam)| beam).collect();
+            }
+            offset += k;
+        }
+        if parents.is_empty() {
             break;
         }
+        let k = parents.len();
+        state = model.select_rows(&state, &Tensor::from_vec(parents, k, device)?)?;
     }
-    Ok(finish(found, beams, config))
+    Ok(searches.into_iter().map(|s| finish(s.found, s.beams, config)).collect())
 }
 
 // The search's own work (ranking every extension, keeping the best) is in the two functions
@@ -161,8 +167,16 @@ fn search_one<M: Translate>(
 // rather than again at the notebook cell's (at `:opt 0` the generic version took twice as long).
 
 /// One step: extends every beam by every token (`rows`: each beam's next-token logits), adds the
-/// extensions that end in `<eos>` among the first `width` to `found`, and returns the next beams.
-fn advance(beams: Vec<Beam>, rows: &[Vec<f64>], eos: u32, width: usize, penalty: &LengthPenalty, found: &mut Vec<Hypothesis>) -> Vec<Beam> {
+/// extensions that end in `<eos>` among the first `width` to `found`, and returns the next beams,
+/// each with the index of the beam it extends.
+fn advance(
+    beams: Vec<Beam>,
+    rows: &[Vec<f64>],
+    eos: u32,
+    width: usize,
+    penalty: &LengthPenalty,
+    found: &mut Vec<Hypothesis>,
+) -> Vec<(usize, Beam)> {
     // Every extension of every beam: (score, beam, token), best first; the sort is stable, so
     // ties keep beam-major, id-minor order.
     let mut candidates: Vec<(f64, usize, u32)> = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len));
@@ -184,7 +198,7 @@ fn advance(beams: Vec<Beam>, rows: &[Vec<f64>], eos: u32, width: usize, penalty:
         } else {
             let mut tokens = beams[b].tokens.clone();
             tokens.push(v);
-            next.push(Beam { tokens, score });
+            next.push((b, Beam { tokens, score }));
         }
     }
     next

@@ -37,7 +37,7 @@ fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: u
     let mut state = model.encode_src(src)?;
     for step in 0..max_len {
         let prefixes: Vec<Vec<u32>> = live.iter().map(|&i| std::iter::once(sos).chain(out[i].iter().copied()).collect()).collect();
-        let logits = model.next_logits(&state, &prefix_tensor(&prefixes, src.device())?)?;
+        let logits = model.next_logits(&mut state, &prefix_tensor(&prefixes, src.device())?)?;
         let rows = logits_rows("greedy_decode", &logits, live.len(), vocab, step)?;
         let mut still = Vec::with_capacity(live.len());
         let mut keep = Vec::with_capacity(live.len());

@@ -1,0 +1,125 @@
+//! Incremental decoding: the decoder keeps, layer by layer, the projected keys and values of the
+//! target positions it has read and of the encoder's memory, so that a prefix one token longer
+//! than the last costs one position through the decoder instead of the whole prefix again.
+//!
+//! What it computes is what [`Transformer::decode`] computes for the last position of the whole
+//! prefix under the causal and padding mask: the earlier positions' keys and values do not depend
+//! on later ones (the causal mask), so they can be kept.
+
+use super::layers::LayerCache;
+use super::model::Transformer;
+use crate::models::translate::check_rows;
+use candle_core::{DType, Device, Result, Tensor};
+
+/// What the decoder keeps between decoding steps of one batch of `N` prefixes: every layer's keys
+/// and values, and the target ids they were computed from (`(N, len)`, row-major) so that a
+/// prefix that does not continue them is decoded afresh rather than read against the wrong ones.
+#[derive(Clone, Debug)]
+pub struct DecoderCache {
+    layers: Vec<LayerCache>,
+    tokens: Vec<u32>,
+    len: usize,
+}
+
+impl DecoderCache {
+    /// An empty cache for `memory` `(N, S, D)`: every layer's cross-attention keys and values.
+    pub(crate) fn new(model: &Transformer, memory: &Tensor) -> Result<Self> {
+        let layers = model
+            .decoder
+            .layers
+            .iter()
+            .map(|l| Ok(LayerCache { self_kv: None, cross_kv: l.cross_mha.project_kv(memory, memory)? }))
+            .collect::<Result<_>>()?;
+        Ok(DecoderCache { layers, tokens: vec![], len: 0 })
+    }
+
+    /// The target positions held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no target position is held (the memory's keys and values may be).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The rows at `rows`, in that order, repeats allowed (`n`: the rows held).
+    pub(crate) fn select_rows(&self, rows: &Tensor, n: usize) -> Result<Self> {
+        check_rows("DecoderCache::select_rows", rows, n)?;
+        let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
+        let tokens = match self.len {
+            0 => vec![],
+            len => picked.iter().flat_map(|&r| self.tokens[r as usize * len..][..len].iter().copied()).collect(),
+        };
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| {
+                Ok(LayerCache {
+                    self_kv: l.self_kv.as_ref().map(|kv| kv.select_rows(rows)).transpose()?,
+                    cross_kv: l.cross_kv.select_rows(rows)?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(DecoderCache { layers, tokens, len: self.len })
+    }
+
+    /// The leading positions of the prefixes `ids` (`(n, t)`, row-major) already held: all the
+    /// cache holds when every row continues its row of the cache by at least one id, else none.
+    fn reusable(&self, ids: &[u32], n: usize, t: usize) -> usize {
+        let len = self.len;
+        let continues = len > 0 && len < t && self.tokens.len() == n * len;
+        if continues && ids.chunks(t).zip(self.tokens.chunks(len)).all(|(row, kept)| row[..len] == *kept) { len } else { 0 }
+    }
+}
+
+/// The additive mask of target positions `c..t` over keys `0..t`: `-inf` after the query's own
+/// position and, with a `pad_id`, at padding ids (rows `c..t` of [`target_mask`](crate::attention::target_mask)),
+/// `None` when it masks nothing.
+fn step_mask(ids: &[u32], n: usize, t: usize, c: usize, pad_id: Option<u32>, device: &Device) -> Result<Option<Tensor>> {
+    let mut any = false;
+    let mut values = Vec::with_capacity(n * (t - c) * t);
+    for row in ids.chunks(t) {
+        for i in c..t {
+            for (j, &id) in row.iter().enumerate() {
+                let masked = j > i || pad_id == Some(id);
+                any |= masked;
+                values.push(if masked { f32::NEG_INFINITY } else { 0.0 });
+            }
+        }
+    }
+    if any { Tensor::from_vec(values, (n, t - c, t), device).map(Some) } else { Ok(None) }
+}
+
+impl Transformer {
+    /// The logits of the token after each prefix, decoding only the positions `cache` does not
+    /// hold, and the cache grown to the whole prefix. Without checks: the caller has checked the
+    /// prefix against the memory and `max_len`.
+    ///
+    /// # Shapes
+    /// - `prefix`: target ids `(N, t)`, `ids` the same row-major; `memory`: `(N, S, D)`;
+    ///   `src_mask`: optional `(N, 1, S)`
+    /// - returns the logits `(N, V)`
+    pub(crate) fn decode_incremental(
+        &self,
+        prefix: &Tensor,
+        ids: &[u32],
+        src_mask: Option<&Tensor>,
+        cache: &mut DecoderCache,
+    ) -> Result<Tensor> {
+        let (n, t) = prefix.dims2()?;
+        let c = cache.reusable(ids, n, t);
+        if c == 0 {
+            cache.layers.iter_mut().for_each(|l| l.self_kv = None);
+        }
+        let m = t - c;
+        let mut x = self.tgt_pe.forward_from(&self.tgt_embedding.forward(&prefix.narrow(1, c, m)?)?, c)?;
+        let mask = step_mask(ids, n, t, c, self.config.pad_id, prefix.device())?;
+        for (layer, kept) in self.decoder.layers.iter().zip(&mut cache.layers) {
+            x = layer.forward_cached(&x, kept, mask.as_ref(), src_mask)?;
+        }
+        cache.tokens = ids.to_vec();
+        cache.len = t;
+        self.linear.forward(&x.narrow(1, m - 1, 1)?)?.squeeze(1)
+    }
+}
