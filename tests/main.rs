@@ -32,6 +32,7 @@ mod position_codes;
 mod properties;
 mod pt_bad_files;
 mod pytorch_load;
+mod recurrent_decoding;
 mod seed_spread;
 mod selfattn;
 mod seq2seq;

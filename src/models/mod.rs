@@ -21,6 +21,7 @@ pub(crate) mod attention_decoder;
 pub(crate) mod encoder_block;
 pub(crate) mod gru_translation;
 pub(crate) mod lstm_translation;
+pub(crate) mod recurrent_translate;
 pub(crate) mod self_attention;
 pub(crate) mod seq2seq;
 pub(crate) mod transformer;
@@ -30,6 +31,7 @@ pub use attention_decoder::{DecoderAttn, EncoderDecoderAttn};
 pub use encoder_block::TransformerEncoderBlock;
 pub use gru_translation::{GruAttnDecoder, GruEncoder, GruState, GruTranslator, GruTranslatorConfig};
 pub use lstm_translation::{AttnLstmDecoder, LstmEncoder, LstmState, LstmTranslator, LstmTranslatorConfig};
+pub use recurrent_translate::{RecurrentState, RecurrentTranslate};
 pub use self_attention::{
     DecoderPe, DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderPe, EncoderSelfAttn, SelfAttnConfig, SelfAttnDecoder, SelfAttnEncoder,
     WithPe, shifted_target,
@@ -41,4 +43,4 @@ pub use transformer::{
     TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
     xavier_uniform,
 };
-pub use translate::{PAD_ID, RecurrentTranslate, SentenceAttention, Translate, source_lengths};
+pub use translate::{PAD_ID, SentenceAttention, Translate, source_lengths};

@@ -7,7 +7,7 @@
 
 use super::transformer::AttentionMaps;
 use crate::nn::Walk;
-use crate::nn::shape::{MAX_ELEMENTS, error, in_module, shape_error};
+use crate::nn::shape::{MAX_ELEMENTS, error, shape_error};
 use candle_core::{DType, Result, Tensor};
 
 /// The padding id, owned here by the translation contract: the vocabularies put `<pad>` at it
@@ -144,82 +144,6 @@ pub trait Translate: Walk {
     /// training mode), whose order would then depend on the threads. Default `true`.
     fn splits_rows(&self) -> bool {
         true
-    }
-}
-
-/// The recurrent translators' side of the contract: a model that encodes a batch of sources into
-/// a state and decodes a whole target from it, attending over the source once a step, implements
-/// this and gets [`Translate`] from it (decoding keeps the last position's logits; the attention
-/// of a sentence is its weights).
-pub trait RecurrentTranslate: Walk {
-    /// What the encoder leaves for the decoder.
-    type State;
-    /// The model's name, for errors.
-    const NAME: &'static str;
-
-    /// The target vocabulary size `V`.
-    fn tgt_vocab(&self) -> usize;
-
-    /// The source vocabulary size.
-    fn src_vocab(&self) -> usize;
-
-    /// Encodes a batch of sources padded with [`PAD_ID`].
-    ///
-    /// # Shapes
-    /// - `src`: `(N, S)`; returns the state of `N` sentences
-    fn encode(&self, src: &Tensor) -> Result<Self::State>;
-
-    /// Decodes the target ids `tgt` from `state`, teacher-forced.
-    ///
-    /// # Shapes
-    /// - `tgt`: `(N, T)` starting with `<sos>`
-    /// - returns the logits `(N, T, V)` and the weights over the source `(N, T, S)`
-    fn decode(&mut self, state: &Self::State, tgt: &Tensor) -> Result<(Tensor, Tensor)>;
-
-    /// The state of the sentences at `rows`, in that order, repeats allowed.
-    fn select_rows(&self, state: &Self::State, rows: &Tensor) -> Result<Self::State>;
-}
-
-impl<M: RecurrentTranslate> Translate for M {
-    type State = M::State;
-
-    fn tgt_vocab(&self) -> usize {
-        RecurrentTranslate::tgt_vocab(self)
-    }
-
-    fn src_vocab(&self) -> Option<usize> {
-        Some(RecurrentTranslate::src_vocab(self))
-    }
-
-    fn pad_id(&self) -> Option<u32> {
-        Some(PAD_ID)
-    }
-
-    fn encode_src(&mut self, src: &Tensor) -> Result<M::State> {
-        self.encode(src)
-    }
-
-    fn select_rows(&self, state: &M::State, rows: &Tensor) -> Result<M::State> {
-        RecurrentTranslate::select_rows(self, state, rows)
-    }
-
-    fn next_logits(&mut self, state: &mut M::State, prefix: &Tensor) -> Result<Tensor> {
-        let (logits, _) = self.decode(state, prefix)?;
-        match logits.dim(1)? {
-            0 => Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", prefix.dims())),
-            t => logits.narrow(1, t - 1, 1)?.squeeze(1),
-        }
-    }
-
-    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
-        let state = self.encode(src)?;
-        Ok(in_module(M::NAME, self.decode(&state, tgt_input))?.0)
-    }
-
-    /// The decoder's weights over the source at every target step, `(N, T, S)`.
-    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
-        let state = self.encode(src)?;
-        Ok(SentenceAttention::Source(in_module(M::NAME, self.decode(&state, tgt_input))?.1))
     }
 }
 

@@ -45,10 +45,19 @@ impl GruAttnDecoder {
     /// - `tgt`: ids `(N, T)`; `hidden`: `(1, N, H)`; `mask`: keep mask `(N, 1, S)` (0 at padding)
     /// - returns the logits `(N, T, V)`; `attn.alphas` holds the weights `(N, T, S)`
     pub fn forward(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let (queries, _) = me.basic_rnn.forward(&me.embed.forward(tgt)?, Some(hidden))?;
+        Ok(self.forward_with_hidden(tgt, hidden, mask)?.0)
+    }
+
+    /// [`GruAttnDecoder::forward`], with the GRU's hidden state after the last target token (what
+    /// decoding carries into the next step).
+    ///
+    /// # Shapes
+    /// - as [`GruAttnDecoder::forward`]; returns the logits `(N, T, V)` and the hidden state `(1, N, H)`
+    pub fn forward_with_hidden(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
+        let run = |me: &mut Self| -> Result<(Tensor, Tensor)> {
+            let (queries, last) = me.basic_rnn.forward(&me.embed.forward(tgt)?, Some(hidden))?;
             let context = me.attn.forward(&queries, Some(mask))?;
-            me.out.forward(&Tensor::cat(&[context, queries], D::Minus1)?)
+            Ok((me.out.forward(&Tensor::cat(&[context, queries], D::Minus1)?)?, last))
         };
         in_module("GruAttnDecoder", run(self))
     }

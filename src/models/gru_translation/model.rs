@@ -3,8 +3,9 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
-use crate::models::translate::{PAD_ID, RecurrentTranslate, check_rows, source_lengths};
-use crate::nn::shape::{in_module, shape_error};
+use crate::models::recurrent_translate::RecurrentTranslate;
+use crate::models::translate::{PAD_ID, check_rows, source_lengths};
+use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
 
@@ -57,6 +58,15 @@ impl GruTranslator {
 
     /// The decoder's logits over `tgt` from `state`, and its attention weights.
     fn decode(&mut self, state: &GruState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        let (logits, _) = self.decode_from(state, &state.hidden, tgt)?;
+        let alphas =
+            self.decoder.attn.alphas.clone().ok_or_else(|| candle_core::Error::Msg("GruTranslator: no attention weights".into()))?;
+        Ok((logits, alphas))
+    }
+
+    /// The decoder's logits over `tgt` from the hidden state `hidden` `(1, N, H)`, and its hidden
+    /// state after the last token.
+    fn decode_from(&mut self, state: &GruState, hidden: &Tensor, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
         let n = state.hidden.dim(1)?;
         match tgt.dims() {
             &[m, t] if m == n && t > 0 => {}
@@ -66,10 +76,7 @@ impl GruTranslator {
         attn.keys = Some(state.states.clone());
         attn.proj_keys = Some(state.proj_keys.clone());
         attn.values = Some(state.states.clone());
-        let logits = self.decoder.forward(tgt, &state.hidden, &state.mask)?;
-        let alphas =
-            self.decoder.attn.alphas.clone().ok_or_else(|| candle_core::Error::Msg("GruTranslator: no attention weights".into()))?;
-        Ok((logits, alphas))
+        self.decoder.forward_with_hidden(tgt, hidden, &state.mask)
     }
 
     /// Teacher forcing: the logits of the token after every position of `tgt_input`.
@@ -121,5 +128,19 @@ impl RecurrentTranslate for GruTranslator {
             mask: pick(&s.mask)?,
             hidden: s.hidden.index_select(rows, 1)?,
         })
+    }
+
+    /// The encoder's final hidden state, `(N, H)`.
+    fn start_carry(&self, state: &GruState) -> Result<Vec<Tensor>> {
+        Ok(vec![state.hidden.squeeze(0)?])
+    }
+
+    /// The GRU reads the token's embedding; its output attends over the source.
+    fn step(&mut self, state: &GruState, carry: &[Tensor], token: &Tensor) -> Result<(Tensor, Vec<Tensor>)> {
+        let [h] = carry else {
+            return Err(error("GruTranslator", format!("expected a carry of one hidden state, got {} tensors", carry.len())));
+        };
+        let (logits, hidden) = self.decode_from(state, &h.unsqueeze(0)?, &token.unsqueeze(1)?)?;
+        Ok((logits.squeeze(1)?, vec![hidden.squeeze(0)?]))
     }
 }

@@ -5,9 +5,10 @@ use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
 use super::fused_decoder::attn_lstm_sequence;
 use crate::attention::padding_mask;
-use crate::models::translate::{PAD_ID, RecurrentTranslate, check_rows, source_lengths};
+use crate::models::recurrent_translate::RecurrentTranslate;
+use crate::models::translate::{PAD_ID, check_rows, source_lengths};
 use crate::nn::cells::fusable;
-use crate::nn::shape::{in_module, shape_error};
+use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -129,5 +130,19 @@ impl RecurrentTranslate for LstmTranslator {
         check_rows("LstmTranslator::select_rows", rows, s.outputs.dim(0)?)?;
         let pick = |t: &Tensor| t.index_select(rows, 0);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
+    }
+
+    /// The encoder's final `h` and `c`, each `(N, H)`.
+    fn start_carry(&self, state: &LstmState) -> Result<Vec<Tensor>> {
+        Ok(vec![state.h.clone(), state.c.clone()])
+    }
+
+    /// The decoder attends with `h`, then its cell reads the token's embedding and the context.
+    fn step(&mut self, state: &LstmState, carry: &[Tensor], token: &Tensor) -> Result<(Tensor, Vec<Tensor>)> {
+        let [h, c] = carry else {
+            return Err(error("LstmTranslator", format!("expected a carry of h and c, got {} tensors", carry.len())));
+        };
+        let (logits, (h, c), _) = self.decoder.forward(token, h, c, &state.keys, &state.outputs, &state.mask)?;
+        Ok((logits, vec![h, c]))
     }
 }

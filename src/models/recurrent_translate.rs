@@ -1,0 +1,165 @@
+//! The recurrent translators' side of the translation contract: [`RecurrentTranslate`]. A model
+//! that encodes a batch of sources into a state, decodes a whole target from it (teacher forcing)
+//! and steps its decoder one token at a time gets [`Translate`] from it; decoding carries the
+//! decoder's state from one step to the next ([`RecurrentState`]), so a prefix one token longer
+//! than the last costs one step.
+
+use super::translate::{PAD_ID, SentenceAttention, Translate};
+use crate::nn::Walk;
+use crate::nn::shape::{in_module, shape_error};
+use candle_core::{DType, Result, Tensor};
+
+/// A recurrent translator: its encoder, its teacher-forced decoder, and its decoder's step.
+pub trait RecurrentTranslate: Walk {
+    /// What the encoder leaves for the decoder.
+    type State;
+    /// The model's name, for errors.
+    const NAME: &'static str;
+
+    /// The target vocabulary size `V`.
+    fn tgt_vocab(&self) -> usize;
+
+    /// The source vocabulary size.
+    fn src_vocab(&self) -> usize;
+
+    /// Encodes a batch of sources padded with [`PAD_ID`].
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)`; returns the state of `N` sentences
+    fn encode(&self, src: &Tensor) -> Result<Self::State>;
+
+    /// Decodes the target ids `tgt` from `state`, teacher-forced.
+    ///
+    /// # Shapes
+    /// - `tgt`: `(N, T)` starting with `<sos>`
+    /// - returns the logits `(N, T, V)` and the weights over the source `(N, T, S)`
+    fn decode(&mut self, state: &Self::State, tgt: &Tensor) -> Result<(Tensor, Tensor)>;
+
+    /// The state of the sentences at `rows`, in that order, repeats allowed.
+    fn select_rows(&self, state: &Self::State, rows: &Tensor) -> Result<Self::State>;
+
+    /// What the decoder carries into its first step: the encoder's final state (the GRU's hidden
+    /// state, the LSTM's `h` and `c`), each tensor with the sentences on dim 0.
+    ///
+    /// # Shapes
+    /// - returns tensors `(N, ...)`
+    fn start_carry(&self, state: &Self::State) -> Result<Vec<Tensor>>;
+
+    /// One decoder step: reads `token` after `carry` (what the decoder carried out of the tokens
+    /// before it) and gives the logits of the next token and the new carry. Stepping through a
+    /// target from [`RecurrentTranslate::start_carry`] gives the logits of
+    /// [`RecurrentTranslate::decode`] (up to float rounding).
+    ///
+    /// # Shapes
+    /// - `carry`: as [`RecurrentTranslate::start_carry`]; `token`: ids `(N,)`
+    /// - returns the logits `(N, V)` and the new carry
+    fn step(&mut self, state: &Self::State, carry: &[Tensor], token: &Tensor) -> Result<(Tensor, Vec<Tensor>)>;
+}
+
+/// A recurrent translator's decoding state: what the encoder left, and the decoder's carry after
+/// the last prefixes decoded from it, with those prefixes' ids, so that the next prefixes, one
+/// token longer, cost one step; prefixes that do not continue them are decoded from the start.
+#[derive(Clone, Debug)]
+pub struct RecurrentState<S> {
+    /// What the encoder left for the decoder.
+    pub encoded: S,
+    carried: Option<Carried>,
+}
+
+/// The decoder's carry after `len` target ids per sentence, `tokens` `(N, len)` row-major.
+#[derive(Clone, Debug)]
+struct Carried {
+    carry: Vec<Tensor>,
+    tokens: Vec<u32>,
+    len: usize,
+}
+
+impl<S> RecurrentState<S> {
+    /// The target ids per sentence the decoder's carry has read (0 before the first step).
+    pub fn steps_read(&self) -> usize {
+        self.carried.as_ref().map_or(0, |c| c.len)
+    }
+}
+
+impl<M: RecurrentTranslate> Translate for M {
+    type State = RecurrentState<M::State>;
+
+    fn tgt_vocab(&self) -> usize {
+        RecurrentTranslate::tgt_vocab(self)
+    }
+
+    fn src_vocab(&self) -> Option<usize> {
+        Some(RecurrentTranslate::src_vocab(self))
+    }
+
+    fn pad_id(&self) -> Option<u32> {
+        Some(PAD_ID)
+    }
+
+    fn encode_src(&mut self, src: &Tensor) -> Result<RecurrentState<M::State>> {
+        Ok(RecurrentState { encoded: self.encode(src)?, carried: None })
+    }
+
+    fn select_rows(&self, state: &RecurrentState<M::State>, rows: &Tensor) -> Result<RecurrentState<M::State>> {
+        let encoded = RecurrentTranslate::select_rows(self, &state.encoded, rows)?;
+        let carried = match &state.carried {
+            Some(c) => Some(select_carried(c, rows).map_err(|e| e.context(format!("{}::select_rows", M::NAME)))?),
+            None => None,
+        };
+        Ok(RecurrentState { encoded, carried })
+    }
+
+    /// Steps the decoder through the ids of `prefix` its carry has not read: the last one when
+    /// `prefix` continues the prefixes decoded before from this state, else all of them from the
+    /// encoder's final state.
+    fn next_logits(&mut self, state: &mut RecurrentState<M::State>, prefix: &Tensor) -> Result<Tensor> {
+        let t = match prefix.dims() {
+            &[_, t] if t > 0 => t,
+            d => return Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", d)),
+        };
+        let run = |me: &mut M, state: &mut RecurrentState<M::State>| -> Result<Tensor> {
+            let ids = prefix.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+            // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
+            let (mut carry, read) = match state.carried.take() {
+                Some(c) if continues(&c, &ids, t) => (c.carry, c.len),
+                _ => (me.start_carry(&state.encoded)?, 0),
+            };
+            let mut logits = None;
+            for k in read..t {
+                let (next, new_carry) = me.step(&state.encoded, &carry, &prefix.narrow(1, k, 1)?.squeeze(1)?)?;
+                (logits, carry) = (Some(next), new_carry);
+            }
+            state.carried = Some(Carried { carry, tokens: ids, len: t });
+            logits.ok_or_else(|| candle_core::Error::Msg("no decoding step".into()))
+        };
+        in_module(M::NAME, run(self, state))
+    }
+
+    fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
+        let state = self.encode(src)?;
+        Ok(in_module(M::NAME, self.decode(&state, tgt_input))?.0)
+    }
+
+    /// The decoder's weights over the source at every target step, `(N, T, S)`.
+    fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
+        let state = self.encode(src)?;
+        Ok(SentenceAttention::Source(in_module(M::NAME, self.decode(&state, tgt_input))?.1))
+    }
+}
+
+/// Whether every row of the prefixes `ids` (`(N, t)`, row-major) continues its row of `c`.
+fn continues(c: &Carried, ids: &[u32], t: usize) -> bool {
+    let len = c.len;
+    len > 0
+        && len < t
+        && c.tokens.len() * t == ids.len() * len
+        && ids.chunks(t).zip(c.tokens.chunks(len)).all(|(row, kept)| row[..len] == *kept)
+}
+
+/// The carry and ids of the sentences at `rows` (checked by the model's `select_rows`).
+fn select_carried(c: &Carried, rows: &Tensor) -> Result<Carried> {
+    let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
+    let tokens = picked.iter().flat_map(|&r| c.tokens[r as usize * c.len..][..c.len].iter().copied()).collect();
+    let carry = c.carry.iter().map(|t| t.contiguous()?.index_select(rows, 0)).collect::<Result<_>>()?;
+    Ok(Carried { carry, tokens, len: c.len })
+}
