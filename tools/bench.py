@@ -6,7 +6,8 @@ LSTM and biLSTM translators), both on two threads, on exactly the batches the cr
 from the same initial weights (manual_seed; then Xavier for the Transformer). Each line gives
 tokens/s, the speed-up and the achieved GFLOP/s (about 6 FLOPs per weight of a matrix a token
 goes through, embeddings left out) as a share of the machine's peak, which the crate's FMA probe
-measures in the same run.
+measures in the same run. Last, the test split decoded greedily and by beam search (width 4) with
+each translator's trained weights, in PyTorch (tools/bench_decoding.py) and in the crate.
 
 Usage: bench.py PATH_TO_RUST_BENCH_BINARY"""
 import json
@@ -25,6 +26,7 @@ from fixtures.seq2seq import Decoder, Encoder, EncoderDecoder  # noqa: E402
 from fixtures.training import fit, loaders  # noqa: E402
 from fixtures.transformer import Transformer, xavier_uniform  # noqa: E402
 from fixtures import gru_translation, lstm_translation  # noqa: E402
+from bench_decoding import decode_test  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 torch.set_num_threads(1)
@@ -74,6 +76,25 @@ def matrix_weights(model):
     enc = sum(p.numel() for n, p in model.named_parameters() if n.startswith("encoder.") and "embed" not in n)
     dec = sum(p.numel() for n, p in model.named_parameters() if not n.startswith("encoder.") and "embed" not in n)
     return enc, dec
+
+
+def decode_translation(cfg, decode_path):
+    """Greedy and beam-4 decoding of the test split in PyTorch, one thread, with the weights the
+    crate trained (in `decode_path`, named as the `state_dict`): ((seconds, tokens, outputs),
+    (seconds, tokens, outputs)), and the crate's outputs."""
+    with open(decode_path) as f:
+        dec = json.load(f)
+    model, _ = translator(cfg)
+    weights = {name: torch.tensor(w["values"], dtype=torch.float32).reshape(w["shape"]) for name, w in dec["weights"].items()}
+    # Every parameter; the positional encodings' tables are buffers, the same on both sides.
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    assert not unexpected and all(k.endswith("_pe.pe") for k in missing), (missing, unexpected)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return decode_test(cfg["kind"], model, dec), (dec["greedy"], dec["beam"])
+    finally:
+        torch.set_num_threads(threads)
 
 
 def train_translation(path):
@@ -132,6 +153,7 @@ def main(binary):
     print(f"\ntranslators, one epoch each on the generated corpus, two threads each; peak {peak:.0f} GFLOP/s (FMA probe, 2 threads)")
     print(f"{'model':<12}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'PyTorch GFLOP/s':>17}{'ours GFLOP/s':>14}"
           f"   mean loss (PyTorch | ours)")
+    decoding = []
     for kind in TRANSLATORS:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "batches.json")
@@ -140,10 +162,25 @@ def main(binary):
             out = subprocess.run([binary, f"translation={kind}:{path}"], env=env1, check=True, capture_output=True, text=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
             secs, tokens, loss, flops = train_translation(path)
+            with open(path) as f:
+                cfg = json.load(f)
+            decoding.append((kind, r, *decode_translation(cfg, path + ".decode.json")))
         ours, theirs = r["tokens"] / r["seconds"], tokens / secs
         g_ours, g_theirs = flops / r["seconds"] / 1e9, flops / secs / 1e9
         print(f"{kind:<12}{tokens:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x"
               f"{g_theirs:>10.1f} ({100 * g_theirs / peak:2.0f}%){g_ours:>7.1f} ({100 * g_ours / peak:2.0f}%)   {loss:.4f} | {r['loss']:.4f}")
+
+    print("\ndecoding the 1,000 test sentences with the trained weights, batches of 100, one thread each"
+          " (tokens: of the translations, <eos> included)")
+    print(f"{'model':<12}{'search':<8}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}   same translations")
+    for kind, r, ((g_secs, g_tokens, g_out), (b_secs, b_tokens, b_out)), (ours_greedy, ours_beam) in decoding:
+        for search, secs, tokens, theirs_out, ours_secs, ours_tokens, ours_out in [
+            ("greedy", g_secs, g_tokens, g_out, r["greedy_seconds"], r["greedy_tokens"], ours_greedy),
+            ("beam-4", b_secs, b_tokens, b_out, r["beam_seconds"], r["beam_tokens"], ours_beam),
+        ]:
+            same = sum(a == b for a, b in zip(theirs_out, ours_out))
+            ours, theirs = ours_tokens / ours_secs, tokens / secs
+            print(f"{kind:<12}{search:<8}{ours_tokens:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x   {same} of {len(ours_out)}")
 
 
 if __name__ == "__main__":

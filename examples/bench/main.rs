@@ -85,7 +85,10 @@ fn main() -> Result<()> {
         // KIND:PATH; a bare PATH is the Transformer
         let (kind, path) = spec.split_once(':').unwrap_or(("transformer", spec));
         let e = translation::train_translation(translation::Kind::parse(kind)?, path)?;
-        println!("{{\"model\": \"{kind}\", \"seconds\": {:.4}, \"tokens\": {}, \"loss\": {:.6}}}", e.seconds, e.tokens, e.loss);
+        println!(
+            "{{\"model\": \"{kind}\", \"seconds\": {:.4}, \"tokens\": {}, \"loss\": {:.6}, \"greedy_seconds\": {:.4}, \"greedy_tokens\": {}, \"beam_seconds\": {:.4}, \"beam_tokens\": {}}}",
+            e.seconds, e.tokens, e.loss, e.greedy.seconds, e.greedy.tokens, e.beam.seconds, e.beam.tokens
+        );
         return Ok(());
     }
     if let Some(threads) = which.iter().find_map(|w| w.strip_prefix("peak=")) {

@@ -109,9 +109,15 @@ pub fn check_additive_mask(module: &str, mask: &Tensor, scores_dims: &[usize]) -
 /// callers have checked the shapes and the mask. `(…, Lq, d)`, `(…, Lk, d)`, `(…, Lk, dv)` ->
 /// (output `(…, Lq, dv)`, weights `(…, Lq, Lk)`).
 pub(crate) fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
-    let d = q.dim(D::Minus1)?;
     let rank = k.rank();
-    let mut scores = (q.contiguous()?.matmul(&k.transpose(rank - 2, rank - 1)?.contiguous()?)? / (d as f64).sqrt())?;
+    attend_transposed(q, &k.transpose(rank - 2, rank - 1)?.contiguous()?, v, mask)
+}
+
+/// [`attend`] with the keys given transposed, `(…, d, Lk)` contiguous (what it makes of them), so
+/// that keys kept for many queries (a decoder's cache) are transposed once.
+pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+    let d = q.dim(D::Minus1)?;
+    let mut scores = (q.contiguous()?.matmul(k_t)? / (d as f64).sqrt())?;
     if let Some(m) = mask {
         scores = scores.broadcast_add(&m.to_dtype(scores.dtype())?)?;
     }

@@ -3,19 +3,28 @@
 
 use candle_core::{Result, Tensor};
 
+/// Keys `(…, L, d_k)` as [`ProjectedKv`] keeps them: `(…, d_k, L)`, contiguous.
+pub(crate) fn transposed(keys: &Tensor) -> Result<Tensor> {
+    let rank = keys.rank();
+    keys.transpose(rank - 2, rank - 1)?.contiguous()
+}
+
 /// The projected keys and values of a multi-head attention, split into heads as it reads them:
-/// the narrow form keeps one `(N, L, d_k)` tensor per head, the vectorised form one
-/// `(N, n_heads, L, d_k)` tensor. `L`, the positions, lies on the second-to-last dim of each.
+/// the narrow form keeps one tensor per head, the vectorised form one for all heads. The keys are
+/// kept transposed, as the scores read them: `(N, d_k, L)` per head or `(N, n_heads, d_k, L)`;
+/// the values `(N, L, d_k)` or `(N, n_heads, L, d_k)`.
 #[derive(Clone, Debug)]
 pub struct ProjectedKv {
-    pub(crate) keys: Vec<Tensor>,
+    /// Transposed and contiguous: the positions `L` on the last dim.
+    pub(crate) keys_t: Vec<Tensor>,
+    /// The positions `L` on the second-to-last dim.
     pub(crate) values: Vec<Tensor>,
 }
 
 impl ProjectedKv {
     /// The positions held, `L`.
     pub fn len(&self) -> usize {
-        self.keys.first().map_or(0, |k| k.dims()[k.rank() - 2])
+        self.keys_t.first().map_or(0, |k| k.dims()[k.rank() - 1])
     }
 
     /// Whether no position is held.
@@ -25,10 +34,10 @@ impl ProjectedKv {
 
     /// These positions followed by `more`'s (the same heads and rows).
     pub fn append(&self, more: &ProjectedKv) -> Result<ProjectedKv> {
-        let cat = |a: &[Tensor], b: &[Tensor]| -> Result<Vec<Tensor>> {
-            a.iter().zip(b).map(|(x, y)| Tensor::cat(&[x, y], x.rank() - 2)).collect()
+        let cat = |a: &[Tensor], b: &[Tensor], from_last: usize| -> Result<Vec<Tensor>> {
+            a.iter().zip(b).map(|(x, y)| Tensor::cat(&[x, y], x.rank() - from_last)).collect()
         };
-        Ok(ProjectedKv { keys: cat(&self.keys, &more.keys)?, values: cat(&self.values, &more.values)? })
+        Ok(ProjectedKv { keys_t: cat(&self.keys_t, &more.keys_t, 1)?, values: cat(&self.values, &more.values, 2)? })
     }
 
     /// The rows (sentences) at `rows`, in that order, repeats allowed.
@@ -37,6 +46,6 @@ impl ProjectedKv {
     /// - `rows`: integer indices `(K,)` into the `N` rows; returns `K` rows
     pub fn select_rows(&self, rows: &Tensor) -> Result<ProjectedKv> {
         let pick = |ts: &[Tensor]| -> Result<Vec<Tensor>> { ts.iter().map(|t| t.index_select(rows, 0)).collect() };
-        Ok(ProjectedKv { keys: pick(&self.keys)?, values: pick(&self.values)? })
+        Ok(ProjectedKv { keys_t: pick(&self.keys_t)?, values: pick(&self.values)? })
     }
 }

@@ -3,8 +3,8 @@
 //! one full-width head would (compare the lecture's wide [`MultiHeadAttention`](super::MultiHeadAttention),
 //! where every head is `d_model` wide).
 
-use super::additive_mask::{attend, check_additive_mask};
-use super::kv::ProjectedKv;
+use super::additive_mask::{attend_transposed, check_additive_mask};
+use super::kv::{ProjectedKv, transposed};
 use crate::nn::shape::{check_float, error, in_module, shape_error};
 use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
@@ -117,17 +117,17 @@ impl NarrowMultiHeadAttention {
     /// The keys and values projected by every head, `(N, Lk, d_k)` each: what
     /// [`NarrowMultiHeadAttention::attend_kv`] reads (incremental decoding keeps them).
     pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
-        let keys = self.linear_ks.iter().map(|l| l.forward(key)).collect::<Result<_>>()?;
+        let keys_t = self.linear_ks.iter().map(|l| transposed(&l.forward(key)?)).collect::<Result<_>>()?;
         let values = self.linear_vs.iter().map(|l| l.forward(value)).collect::<Result<_>>()?;
-        Ok(ProjectedKv { keys, values })
+        Ok(ProjectedKv { keys_t, values })
     }
 
     /// The queries' attention over keys and values projected already, without checks (the
     /// callers check the shapes and the mask).
     pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let (mut outputs, mut weights) = (vec![], vec![]);
-        for ((l, k), v) in self.linear_qs.iter().zip(&kv.keys).zip(&kv.values) {
-            let (o, w) = attend(&l.forward(query)?, k, v, mask)?;
+        for ((l, k_t), v) in self.linear_qs.iter().zip(&kv.keys_t).zip(&kv.values) {
+            let (o, w) = attend_transposed(&l.forward(query)?, k_t, v, mask)?;
             outputs.push(o);
             weights.push(w);
         }

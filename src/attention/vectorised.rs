@@ -7,8 +7,8 @@ use crate::nn::shape::in_module;
 use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use candle_core::{Result, Tensor};
 
-use super::additive_mask::attend;
-use super::kv::ProjectedKv;
+use super::additive_mask::attend_transposed;
+use super::kv::{ProjectedKv, transposed};
 
 /// The blog post's `MultiHeadAttention(embed_dim, num_heads)`: `query`, `key`, `value` and
 /// `output` are each a `Linear(d_model, d_model)`; the projections are viewed as
@@ -106,9 +106,9 @@ impl VectorisedMultiHeadAttention {
     /// The keys and values projected and split into heads, `(N, n_heads, Lk, d_k)`: what
     /// [`VectorisedMultiHeadAttention::attend_kv`] reads (incremental decoding keeps them).
     pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
-        let keys = vec![self.split_heads(&self.key.forward(key)?)?];
+        let keys_t = vec![transposed(&self.split_heads(&self.key.forward(key)?)?)?];
         let values = vec![self.split_heads(&self.value.forward(value)?)?];
-        Ok(ProjectedKv { keys, values })
+        Ok(ProjectedKv { keys_t, values })
     }
 
     /// The queries' attention over keys and values projected already, without checks (the
@@ -117,7 +117,7 @@ impl VectorisedMultiHeadAttention {
         let (n, lq, _) = query.dims3()?;
         let q = self.split_heads(&self.query.forward(query)?)?;
         let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
-        let (attended, weights) = attend(&q, &kv.keys[0], &kv.values[0], mask.as_ref())?;
+        let (attended, weights) = attend_transposed(&q, &kv.keys_t[0], &kv.values[0], mask.as_ref())?;
         let concat = attended.transpose(1, 2)?.contiguous()?.reshape((n, lq, self.d_model))?;
         let output = self.dropout.forward(&self.output.forward(&concat)?)?;
         Ok(MhaOutput { output, weights })

@@ -177,15 +177,22 @@ fn advance(
     penalty: &LengthPenalty,
     found: &mut Vec<Hypothesis>,
 ) -> Vec<(usize, Beam)> {
-    // Every extension of every beam: (score, beam, token), best first; the sort is stable, so
-    // ties keep beam-major, id-minor order.
+    // Every extension of every beam: (score, beam, token), best first, ties in beam-major,
+    // id-minor order (the order they are pushed in). The loop below reads at most `2 * width` of
+    // them (`width` beams, plus at most one `<eos>` per beam skipped), so only those are sorted.
     let mut candidates: Vec<(f64, usize, u32)> = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len));
     for (b, row) in rows.iter().enumerate() {
         for (v, lp) in log_softmax(row).into_iter().enumerate() {
             candidates.push((beams[b].score + lp, b, v as u32));
         }
     }
-    candidates.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let order = |x: &(f64, usize, u32), y: &(f64, usize, u32)| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2)));
+    let read = (2 * width).min(candidates.len());
+    if read > 0 && read < candidates.len() {
+        candidates.select_nth_unstable_by(read - 1, order);
+        candidates.truncate(read);
+    }
+    candidates.sort_unstable_by(order);
     let mut next = Vec::with_capacity(width);
     for (rank, &(score, b, v)) in candidates.iter().enumerate() {
         if next.len() == width {
