@@ -138,7 +138,10 @@ fn one_epoch<M: Learner<TranslationBatch> + Translate, L: Loss, O: Optimizer>(
     let greedy = decode(test, |src| greedy_decode(&mut model, src, SOS_ID, EOS_ID, DECODE_MAX_LEN))?;
     let config = BeamConfig::new(BEAM_WIDTH, DECODE_MAX_LEN);
     let beam = decode(test, |src| {
-        Ok(beam_search(&mut model, src, SOS_ID, EOS_ID, &config)?.into_iter().map(|h| h.into_iter().next().map_or(vec![], |h| h.tokens)).collect())
+        Ok(beam_search(&mut model, src, SOS_ID, EOS_ID, &config)?
+            .into_iter()
+            .map(|h| h.into_iter().next().map_or(vec![], |h| h.tokens))
+            .collect())
     })?;
     let weights: Vec<String> = model
         .named_parameters()

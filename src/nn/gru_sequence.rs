@@ -4,9 +4,9 @@
 //! With one node a step ([`super::cells`]), candle's backward still meets the hidden weights once
 //! a step: every step makes a full `(3H, H)` gradient, and each is added into the sum as a fresh
 //! tensor. Here the weight gradient is one product over all steps at the end of the backward
-//! pass, `dW = sum_t dgh_t^T h_(t-1)`. The forward runs the same float32 operations as the steps
+//! pass, `dW = sum_t dgh_t^T h_(t-1)`. The forward runs the float32 operations of the steps
 //! (candle's product `h W^T` with the transposed weight, the bias, then [`super::cells`]'s gate
-//! arithmetic), so the outputs are the same bits.
+//! arithmetic, whose `exp` and `tanh` are [`super::fast_math`]'s).
 
 use super::cells::gru_gates;
 use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};

@@ -5,10 +5,11 @@
 //! there, as `pack_padded_sequence` makes PyTorch's LSTM do: with `k_t` 1 at a real step and 0 at
 //! padding, `h_t = h'_t k_t + h_(t-1) (1 - k_t)` (the same for `c`) and the output is `h'_t k_t`,
 //! where `h'_t, c'_t` is the cell's step. The forward pass runs the float32 operations of the
-//! step-by-step version in the same order (the same bits); the hidden weights' gradient is one
-//! product over every step at the end of the backward pass.
+//! step-by-step version in the same order (with [`super::fast_math`]'s `exp` and `tanh`); the
+//! hidden weights' gradient is one product over every step at the end of the backward pass.
 
 use super::cells::lstm_gates;
+use super::fast_math::tanh;
 use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -69,7 +70,7 @@ impl CustomOp3 for LstmSequence {
                     let (ig, fg, gg, og) = lstm_gates(gi, gh, h, j);
                     let (h_old, c_old) = (hs[i * h + j], cs[i * h + j]);
                     let c_new = fg * c_old + ig * gg;
-                    let tc = c_new.tanh();
+                    let tc = tanh(c_new);
                     let h_new = og * tc;
                     for (slot, v) in [ig, fg, gg, og, tc, c_old, h_old].into_iter().enumerate() {
                         kp[slot * h + j] = v;

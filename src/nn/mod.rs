@@ -11,6 +11,7 @@
 pub(crate) mod cells;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
+pub(crate) mod fast_math;
 pub(crate) mod feed_forward;
 pub(crate) mod gru;
 pub(crate) mod gru_sequence;

@@ -10,6 +10,7 @@
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
 use crate::nn::cells::lstm_gates;
+use crate::nn::fast_math::tanh;
 use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, softmax_rows, softmax_rows_backward, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -112,7 +113,7 @@ impl CustomOp3 for AttnLstmSequence {
                 for j in 0..h {
                     let (ig, fg, gg, og) = lstm_gates(&gi[i * 4 * h..(i + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h], h, j);
                     let c = fg * cs[i * h + j] + ig * gg;
-                    let tc = c.tanh();
+                    let tc = tanh(c);
                     (cs[i * h + j], hs[i * h + j]) = (c, og * tc);
                     kept.gates.extend_from_slice(&[ig, fg, gg, og, tc]);
                 }
