@@ -40,12 +40,35 @@ fn rows(op: &str, h: usize, parts: &[(&[f32], usize)]) -> Result<usize> {
     Ok(n)
 }
 
-/// The gates of one unit: `r`, `z`, `n`.
-pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32) {
-    let r = sigmoid(gi[j] + gh[j]);
-    let z = sigmoid(gi[h + j] + gh[h + j]);
-    let n = tanh(gi[2 * h + j] + gh[2 * h + j] * r);
-    (r, z, n)
+// The gate functions below run over a whole row, one gate at a time, on equal-length slices: loops
+// the compiler vectorises (one unit at a time, the transcendental functions ran one value at a time).
+
+/// `out[j] = f(a[j] + b[j])`.
+#[inline(always)]
+fn gate(out: &mut [f32], a: &[f32], b: &[f32], f: impl Fn(f32) -> f32) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x + y);
+    }
+}
+
+/// One row's GRU gates `[r | z | n]` (`3H`) from its input and hidden gates `gi`, `gh` (`3H`):
+/// `r = sigmoid(gi_r + gh_r)`, `z = sigmoid(gi_z + gh_z)`, `n = tanh(gi_n + gh_n r)`.
+pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) {
+    let h = out.len() / 3;
+    let (r, rest) = out.split_at_mut(h);
+    let (z, n) = rest.split_at_mut(h);
+    gate(r, &gi[..h], &gh[..h], sigmoid);
+    gate(z, &gi[h..2 * h], &gh[h..2 * h], sigmoid);
+    for (((nv, &x), &y), &rv) in n.iter_mut().zip(&gi[2 * h..3 * h]).zip(&gh[2 * h..3 * h]).zip(r.iter()) {
+        *nv = tanh(x + y * rv);
+    }
+}
+
+/// `out[j] = tanh(c[j])`.
+pub(crate) fn tanh_all(out: &mut [f32], c: &[f32]) {
+    for (o, &x) in out.iter_mut().zip(c) {
+        *o = tanh(x);
+    }
 }
 
 /// The LSTM step's gate arithmetic: `gi`, `gh (N, 4H)`, `c (N, H)` -> `[h' | c'] (N, 2H)`.
@@ -56,13 +79,13 @@ struct LstmStep {
     kept: Mutex<Vec<f32>>,
 }
 
-/// The gates of one unit: `i`, `f`, `g`, `o`.
-pub(crate) fn lstm_gates(gi: &[f32], gh: &[f32], h: usize, j: usize) -> (f32, f32, f32, f32) {
-    let i = sigmoid(gi[j] + gh[j]);
-    let f = sigmoid(gi[h + j] + gh[h + j]);
-    let g = tanh(gi[2 * h + j] + gh[2 * h + j]);
-    let o = sigmoid(gi[3 * h + j] + gh[3 * h + j]);
-    (i, f, g, o)
+/// One row's LSTM gates `[i | f | g | o]` (`4H`) from its input and hidden gates `gi`, `gh`
+/// (`4H`): the sigmoid of `gi + gh` for `i`, `f`, `o`, its tanh for `g`.
+pub(crate) fn lstm_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) {
+    let h = out.len() / 4;
+    for (q, ((o, a), b)) in out.chunks_exact_mut(h.max(1)).zip(gi.chunks_exact(h.max(1))).zip(gh.chunks_exact(h.max(1))).enumerate() {
+        if q == 2 { gate(o, a, b, tanh) } else { gate(o, a, b, sigmoid) }
+    }
 }
 
 impl CustomOp3 for LstmStep {
@@ -86,14 +109,15 @@ impl CustomOp3 for LstmStep {
         let (mut out, mut kept) = (vec![0f32; n * 2 * h], vec![0f32; n * 5 * h]);
         for row in 0..n {
             let (gi, gh) = (&gi[row * 4 * h..(row + 1) * 4 * h], &gh[row * 4 * h..(row + 1) * 4 * h]);
-            let k = &mut kept[row * 5 * h..(row + 1) * 5 * h];
+            let (gates, tc) = kept[row * 5 * h..(row + 1) * 5 * h].split_at_mut(4 * h);
+            lstm_gates(gi, gh, gates);
+            let (hc, cp) = (&mut out[row * 2 * h..(row + 1) * 2 * h], &cp[row * h..(row + 1) * h]);
             for j in 0..h {
-                let (i, f, g, o) = lstm_gates(gi, gh, h, j);
-                let c = f * cp[row * h + j] + i * g;
-                let tc = tanh(c);
-                out[row * 2 * h + j] = o * tc;
-                out[row * 2 * h + h + j] = c;
-                (k[j], k[h + j], k[2 * h + j], k[3 * h + j], k[4 * h + j]) = (i, f, g, o, tc);
+                hc[h + j] = gates[h + j] * cp[j] + gates[j] * gates[2 * h + j];
+            }
+            tanh_all(tc, &hc[h..]);
+            for j in 0..h {
+                hc[j] = gates[3 * h + j] * tc[j];
             }
         }
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;

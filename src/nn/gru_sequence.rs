@@ -55,11 +55,13 @@ impl CustomOp3 for GruSequence {
             add_to_rows(&mut gh, b);
             for i in 0..n {
                 let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[i * 3 * h..(i + 1) * 3 * h]);
+                // kept: [r | z | n | gh_n] of this step and row
+                let (gates, gh_n) = kept[(t * n + i) * 4 * h..(t * n + i + 1) * 4 * h].split_at_mut(3 * h);
+                gru_gates(gi, gh, gates);
+                gh_n.copy_from_slice(&gh[2 * h..]);
+                let (z, nn) = (&gates[h..2 * h], &gates[2 * h..]);
                 for j in 0..h {
-                    let (r, z, nn) = gru_gates(gi, gh, h, j);
-                    out[(i * l + t) * h + j] = (prev[i * h + j] - nn) * z + nn;
-                    let k = (t * n + i) * 4 * h;
-                    (kept[k + j], kept[k + h + j], kept[k + 2 * h + j], kept[k + 3 * h + j]) = (r, z, nn, gh[2 * h + j]);
+                    out[(i * l + t) * h + j] = (prev[i * h + j] - nn[j]) * z[j] + nn[j];
                 }
             }
             for i in 0..n {

@@ -8,8 +8,7 @@
 //! step-by-step version in the same order (with [`super::fast_math`]'s `exp` and `tanh`); the
 //! hidden weights' gradient is one product over every step at the end of the backward pass.
 
-use super::cells::lstm_gates;
-use super::fast_math::tanh;
+use super::cells::{lstm_gates, tanh_all};
 use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -58,6 +57,7 @@ impl CustomOp3 for LstmSequence {
         let (mut cs, b, keep) = (rest[..n * h].to_vec(), &rest[n * h..n * h + 4 * h], &rest[n * h + 4 * h..]);
         let mut y = vec![0f32; n * (l + 2) * h];
         let mut kept = vec![0f32; l * n * KEPT * h];
+        let mut c_new = vec![0f32; h];
         for t in 0..l {
             let mut gh = rows_times(&hs, n, &w_hh_t)?;
             add_to_rows(&mut gh, b);
@@ -66,18 +66,22 @@ impl CustomOp3 for LstmSequence {
                 let k = keep[i * l + t];
                 let not_k = 1.0 - k; // as candle's affine(-1, 1) gives it: exact for k in {0, 1}
                 let kp = &mut kept[(t * n + i) * KEPT * h..(t * n + i + 1) * KEPT * h];
+                // kept: [i | f | g | o | tanh(c') | c | h] of this step and row
+                let (gates, rest) = kp.split_at_mut(4 * h);
+                let (tc, rest) = rest.split_at_mut(h);
+                let (c_old, h_old) = rest.split_at_mut(h);
+                lstm_gates(gi, gh, gates);
+                c_old.copy_from_slice(&cs[i * h..(i + 1) * h]);
+                h_old.copy_from_slice(&hs[i * h..(i + 1) * h]);
                 for j in 0..h {
-                    let (ig, fg, gg, og) = lstm_gates(gi, gh, h, j);
-                    let (h_old, c_old) = (hs[i * h + j], cs[i * h + j]);
-                    let c_new = fg * c_old + ig * gg;
-                    let tc = tanh(c_new);
-                    let h_new = og * tc;
-                    for (slot, v) in [ig, fg, gg, og, tc, c_old, h_old].into_iter().enumerate() {
-                        kp[slot * h + j] = v;
-                    }
+                    c_new[j] = gates[h + j] * c_old[j] + gates[j] * gates[2 * h + j];
+                }
+                tanh_all(tc, &c_new);
+                for j in 0..h {
+                    let h_new = gates[3 * h + j] * tc[j];
                     y[(i * (l + 2) + t) * h + j] = h_new * k;
-                    hs[i * h + j] = h_new * k + h_old * not_k;
-                    cs[i * h + j] = c_new * k + c_old * not_k;
+                    hs[i * h + j] = h_new * k + h_old[j] * not_k;
+                    cs[i * h + j] = c_new[j] * k + c_old[j] * not_k;
                 }
             }
         }

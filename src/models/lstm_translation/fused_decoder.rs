@@ -9,8 +9,7 @@
 //! context, then the cell on `[embedding; context]`; matrix products go through candle, so sums
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
-use crate::nn::cells::lstm_gates;
-use crate::nn::fast_math::tanh;
+use crate::nn::cells::{lstm_gates, tanh_all};
 use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, softmax_rows, softmax_rows_backward, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -83,6 +82,7 @@ impl CustomOp3 for AttnLstmSequence {
         let inv_scale = (1.0 / (h as f64).sqrt()) as f32;
         let mut y = vec![0f32; n * t * (h + s)];
         let mut kept = Kept { x: vec![], h_prev: vec![], c_prev: vec![], gates: vec![], alphas: vec![] };
+        let (mut gates, mut tcs) = (vec![0f32; 4 * h], vec![0f32; h]);
         for step in 0..t {
             let mut scores = vec![0f32; n * s];
             for i in 0..n {
@@ -110,12 +110,15 @@ impl CustomOp3 for AttnLstmSequence {
             kept.h_prev.extend_from_slice(&hs);
             kept.c_prev.extend_from_slice(&cs);
             for i in 0..n {
+                lstm_gates(&gi[i * 4 * h..(i + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h], &mut gates);
+                let (c, tc) = (&mut cs[i * h..(i + 1) * h], &mut tcs[..]);
                 for j in 0..h {
-                    let (ig, fg, gg, og) = lstm_gates(&gi[i * 4 * h..(i + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h], h, j);
-                    let c = fg * cs[i * h + j] + ig * gg;
-                    let tc = tanh(c);
-                    (cs[i * h + j], hs[i * h + j]) = (c, og * tc);
-                    kept.gates.extend_from_slice(&[ig, fg, gg, og, tc]);
+                    c[j] = gates[h + j] * c[j] + gates[j] * gates[2 * h + j];
+                }
+                tanh_all(tc, c);
+                for j in 0..h {
+                    hs[i * h + j] = gates[3 * h + j] * tc[j];
+                    kept.gates.extend_from_slice(&[gates[j], gates[h + j], gates[2 * h + j], gates[3 * h + j], tc[j]]);
                 }
                 let row = (i * t + step) * (h + s);
                 y[row..row + h].copy_from_slice(&hs[i * h..(i + 1) * h]);
