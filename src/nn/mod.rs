@@ -20,6 +20,7 @@ pub(crate) mod kernels;
 mod kernels_tests;
 pub(crate) mod layer_norm;
 pub(crate) mod linear;
+pub(crate) mod log_softmax;
 pub(crate) mod lstm;
 pub(crate) mod lstm_cell;
 pub(crate) mod lstm_sequence;

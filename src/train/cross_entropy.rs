@@ -199,7 +199,9 @@ fn check_shapes(logits: &Tensor, targets: &Tensor) -> Result<(usize, usize)> {
 }
 
 /// A numerically stable log-softmax over the last dimension, with a recorded backward pass:
-/// `x - max - log(sum(exp(x - max)))`, the max detached (its gradient cancels out).
+/// `x - max - log(sum(exp(x - max)))`, the max detached (its gradient cancels out). On the CPU in
+/// float32 one graph node (`nn::log_softmax`, within a few float32 ulps of libm's `exp`); composed
+/// of candle operations otherwise.
 pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
     check_float("log_softmax", x)?;
     if x.rank() == 0 {
@@ -207,6 +209,9 @@ pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
     }
     if x.elem_count() == 0 {
         return Ok(x.clone()); // as PyTorch: nothing to normalise
+    }
+    if let Some(y) = crate::nn::log_softmax::log_softmax_last_dim(x) {
+        return y;
     }
     let max = x.max_keepdim(D::Minus1)?.detach();
     let shifted = x.broadcast_sub(&max)?;
