@@ -15,15 +15,17 @@ pub(crate) fn exp(x: f32) -> f32 {
     // 1.5 * 2^23: adding and subtracting it rounds to the nearest integer.
     const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.3, 88.7);
-    let fx = (x * LOG2E + ROUND) - ROUND;
+    let t = x * LOG2E + ROUND;
+    let fx = t - ROUND;
     let r = x - fx * C1 - fx * C2;
     let z = r * r;
     let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 0.166_666_65) * r + 0.5;
     let y = p * z + r + 1.0;
-    // 2^fx, fx in -126..=128: split in two halves so that 2^128 does not overflow the exponent.
-    let k = fx as i32;
+    // The integer fx, read off t's low mantissa bits (no float-to-int conversion, which would not
+    // vectorise), in -126..=128; 2^fx in two halves so that 2^128 does not overflow the exponent.
+    let k = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
     let half = k >> 1;
-    let pow = |e: i32| f32::from_bits(((e + 127) as u32) << 23);
+    let pow = |e: i32| f32::from_bits((e.wrapping_add(127) as u32) << 23);
     y * pow(half) * pow(k - half)
 }
 
