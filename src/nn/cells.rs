@@ -15,7 +15,7 @@
 //! version, whose gradients their 100-epoch trainings match PyTorch's with; so do other dtypes
 //! and devices.
 
-use super::fast_math::{sigmoid, tanh};
+use super::fast_math::{sigmoid, tanh, with_avx2};
 use super::kernels::{cpu_f32, fused, values};
 use super::ops::sigmoid as sig;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
@@ -51,9 +51,14 @@ fn gate(out: &mut [f32], a: &[f32], b: &[f32], f: impl Fn(f32) -> f32) {
     }
 }
 
-/// One row's GRU gates `[r | z | n]` (`3H`) from its input and hidden gates `gi`, `gh` (`3H`):
-/// `r = sigmoid(gi_r + gh_r)`, `z = sigmoid(gi_z + gh_z)`, `n = tanh(gi_n + gh_n r)`.
-pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) {
+with_avx2!(
+    /// One row's GRU gates `[r | z | n]` (`3H`) from its input and hidden gates `gi`, `gh` (`3H`):
+    /// `r = sigmoid(gi_r + gh_r)`, `z = sigmoid(gi_z + gh_z)`, `n = tanh(gi_n + gh_n r)`.
+    pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) => gru_gates_body
+);
+
+#[inline(always)]
+fn gru_gates_body(gi: &[f32], gh: &[f32], out: &mut [f32]) {
     let h = out.len() / 3;
     let (r, rest) = out.split_at_mut(h);
     let (z, n) = rest.split_at_mut(h);
@@ -64,8 +69,13 @@ pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) {
     }
 }
 
-/// `out[j] = tanh(c[j])`.
-pub(crate) fn tanh_all(out: &mut [f32], c: &[f32]) {
+with_avx2!(
+    /// `out[j] = tanh(c[j])`.
+    pub(crate) fn tanh_all(out: &mut [f32], c: &[f32]) => tanh_all_body
+);
+
+#[inline(always)]
+fn tanh_all_body(out: &mut [f32], c: &[f32]) {
     for (o, &x) in out.iter_mut().zip(c) {
         *o = tanh(x);
     }
@@ -79,9 +89,14 @@ struct LstmStep {
     kept: Mutex<Vec<f32>>,
 }
 
-/// One row's LSTM gates `[i | f | g | o]` (`4H`) from its input and hidden gates `gi`, `gh`
-/// (`4H`): the sigmoid of `gi + gh` for `i`, `f`, `o`, its tanh for `g`.
-pub(crate) fn lstm_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) {
+with_avx2!(
+    /// One row's LSTM gates `[i | f | g | o]` (`4H`) from its input and hidden gates `gi`, `gh`
+    /// (`4H`): the sigmoid of `gi + gh` for `i`, `f`, `o`, its tanh for `g`.
+    pub(crate) fn lstm_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) => lstm_gates_body
+);
+
+#[inline(always)]
+fn lstm_gates_body(gi: &[f32], gh: &[f32], out: &mut [f32]) {
     let h = out.len() / 4;
     for (q, ((o, a), b)) in out.chunks_exact_mut(h.max(1)).zip(gi.chunks_exact(h.max(1))).zip(gh.chunks_exact(h.max(1))).enumerate() {
         if q == 2 { gate(o, a, b, tanh) } else { gate(o, a, b, sigmoid) }

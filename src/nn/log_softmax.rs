@@ -5,16 +5,23 @@
 //! [`super::fast_math`]'s, in a loop the compiler vectorises; the backward pass is PyTorch's
 //! (`grad - exp(output) * sum(grad)` row by row).
 
-use super::fast_math::exp;
+use super::fast_math::{exp, with_avx2};
 use super::kernels::{cpu_f32, fused, values};
 use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor, bail};
 
 /// `x - max - ln(sum(exp(x - max)))` of each row of `n` values.
 pub fn log_softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
     let mut y = vec![0f32; x.len()];
-    if n == 0 {
-        return y;
+    if n > 0 {
+        forward_rows(x, &mut y, n);
     }
+    y
+}
+
+with_avx2!(fn forward_rows(x: &[f32], y: &mut [f32], n: usize) => forward_rows_body);
+
+#[inline(always)]
+fn forward_rows_body(x: &[f32], y: &mut [f32], n: usize) {
     for (xr, yr) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)) {
         let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         for (yv, &xv) in yr.iter_mut().zip(xr) {
@@ -25,16 +32,22 @@ pub fn log_softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
             *yv = (xv - max) - log_sum;
         }
     }
-    y
 }
 
 /// The gradient of [`log_softmax_rows`] from its output `y` and the output's gradient `g`:
 /// `g - exp(y) * sum(g)` row by row.
 pub fn log_softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Vec<f32> {
     let mut dx = vec![0f32; y.len()];
-    if n == 0 {
-        return dx;
+    if n > 0 {
+        backward_rows(y, g, &mut dx, n);
     }
+    dx
+}
+
+with_avx2!(fn backward_rows(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) => backward_rows_body);
+
+#[inline(always)]
+fn backward_rows_body(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) {
     for ((yr, gr), dr) in y.chunks_exact(n).zip(g.chunks_exact(n)).zip(dx.chunks_exact_mut(n)) {
         let total = sum(gr);
         for (d, &yv) in dr.iter_mut().zip(yr) {
@@ -44,10 +57,10 @@ pub fn log_softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Vec<f32> {
             *d = gv - *d * total;
         }
     }
-    dx
 }
 
 /// A sum in eight lanes (vectorised), then the lanes in order.
+#[inline(always)]
 fn sum(v: &[f32]) -> f32 {
     let mut lanes = [0f32; 8];
     let mut chunks = v.chunks_exact(8);
