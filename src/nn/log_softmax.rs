@@ -59,6 +59,94 @@ fn backward_rows_body(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) {
     }
 }
 
+/// Each row's `max + ln(sum(exp(x - max)))`, the row's log-softmax being `(x - max) - ln(...)`:
+/// kept as `(max, log_sum)` pairs so that the log-probabilities round as [`log_softmax_rows`]'.
+fn row_stats(x: &[f32], n: usize, scratch: &mut [f32]) -> Vec<(f32, f32)> {
+    x.chunks_exact(n)
+        .map(|xr| {
+            let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            exp_shifted(xr, max, 0.0, scratch);
+            (max, sum(scratch).ln())
+        })
+        .collect()
+}
+
+with_avx2!(fn exp_shifted(x: &[f32], max: f32, log_sum: f32, out: &mut [f32]) => exp_shifted_body);
+
+#[inline(always)]
+/// `exp((x - max) - log_sum)`: the softmax of a row given its stats (`log_sum` 0: the exponentials
+/// the stats sum).
+fn exp_shifted_body(x: &[f32], max: f32, log_sum: f32, out: &mut [f32]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = exp((v - max) - log_sum);
+    }
+}
+
+/// The negative log-likelihood of each row's target, weighted: `-(log_softmax(x)[y] * w)`, with
+/// its gradient `g w (softmax(x) - onehot(y))`, as one node: what the cross-entropy composed of
+/// [`log_softmax_rows`], a gather and a product computes, to the same bits, without the `(N, C)`
+/// log-probabilities and their gradient.
+struct NllOp {
+    n: usize,
+    ids: Vec<u32>,
+    weights: Vec<f32>,
+    /// Each row's `(max, log_sum)`, kept by the forward pass for the backward one.
+    stats: std::sync::Mutex<Vec<(f32, f32)>>,
+}
+
+impl CustomOp1 for NllOp {
+    fn name(&self) -> &'static str {
+        "nll-of-log-softmax"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = cpu_f32("cross-entropy", s, l)?;
+        let n = self.n;
+        if x.len() != n * self.ids.len() {
+            bail!("cross-entropy: {} logits for {} targets of {n} classes", x.len(), self.ids.len());
+        }
+        let stats = row_stats(x, n, &mut vec![0f32; n]);
+        let nll = stats
+            .iter()
+            .zip(x.chunks_exact(n))
+            .zip(self.ids.iter().zip(&self.weights))
+            .map(|(((max, log_sum), xr), (&y, &w))| -(((xr[y as usize] - max) - log_sum) * w))
+            .collect();
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
+        Ok((CpuStorage::F32(nll), Shape::from(self.ids.len())))
+    }
+
+    fn bwd(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        let (x, g, n) = (values(x)?, values(grad)?, self.n);
+        let stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        if g.len() != self.ids.len() || stats.len() != self.ids.len() {
+            bail!("cross-entropy backward: {} gradients and {} kept rows for {} targets", g.len(), stats.len(), self.ids.len());
+        }
+        let mut dx = vec![0f32; x.len()];
+        for ((((xr, dr), &(max, log_sum)), (&y, &w)), &gr) in
+            x.chunks_exact(n).zip(dx.chunks_exact_mut(n)).zip(stats.iter()).zip(self.ids.iter().zip(&self.weights)).zip(&g)
+        {
+            let scale = gr * w;
+            if scale == 0.0 {
+                continue;
+            }
+            exp_shifted(xr, max, log_sum, dr);
+            for d in dr.iter_mut() {
+                *d *= scale;
+            }
+            dr[y as usize] -= scale;
+        }
+        Ok(Some(Tensor::from_vec(dx, (self.ids.len(), n), grad.device())?))
+    }
+}
+
+/// The cross-entropy's per-row `-(log_softmax(x)[ids] * weights)` of float32 CPU logits
+/// `(rows, C)` as one node; `None` for other dtypes and devices (the caller composes it then).
+pub(crate) fn nll_rows(x: &Tensor, ids: Vec<u32>, weights: Vec<f32>) -> Option<Result<Tensor>> {
+    let &n = x.dims().last()?;
+    fused(&[x]).then(|| x.contiguous()?.apply_op1(NllOp { n, ids, weights, stats: Default::default() }))
+}
+
 /// A sum in eight lanes (vectorised), then the lanes in order.
 #[inline(always)]
 fn sum(v: &[f32]) -> f32 {
@@ -130,6 +218,33 @@ mod tests {
                     assert!(got == want || (got - want).abs() <= 2e-6 * want.abs().max(1.0), "row {r}, {j}: {got} against {want}");
                     let want_dx = g[r * n + j] as f64 - want.exp() * gsum;
                     assert!((dx[r * n + j] as f64 - want_dx).abs() <= 1e-6, "row {r}, {j}: gradient {} against {want_dx}", dx[r * n + j]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_nll_node_is_the_composed_nll_and_its_gradient_the_formula() {
+        use candle_core::{Device, Var};
+        for (n, x) in cases() {
+            let rows = x.len() / n;
+            let ids: Vec<u32> = (0..rows).map(|r| ((r * 5 + 1) % n) as u32).collect();
+            let weights: Vec<f32> = (0..rows).map(|r| if r % 3 == 2 { 0.0 } else { 1.0 }).collect();
+            let xt = Var::from_vec(x.clone(), (rows, n), &Device::Cpu).unwrap();
+            let nll = nll_rows(&xt, ids.clone(), weights.clone()).unwrap().unwrap();
+            let got = nll.to_vec1::<f32>().unwrap();
+            let lp = log_softmax_rows(&x, n);
+            for r in 0..rows {
+                let want = -(lp[r * n + ids[r] as usize] * weights[r]);
+                assert_eq!(got[r].to_bits(), want.to_bits(), "row {r}: {} against {want}", got[r]);
+            }
+            let g = nll.sum_all().unwrap().backward().unwrap();
+            let dx = g.get(&xt).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+            for r in 0..rows {
+                for c in 0..n {
+                    let p = (lp[r * n + c] as f64).exp();
+                    let want = weights[r] as f64 * (p - if c == ids[r] as usize { 1.0 } else { 0.0 });
+                    assert!((dx[r * n + c] as f64 - want).abs() <= 1e-6, "row {r}, class {c}: {} against {want}", dx[r * n + c]);
                 }
             }
         }

@@ -128,18 +128,24 @@ impl CrossEntropyLoss {
             };
         }
         let x = logits.reshape((rows, classes))?;
-        let log_p = log_softmax(&x)?;
-        let ids = Tensor::from_vec(ids, (rows, 1), device)?;
-        let weights = Tensor::from_vec(weights, rows, device)?.to_dtype(x.dtype())?;
-        // -log p[y] per row, 0 where ignored.
-        let nll = (log_p.gather(&ids, 1)?.squeeze(1)? * &weights)?.neg()?;
+        let eps = self.label_smoothing;
         let reduce = |per_target: Tensor| match self.reduction {
             // A true division, as PyTorch's (`x / n` here would multiply by a rounded `1 / n`).
             Reduction::Mean => per_target.sum_all()?.div(&Tensor::new(kept as f32, device)?.to_dtype(per_target.dtype())?),
             Reduction::Sum => per_target.sum_all(),
             Reduction::None => per_target.reshape(targets.dims()),
         };
-        let eps = self.label_smoothing;
+        if eps == 0.0 {
+            // On the CPU in float32 the log-softmax, the gather and the weights are one node.
+            if let Some(nll) = crate::nn::log_softmax::nll_rows(&x, ids.clone(), weights.clone()) {
+                return reduce(nll?);
+            }
+        }
+        let log_p = log_softmax(&x)?;
+        let ids = Tensor::from_vec(ids, (rows, 1), device)?;
+        let weights = Tensor::from_vec(weights, rows, device)?.to_dtype(x.dtype())?;
+        // -log p[y] per row, 0 where ignored.
+        let nll = (log_p.gather(&ids, 1)?.squeeze(1)? * &weights)?.neg()?;
         if eps == 0.0 {
             return reduce(nll);
         }
