@@ -2,11 +2,12 @@
 //! values, any scoring function of the slides, softmax and the context vector.
 
 use super::mask::MASK_FILL;
-use super::score::{Score, context_vector, cosine_products, dot_products, scaled_dot_products};
+use super::score::{Score, context_vector, cosine_products, dot_products};
 use crate::nn::ops::{masked_fill, softmax};
 use crate::nn::shape::check_batch;
 use crate::nn::{Linear, Walk, Walker};
-use candle_core::{Result, Tensor, bail};
+use candle_core::{Result, Tensor, TensorId, bail};
+use std::sync::{Arc, Mutex};
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
 /// keys and (optionally) the values, a scoring function, softmax, and the context vector.
@@ -28,6 +29,28 @@ pub struct Attention {
     pub values: Option<Tensor>,
     /// The alphas of the last call, `(N, Lq, L)`, detached (for plots).
     pub alphas: Option<Tensor>,
+    /// `proj_keys` transposed for the dot-product scores, made once per keys tensor.
+    keys_t: TransposedKeys,
+}
+
+/// The projected keys transposed and contiguous, `(N, d_k, L)`, as the dot-product scores read
+/// them, with the id of the keys tensor they were made from: a decoder that attends over the same
+/// keys at every step (a translator decoding) transposes them once, not once a step. A clone of
+/// the module shares it; it is made again whenever the keys are another tensor.
+#[derive(Clone, Debug, Default)]
+struct TransposedKeys(Arc<Mutex<Option<(TensorId, Tensor)>>>);
+
+impl TransposedKeys {
+    fn of(&self, keys: &Tensor) -> Result<Tensor> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = kept.as_ref().filter(|(id, _)| *id == keys.id()) {
+            return Ok(t.clone());
+        }
+        let rank = keys.rank();
+        let t = keys.transpose(rank - 2, rank - 1)?.contiguous()?;
+        *kept = Some((keys.id(), t.clone()));
+        Ok(t)
+    }
 }
 
 impl Attention {
@@ -65,6 +88,7 @@ impl Attention {
             proj_keys: None,
             values: None,
             alphas: None,
+            keys_t: TransposedKeys::default(),
         })
     }
 
@@ -105,8 +129,9 @@ impl Attention {
         let q = self.linear_query.forward(query)?;
         let missing = || candle_core::Error::Msg("Attention: score parameters are missing".into());
         match self.score {
-            Score::ScaledDot => scaled_dot_products(&q, proj_keys),
-            Score::Dot => dot_products(&q, proj_keys),
+            // What `scaled_dot_products` and `dot_products` compute, the keys transposed once.
+            Score::ScaledDot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?)? / (self.d_k as f64).sqrt(),
+            Score::Dot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?),
             Score::Cosine => cosine_products(&q, proj_keys),
             Score::General => {
                 let w = self.linear_score.as_ref().ok_or_else(missing)?;

@@ -4,10 +4,15 @@
 //! [`beam_search`]. Both encode the source once and reuse the encoder's state at every step, run
 //! the model in evaluation mode (dropout off) and put back the mode they found.
 //!
-//! There is no key/value cache: every step runs the decoder over the whole prefix again and keeps
-//! the last position's logits, so decoding `T` tokens costs `O(T^2)` decoder positions. For the
-//! short sentences of the lectures this is plenty; it also means a step's logits are exactly
-//! what [`Transformer::forward`](crate::models::Transformer::forward) gives for that prefix.
+//! Decoding is incremental: each step hands the model every live prefix one token longer than at
+//! the last step, and the model's state keeps what its decoder computed for the shorter ones (the
+//! Transformer's keys and values, [`DecoderCache`](crate::models::DecoderCache); a recurrent
+//! decoder's hidden state, [`RecurrentState`](crate::models::RecurrentState)), so decoding `T`
+//! tokens costs `T` decoder positions, not `O(T^2)`. A step's logits are those of
+//! [`Transformer::forward`](crate::models::Transformer::forward) for that prefix up to float32
+//! rounding; the tests check that greedy decoding and beam search give the same tokens, token for
+//! token, as decoding the whole prefix at every step. Beam search decodes the beams of every
+//! sentence of the batch together, as the rows of one state.
 
 pub(crate) mod beam;
 pub(crate) mod greedy;
