@@ -11,7 +11,7 @@
 #                    Debian's chromium if missing; run after `make notebooks`)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
-#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s
+#   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
 #   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for
 #                    self-attention; about 6 minutes): our final losses against PyTorch's
