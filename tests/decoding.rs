@@ -282,8 +282,8 @@ fn an_empty_batch_decodes_to_nothing() {
     fails(greedy_decode(&mut model, &floats, SOS, EOS, 8), &["greedy_decode", "integer", "F32"]);
 }
 
-/// The Transformer with its key/value cache thrown away before every step: each step decodes the
-/// whole prefix again, as decoding did before the cache.
+/// The Transformer decoding the whole prefix at every step, through `Transformer::decode` under
+/// the full causal and padding mask, as decoding did before the cache.
 #[derive(Clone)]
 struct Uncached(Transformer);
 
@@ -311,8 +311,10 @@ impl Translate for Uncached {
         self.0.select_rows(state, rows)
     }
     fn next_logits(&mut self, state: &mut TransformerState, prefix: &Tensor) -> Result<Tensor> {
-        state.cache = None;
-        self.0.next_logits(state, prefix)
+        let t = prefix.dim(1)?;
+        let tgt_mask = self.0.tgt_mask(prefix)?;
+        let logits = self.0.decode(prefix, &state.memory, state.src_mask.as_ref(), Some(&tgt_mask))?;
+        logits.narrow(1, t - 1, 1)?.squeeze(1)
     }
     fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         self.0.teacher_forced(src, tgt_input)
@@ -380,4 +382,26 @@ fn a_prefix_that_does_not_continue_the_cache_is_decoded_afresh() {
     let want = model.next_logits(&mut fresh, &next).unwrap();
     let d = (got - want).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
     assert!(d <= 1e-5, "select_rows: {d}");
+    // A memory put in place of the state's: the cache made from the old one is not read.
+    let mut state = model.encode_src(&src).unwrap();
+    model.next_logits(&mut state, &prefixes(&[5])).unwrap();
+    state.memory = (&state.memory * 2.0).unwrap();
+    let got = model.next_logits(&mut state, &prefixes(&[5, 6])).unwrap();
+    let mut fresh = TransformerState { cache: None, ..state.clone() };
+    let want = model.next_logits(&mut fresh, &prefixes(&[5, 6])).unwrap();
+    let d = (got - want).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+    assert!(d <= 1e-5, "replaced memory: {d}");
+    // Bad prefixes are errors, not NaN or a truncated id read against the cache.
+    let mut state = model.encode_src(&src).unwrap();
+    let bad = |model: &mut Transformer, state: &mut TransformerState, rows: Vec<Vec<f32>>| {
+        let t = rows[0].len();
+        let p = Tensor::from_vec(rows.concat(), (n, t), &Device::Cpu).unwrap();
+        model.next_logits(state, &p).unwrap_err().to_string()
+    };
+    let e = bad(&mut model, &mut state, vec![vec![PAD as f32, 5.0]; n]);
+    assert!(e.contains("starts with the pad_id 0"), "{e}");
+    let e = bad(&mut model, &mut state, vec![vec![SOS as f32, 5.5]; n]);
+    assert!(e.contains("prefix id 5.5 (row 0, position 1) is not a target id in 0..12"), "{e}");
+    let e = bad(&mut model, &mut state, vec![vec![SOS as f32, VOCAB as f32]; n]);
+    assert!(e.contains("is not a target id"), "{e}");
 }

@@ -6,7 +6,7 @@ use super::score::{Score, context_vector, cosine_products, dot_products};
 use crate::nn::ops::{masked_fill, softmax};
 use crate::nn::shape::check_batch;
 use crate::nn::{Linear, Walk, Walker};
-use candle_core::{Result, Tensor, TensorId, bail};
+use candle_core::{D, Result, Tensor, TensorId, bail};
 use std::sync::{Arc, Mutex};
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
@@ -36,7 +36,9 @@ pub struct Attention {
 /// The projected keys transposed and contiguous, `(N, d_k, L)`, as the dot-product scores read
 /// them, with the id of the keys tensor they were made from: a decoder that attends over the same
 /// keys at every step (a translator decoding) transposes them once, not once a step. A clone of
-/// the module shares it; it is made again whenever the keys are another tensor.
+/// the module shares it; it is made again whenever the keys are another tensor (candle's tensor
+/// ids are never reused). It holds on to the last keys' copy (and, in training, to their graph)
+/// until the next call.
 #[derive(Clone, Debug, Default)]
 struct TransposedKeys(Arc<Mutex<Option<(TensorId, Tensor)>>>);
 
@@ -130,7 +132,7 @@ impl Attention {
         let missing = || candle_core::Error::Msg("Attention: score parameters are missing".into());
         match self.score {
             // What `scaled_dot_products` and `dot_products` compute, the keys transposed once.
-            Score::ScaledDot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?)? / (self.d_k as f64).sqrt(),
+            Score::ScaledDot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?)? / (q.dim(D::Minus1)? as f64).sqrt(),
             Score::Dot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?),
             Score::Cosine => cosine_products(&q, proj_keys),
             Score::General => {

@@ -4,7 +4,7 @@
 //! decoder's state from one step to the next ([`RecurrentState`]), so a prefix one token longer
 //! than the last costs one step.
 
-use super::translate::{PAD_ID, SentenceAttention, Translate};
+use super::translate::{PAD_ID, SentenceAttention, Translate, prefix_ids};
 use crate::nn::Walk;
 use crate::nn::shape::{in_module, shape_error};
 use candle_core::{DType, Result, Tensor};
@@ -61,8 +61,8 @@ pub trait RecurrentTranslate: Walk {
 /// token longer, cost one step; prefixes that do not continue them are decoded from the start.
 #[derive(Clone, Debug)]
 pub struct RecurrentState<S> {
-    /// What the encoder left for the decoder.
-    pub encoded: S,
+    /// What the encoder left for the decoder (private: the carry belongs to it).
+    encoded: S,
     carried: Option<Carried>,
 }
 
@@ -75,6 +75,11 @@ struct Carried {
 }
 
 impl<S> RecurrentState<S> {
+    /// What the encoder left for the decoder.
+    pub fn encoded(&self) -> &S {
+        &self.encoded
+    }
+
     /// The target ids per sentence the decoder's carry has read (0 before the first step).
     pub fn steps_read(&self) -> usize {
         self.carried.as_ref().map_or(0, |c| c.len)
@@ -118,7 +123,7 @@ impl<M: RecurrentTranslate> Translate for M {
             d => return Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", d)),
         };
         let run = |me: &mut M, state: &mut RecurrentState<M::State>| -> Result<Tensor> {
-            let ids = prefix.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+            let ids = prefix_ids(M::NAME, prefix, RecurrentTranslate::tgt_vocab(me))?;
             // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
             let (mut carry, read) = match state.carried.take() {
                 Some(c) if continues(&c, &ids, t) => (c.carry, c.len),

@@ -60,6 +60,24 @@ pub fn check_rows(module: &str, rows: &Tensor, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The ids of target prefixes `(N, t)` as `u32`, row-major, checked: whole numbers (integer ids,
+/// or floats holding them) in `0..vocab`. `module` names the caller in the error.
+pub(crate) fn prefix_ids(module: &str, prefix: &Tensor, vocab: usize) -> Result<Vec<u32>> {
+    let values = crate::attention::additive_mask::ids_as_f64(module, prefix)?;
+    let t = prefix.dims().last().copied().unwrap_or(1).max(1);
+    values
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| {
+            if v.fract() == 0.0 && v >= 0.0 && v < vocab as f64 {
+                Ok(v as u32)
+            } else {
+                Err(error(module, format!("prefix id {v} (row {}, position {}) is not a target id in 0..{vocab}", k / t, k % t)))
+            }
+        })
+        .collect()
+}
+
 /// What a translator shows of its attention over one sentence.
 #[derive(Clone, Debug)]
 pub enum SentenceAttention {

@@ -1,8 +1,9 @@
 //! `exp`, the logistic sigmoid and `tanh` in float32 from Cephes' polynomials, without calls into
 //! libm and without branches, for the fused recurrent nodes (hidden size 8 and more), whose gate
 //! arithmetic they dominated (glibc's `tanhf` alone took 11-14% of a recurrent translator's
-//! training step). Within a few float32 ulps of the correctly rounded values (the tests measure
-//! it); the lecture-sized models keep candle's `exp` and `tanh`, bit for bit.
+//! training step), and for the cross-entropy's log-softmax (`super::log_softmax`, any size).
+//! Within a few float32 ulps of the correctly rounded values (the tests measure it). The
+//! lecture-sized recurrent models (hidden size below 8) keep candle's `exp` and `tanh`, bit for bit.
 
 /// `exp(x)` for float32: Cephes' `expf` (argument reduction by `ln 2` in two parts, a degree-5
 /// polynomial), `x` clamped to `[-87.3, 88.7]` (0 and `inf` come out as tiny and huge finite

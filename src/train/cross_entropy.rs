@@ -19,8 +19,9 @@ pub enum Reduction {
     None,
 }
 
-/// `nn.CrossEntropyLoss(ignore_index=..., label_smoothing=..., reduction=...)`, equal to
-/// PyTorch's `F.cross_entropy` on class ids, gradients included.
+/// `nn.CrossEntropyLoss(ignore_index=..., label_smoothing=..., reduction=...)`: PyTorch's
+/// `F.cross_entropy` on class ids, gradients included, within a few float32 ulps (on the CPU in
+/// float32 its exponentials are `nn::fast_math`'s, not libm's).
 ///
 /// **The class dimension is the last one.** PyTorch takes `(N, C)` or `(N, C, T)`; the crate's
 /// sequence models return `(N, T, C)` (one row of logits per position), so this loss takes

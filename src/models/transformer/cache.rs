@@ -9,7 +9,8 @@
 use super::layers::LayerCache;
 use super::model::Transformer;
 use crate::models::translate::check_rows;
-use candle_core::{DType, Device, Result, Tensor};
+use crate::nn::shape::error;
+use candle_core::{DType, Device, Result, Tensor, TensorId};
 
 /// What the decoder keeps between decoding steps of one batch of `N` prefixes: every layer's keys
 /// and values, and the target ids they were computed from (`(N, len)`, row-major) so that a
@@ -19,6 +20,9 @@ pub struct DecoderCache {
     layers: Vec<LayerCache>,
     tokens: Vec<u32>,
     len: usize,
+    /// The memory the cross-attention's keys and values were projected from, and its rows.
+    memory: TensorId,
+    rows: usize,
 }
 
 impl DecoderCache {
@@ -30,7 +34,7 @@ impl DecoderCache {
             .iter()
             .map(|l| Ok(LayerCache { self_kv: None, cross_kv: l.cross_mha.project_kv(memory, memory)? }))
             .collect::<Result<_>>()?;
-        Ok(DecoderCache { layers, tokens: vec![], len: 0 })
+        Ok(DecoderCache { layers, tokens: vec![], len: 0, memory: memory.id(), rows: memory.dim(0)? })
     }
 
     /// The target positions held.
@@ -43,9 +47,14 @@ impl DecoderCache {
         self.len == 0
     }
 
-    /// The rows at `rows`, in that order, repeats allowed (`n`: the rows held).
-    pub(crate) fn select_rows(&self, rows: &Tensor, n: usize) -> Result<Self> {
-        check_rows("DecoderCache::select_rows", rows, n)?;
+    /// Whether the cache was made from `memory` (the same tensor, not only the same values).
+    pub(crate) fn belongs_to(&self, memory: &Tensor) -> bool {
+        self.memory == memory.id() && self.tokens.len() == self.rows * self.len
+    }
+
+    /// The rows at `rows`, in that order, repeats allowed, for `memory`: the memory's same rows.
+    pub(crate) fn select_rows(&self, rows: &Tensor, memory: &Tensor) -> Result<Self> {
+        check_rows("DecoderCache::select_rows", rows, self.rows)?;
         let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
         let tokens = match self.len {
             0 => vec![],
@@ -61,7 +70,7 @@ impl DecoderCache {
                 })
             })
             .collect::<Result<_>>()?;
-        Ok(DecoderCache { layers, tokens, len: self.len })
+        Ok(DecoderCache { layers, tokens, len: self.len, memory: memory.id(), rows: memory.dim(0)? })
     }
 
     /// The leading positions of the prefixes `ids` (`(n, t)`, row-major) already held: all the
@@ -75,11 +84,18 @@ impl DecoderCache {
 
 /// The additive mask of target positions `c..t` over keys `0..t`: `-inf` after the query's own
 /// position and, with a `pad_id`, at padding ids (rows `c..t` of [`target_mask`](crate::attention::target_mask)),
-/// `None` when it masks nothing.
+/// `None` when it masks nothing. A position whose prefix up to it is padding alone would attend
+/// to nothing (its softmax NaN): an error naming the row.
 fn step_mask(ids: &[u32], n: usize, t: usize, c: usize, pad_id: Option<u32>, device: &Device) -> Result<Option<Tensor>> {
     let mut any = false;
     let mut values = Vec::with_capacity(n * (t - c) * t);
-    for row in ids.chunks(t) {
+    for (r, row) in ids.chunks(t).enumerate() {
+        if let Some(pad) = pad_id.filter(|&p| row[0] == p) {
+            return Err(error(
+                "Transformer::next_logits",
+                format!("prefix {r} starts with the pad_id {pad}: its first position would attend to nothing"),
+            ));
+        }
         for i in c..t {
             for (j, &id) in row.iter().enumerate() {
                 let masked = j > i || pad_id == Some(id);

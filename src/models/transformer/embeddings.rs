@@ -110,8 +110,12 @@ impl TransformerPositionalEncoding {
     pub fn forward_from(&self, x: &Tensor, start: usize) -> Result<Tensor> {
         let module = "TransformerPositionalEncoding";
         let (_, l) = check_batch(module, x, self.d_model)?;
-        if start + l > self.max_len {
-            return Err(error(module, format!("a sequence of {} steps is longer than max_len = {}", start + l, self.max_len)));
+        match start.checked_add(l) {
+            Some(end) if end <= self.max_len => {}
+            _ => {
+                let steps = start.saturating_add(l);
+                return Err(error(module, format!("a sequence of {steps} steps is longer than max_len = {}", self.max_len)));
+            }
         }
         in_module(module, self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, start, l)?)?))
     }

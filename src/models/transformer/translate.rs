@@ -5,10 +5,10 @@
 
 use super::cache::DecoderCache;
 use super::model::Transformer;
-use crate::models::translate::{SentenceAttention, Translate, check_rows};
+use crate::models::translate::{SentenceAttention, Translate, check_rows, prefix_ids};
 use crate::nn::Walk;
 use crate::nn::shape::{error, in_module, shape_error};
-use candle_core::{DType, Result, Tensor};
+use candle_core::{Result, Tensor};
 
 /// What the Transformer's encoder leaves for decoding.
 #[derive(Clone, Debug)]
@@ -52,7 +52,8 @@ impl Translate for Transformer {
         let run = || -> Result<TransformerState> {
             let memory = state.memory.index_select(rows, 0)?;
             let src_mask = state.src_mask.as_ref().map(|m| m.index_select(rows, 0)).transpose()?;
-            let cache = state.cache.as_ref().map(|c| c.select_rows(rows, state.memory.dim(0)?)).transpose()?;
+            let kept = state.cache.as_ref().filter(|c| c.belongs_to(&state.memory));
+            let cache = kept.map(|c| c.select_rows(rows, &memory)).transpose()?;
             Ok(TransformerState { memory, src_mask, cache })
         };
         in_module("Transformer::select_rows", run())
@@ -73,11 +74,12 @@ impl Translate for Transformer {
             return Err(error(module, format!("a prefix of {t} tokens is longer than max_len = {}", self.config.max_len)));
         }
         let run = |me: &Self, state: &mut TransformerState| -> Result<Tensor> {
-            let ids = prefix.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
+            let ids = prefix_ids(module, prefix, me.config.tgt_vocab)?;
             // Taken out while the layers grow it: a step that fails leaves no half-grown cache.
+            // A cache made from another memory (the field replaced) is not read.
             let mut cache = match state.cache.take() {
-                Some(cache) => cache,
-                None => DecoderCache::new(me, &state.memory)?,
+                Some(cache) if cache.belongs_to(&state.memory) => cache,
+                _ => DecoderCache::new(me, &state.memory)?,
             };
             let logits = me.decode_incremental(prefix, &ids, state.src_mask.as_ref(), &mut cache)?;
             state.cache = Some(cache);

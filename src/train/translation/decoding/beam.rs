@@ -187,7 +187,7 @@ fn advance(
         }
     }
     let order = |x: &(f64, usize, u32), y: &(f64, usize, u32)| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2)));
-    let read = (2 * width).min(candidates.len());
+    let read = width.saturating_mul(2).min(candidates.len());
     if read > 0 && read < candidates.len() {
         candidates.select_nth_unstable_by(read - 1, order);
         candidates.truncate(read);

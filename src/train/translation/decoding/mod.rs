@@ -7,8 +7,10 @@
 //! Decoding is incremental: each step hands the model every live prefix one token longer than at
 //! the last step, and the model's state keeps what its decoder computed for the shorter ones (the
 //! Transformer's keys and values, [`DecoderCache`](crate::models::DecoderCache); a recurrent
-//! decoder's hidden state, [`RecurrentState`](crate::models::RecurrentState)), so decoding `T`
-//! tokens costs `T` decoder positions, not `O(T^2)`. A step's logits are those of
+//! decoder's hidden state, [`RecurrentState`](crate::models::RecurrentState)), so each step runs
+//! one new position through the decoder's projections and feed-forward layers instead of the
+//! whole prefix (the Transformer's attention still reads every earlier position, and its cache
+//! grows by a copy at each step). A step's logits are those of
 //! [`Transformer::forward`](crate::models::Transformer::forward) for that prefix up to float32
 //! rounding; the tests check that greedy decoding and beam search give the same tokens, token for
 //! token, as decoding the whole prefix at every step. Beam search decodes the beams of every
