@@ -5,8 +5,9 @@ use super::mask::MASK_FILL;
 use super::score::{Score, context_vector, cosine_products, dot_products};
 use crate::nn::ops::{masked_fill, softmax};
 use crate::nn::shape::check_batch;
+use crate::nn::shape::same_tensor;
 use crate::nn::{Linear, Walk, Walker};
-use candle_core::{D, Result, Tensor, TensorId, bail};
+use candle_core::{D, Result, Tensor, bail};
 use std::sync::{Arc, Mutex};
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
@@ -36,21 +37,21 @@ pub struct Attention {
 /// The projected keys transposed and contiguous, `(N, d_k, L)`, as the dot-product scores read
 /// them, with the id of the keys tensor they were made from: a decoder that attends over the same
 /// keys at every step (a translator decoding) transposes them once, not once a step. A clone of
-/// the module shares it; it is made again whenever the keys are another tensor (candle's tensor
-/// ids are never reused). It holds on to the last keys' copy (and, in training, to their graph)
-/// until the next call.
+/// the module shares it; it is made again whenever the keys are another tensor (compared by
+/// storage and layout: candle's tensor ids restart in every notebook cell). It holds on to the
+/// last keys and their copy (and, in training, to their graph) until the next call.
 #[derive(Clone, Debug, Default)]
-struct TransposedKeys(Arc<Mutex<Option<(TensorId, Tensor)>>>);
+struct TransposedKeys(Arc<Mutex<Option<(Tensor, Tensor)>>>);
 
 impl TransposedKeys {
     fn of(&self, keys: &Tensor) -> Result<Tensor> {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = kept.as_ref().filter(|(id, _)| *id == keys.id()) {
+        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_tensor(k, keys)) {
             return Ok(t.clone());
         }
         let rank = keys.rank();
         let t = keys.transpose(rank - 2, rank - 1)?.contiguous()?;
-        *kept = Some((keys.id(), t.clone()));
+        *kept = Some((keys.clone(), t.clone()));
         Ok(t)
     }
 }

@@ -103,3 +103,28 @@ pub fn check_same_dtype(module: &str, named: &[(&str, &Tensor)]) -> Result<()> {
     let list: Vec<String> = named.iter().map(|(what, t)| format!("{what} {:?}", t.dtype())).collect();
     Err(error(module, format!("expected one dtype, got {}: convert them with .to_dtype", list.join(", "))))
 }
+
+/// Whether `a` and `b` are the same tensor: the same storage (by address, which stays unique
+/// while both are alive) seen through the same layout. Unlike candle's tensor ids, which count
+/// from one in every copy of candle (evcxr links one into each notebook cell), this cannot match
+/// two different tensors.
+pub(crate) fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
+    let ((sa, la), (sb, lb)) = (a.storage_and_layout(), b.storage_and_layout());
+    std::ptr::eq(&*sa, &*sb) && la.start_offset() == lb.start_offset() && la.dims() == lb.dims() && la.stride() == lb.stride()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_tensor;
+    use candle_core::{Device, Tensor};
+
+    #[test]
+    fn same_tensor_is_the_same_storage_and_layout() {
+        let a = Tensor::arange(0f32, 6.0, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
+        let b = Tensor::arange(0f32, 6.0, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
+        assert!(same_tensor(&a, &a.clone()));
+        assert!(!same_tensor(&a, &b), "equal values, another storage");
+        assert!(!same_tensor(&a, &a.narrow(0, 0, 1).unwrap()), "the same storage, another layout");
+        assert!(!same_tensor(&a, &a.t().unwrap()), "transposed");
+    }
+}

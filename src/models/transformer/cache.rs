@@ -9,8 +9,8 @@
 use super::layers::LayerCache;
 use super::model::Transformer;
 use crate::models::translate::check_rows;
-use crate::nn::shape::error;
-use candle_core::{DType, Device, Result, Tensor, TensorId};
+use crate::nn::shape::{error, same_tensor};
+use candle_core::{DType, Device, Result, Tensor};
 
 /// What the decoder keeps between decoding steps of one batch of `N` prefixes: every layer's keys
 /// and values, and the target ids they were computed from (`(N, len)`, row-major) so that a
@@ -21,7 +21,7 @@ pub struct DecoderCache {
     tokens: Vec<u32>,
     len: usize,
     /// The memory the cross-attention's keys and values were projected from, and its rows.
-    memory: TensorId,
+    memory: Tensor,
     rows: usize,
 }
 
@@ -34,7 +34,7 @@ impl DecoderCache {
             .iter()
             .map(|l| Ok(LayerCache { self_kv: None, cross_kv: l.cross_mha.project_kv(memory, memory)? }))
             .collect::<Result<_>>()?;
-        Ok(DecoderCache { layers, tokens: vec![], len: 0, memory: memory.id(), rows: memory.dim(0)? })
+        Ok(DecoderCache { layers, tokens: vec![], len: 0, memory: memory.clone(), rows: memory.dim(0)? })
     }
 
     /// The target positions held.
@@ -49,7 +49,7 @@ impl DecoderCache {
 
     /// Whether the cache was made from `memory` (the same tensor, not only the same values).
     pub(crate) fn belongs_to(&self, memory: &Tensor) -> bool {
-        self.memory == memory.id() && self.tokens.len() == self.rows * self.len
+        same_tensor(&self.memory, memory) && self.tokens.len() == self.rows * self.len
     }
 
     /// The rows at `rows`, in that order, repeats allowed, for `memory`: the memory's same rows.
@@ -70,7 +70,7 @@ impl DecoderCache {
                 })
             })
             .collect::<Result<_>>()?;
-        Ok(DecoderCache { layers, tokens, len: self.len, memory: memory.id(), rows: memory.dim(0)? })
+        Ok(DecoderCache { layers, tokens, len: self.len, memory: memory.clone(), rows: memory.dim(0)? })
     }
 
     /// The leading positions of the prefixes `ids` (`(n, t)`, row-major) already held: all the
