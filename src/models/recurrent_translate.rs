@@ -4,10 +4,10 @@
 //! decoder's state from one step to the next ([`RecurrentState`]), so a prefix one token longer
 //! than the last costs one step.
 
-use super::translate::{PAD_ID, SentenceAttention, Translate, prefix_ids};
+use super::translate::{PAD_ID, SeenIds, SentenceAttention, Translate, prefix_ids};
 use crate::nn::Walk;
 use crate::nn::shape::{in_module, shape_error};
-use candle_core::{DType, Result, Tensor};
+use candle_core::{Result, Tensor};
 
 /// A recurrent translator: its encoder, its teacher-forced decoder, and its decoder's step.
 pub trait RecurrentTranslate: Walk {
@@ -66,12 +66,11 @@ pub struct RecurrentState<S> {
     carried: Option<Carried>,
 }
 
-/// The decoder's carry after `len` target ids per sentence, `tokens` `(N, len)` row-major.
+/// The decoder's carry after the target ids `seen`.
 #[derive(Clone, Debug)]
 struct Carried {
     carry: Vec<Tensor>,
-    tokens: Vec<u32>,
-    len: usize,
+    seen: SeenIds,
 }
 
 impl<S> RecurrentState<S> {
@@ -82,7 +81,7 @@ impl<S> RecurrentState<S> {
 
     /// The target ids per sentence the decoder's carry has read (0 before the first step).
     pub fn steps_read(&self) -> usize {
-        self.carried.as_ref().map_or(0, |c| c.len)
+        self.carried.as_ref().map_or(0, |c| c.seen.len())
     }
 }
 
@@ -126,7 +125,7 @@ impl<M: RecurrentTranslate> Translate for M {
             let ids = prefix_ids(M::NAME, prefix, RecurrentTranslate::tgt_vocab(me))?;
             // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
             let (mut carry, read) = match state.carried.take() {
-                Some(c) if continues(&c, &ids, t) => (c.carry, c.len),
+                Some(c) if c.seen.continued_by(&ids, t) => (c.carry, c.seen.len()),
                 _ => (me.start_carry(&state.encoded)?, 0),
             };
             let mut logits = None;
@@ -134,7 +133,7 @@ impl<M: RecurrentTranslate> Translate for M {
                 let (next, new_carry) = me.step(&state.encoded, &carry, &prefix.narrow(1, k, 1)?.squeeze(1)?)?;
                 (logits, carry) = (Some(next), new_carry);
             }
-            state.carried = Some(Carried { carry, tokens: ids, len: t });
+            state.carried = Some(Carried { carry, seen: SeenIds::new(ids, t) });
             logits.ok_or_else(|| candle_core::Error::Msg("no decoding step".into()))
         };
         in_module(M::NAME, run(self, state))
@@ -152,19 +151,9 @@ impl<M: RecurrentTranslate> Translate for M {
     }
 }
 
-/// Whether every row of the prefixes `ids` (`(N, t)`, row-major) continues its row of `c`.
-fn continues(c: &Carried, ids: &[u32], t: usize) -> bool {
-    let len = c.len;
-    len > 0
-        && len < t
-        && c.tokens.len() * t == ids.len() * len
-        && ids.chunks(t).zip(c.tokens.chunks(len)).all(|(row, kept)| row[..len] == *kept)
-}
-
-/// The carry and ids of the sentences at `rows` (checked by the model's `select_rows`).
+/// The carry and ids of the sentences at `rows`.
 fn select_carried(c: &Carried, rows: &Tensor) -> Result<Carried> {
-    let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
-    let tokens = picked.iter().flat_map(|&r| c.tokens[r as usize * c.len..][..c.len].iter().copied()).collect();
+    let seen = c.seen.select("RecurrentState::select_rows", rows)?;
     let carry = c.carry.iter().map(|t| t.contiguous()?.index_select(rows, 0)).collect::<Result<_>>()?;
-    Ok(Carried { carry, tokens, len: c.len })
+    Ok(Carried { carry, seen })
 }

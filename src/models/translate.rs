@@ -78,6 +78,54 @@ pub(crate) fn prefix_ids(module: &str, prefix: &Tensor, vocab: usize) -> Result<
         .collect()
 }
 
+/// The target ids a decoder's kept state (the Transformer's key/value cache, a recurrent
+/// decoder's carried state) was computed from: `len` ids of each prefix, row-major. Decoding reads
+/// the kept state only for prefixes that continue these.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SeenIds {
+    ids: Vec<u32>,
+    len: usize,
+}
+
+impl SeenIds {
+    /// `ids` of prefixes of `len` ids each, row-major.
+    pub(crate) fn new(ids: Vec<u32>, len: usize) -> Self {
+        SeenIds { ids, len }
+    }
+
+    /// The ids of each prefix.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether these are `rows` prefixes (or none at all).
+    pub(crate) fn holds(&self, rows: usize) -> bool {
+        self.ids.len() == rows * self.len
+    }
+
+    /// Whether every row of the prefixes `ids` (`(N, t)`, row-major) continues its prefix here by
+    /// at least one id.
+    pub(crate) fn continued_by(&self, ids: &[u32], t: usize) -> bool {
+        let len = self.len;
+        len > 0
+            && len < t
+            && self.ids.len() * t == ids.len() * len
+            && ids.chunks(t).zip(self.ids.chunks(len)).all(|(row, kept)| row[..len] == *kept)
+    }
+
+    /// The prefixes at `rows`, in that order, repeats allowed; an index beyond them is an error
+    /// naming `module`.
+    pub(crate) fn select(&self, module: &str, rows: &Tensor) -> Result<Self> {
+        if self.len == 0 {
+            return Ok(SeenIds::default());
+        }
+        check_rows(module, rows, self.ids.len() / self.len)?;
+        let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
+        let ids = picked.iter().flat_map(|&r| self.ids[r as usize * self.len..][..self.len].iter().copied()).collect();
+        Ok(SeenIds { ids, len: self.len })
+    }
+}
+
 /// What a translator shows of its attention over one sentence.
 #[derive(Clone, Debug)]
 pub enum SentenceAttention {

@@ -12,26 +12,16 @@ use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor, bail};
 /// `x - max - ln(sum(exp(x - max)))` of each row of `n` values.
 pub fn log_softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
     let mut y = vec![0f32; x.len()];
-    if n > 0 {
-        forward_rows(x, &mut y, n);
+    if n == 0 {
+        return y;
     }
-    y
-}
-
-with_avx2!(fn forward_rows(x: &[f32], y: &mut [f32], n: usize) => forward_rows_body);
-
-#[inline(always)]
-fn forward_rows_body(x: &[f32], y: &mut [f32], n: usize) {
     for (xr, yr) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)) {
-        let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        for (yv, &xv) in yr.iter_mut().zip(xr) {
-            *yv = exp(xv - max);
-        }
-        let log_sum = sum(yr).ln();
+        let (max, log_sum) = row_stat(xr, yr);
         for (yv, &xv) in yr.iter_mut().zip(xr) {
             *yv = (xv - max) - log_sum;
         }
     }
+    y
 }
 
 /// The gradient of [`log_softmax_rows`] from its output `y` and the output's gradient `g`:
@@ -59,16 +49,18 @@ fn backward_rows_body(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) {
     }
 }
 
-/// Each row's `max + ln(sum(exp(x - max)))`, the row's log-softmax being `(x - max) - ln(...)`:
-/// kept as `(max, log_sum)` pairs so that the log-probabilities round as [`log_softmax_rows`]'.
+/// A row's `(max, ln(sum(exp(x - max))))`, its log-softmax being `(x - max) - ln(...)`; `scratch`
+/// (the row's length) receives the exponentials.
+fn row_stat(xr: &[f32], scratch: &mut [f32]) -> (f32, f32) {
+    let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    exp_shifted(xr, max, 0.0, scratch);
+    (max, sum(scratch).ln())
+}
+
+/// Every row's [`row_stat`], kept by the NLL node so that its log-probabilities round as
+/// [`log_softmax_rows`]'.
 fn row_stats(x: &[f32], n: usize, scratch: &mut [f32]) -> Vec<(f32, f32)> {
-    x.chunks_exact(n)
-        .map(|xr| {
-            let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            exp_shifted(xr, max, 0.0, scratch);
-            (max, sum(scratch).ln())
-        })
-        .collect()
+    x.chunks_exact(n).map(|xr| row_stat(xr, scratch)).collect()
 }
 
 with_avx2!(fn exp_shifted(x: &[f32], max: f32, log_sum: f32, out: &mut [f32]) => exp_shifted_body);

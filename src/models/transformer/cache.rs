@@ -8,9 +8,9 @@
 
 use super::layers::LayerCache;
 use super::model::Transformer;
-use crate::models::translate::check_rows;
+use crate::models::translate::{SeenIds, check_rows};
 use crate::nn::shape::{error, same_tensor};
-use candle_core::{DType, Device, Result, Tensor};
+use candle_core::{Device, Result, Tensor};
 
 /// What the decoder keeps between decoding steps of one batch of `N` prefixes: every layer's keys
 /// and values, and the target ids they were computed from (`(N, len)`, row-major) so that a
@@ -18,8 +18,7 @@ use candle_core::{DType, Device, Result, Tensor};
 #[derive(Clone, Debug)]
 pub struct DecoderCache {
     layers: Vec<LayerCache>,
-    tokens: Vec<u32>,
-    len: usize,
+    seen: SeenIds,
     /// The memory the cross-attention's keys and values were projected from, and its rows.
     memory: Tensor,
     rows: usize,
@@ -34,32 +33,28 @@ impl DecoderCache {
             .iter()
             .map(|l| Ok(LayerCache { self_kv: None, cross_kv: l.cross_mha.project_kv(memory, memory)? }))
             .collect::<Result<_>>()?;
-        Ok(DecoderCache { layers, tokens: vec![], len: 0, memory: memory.clone(), rows: memory.dim(0)? })
+        Ok(DecoderCache { layers, seen: SeenIds::default(), memory: memory.clone(), rows: memory.dim(0)? })
     }
 
     /// The target positions held.
     pub fn len(&self) -> usize {
-        self.len
+        self.seen.len()
     }
 
     /// Whether no target position is held (the memory's keys and values may be).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.seen.len() == 0
     }
 
     /// Whether the cache was made from `memory` (the same tensor, not only the same values).
     pub(crate) fn belongs_to(&self, memory: &Tensor) -> bool {
-        same_tensor(&self.memory, memory) && self.tokens.len() == self.rows * self.len
+        same_tensor(&self.memory, memory) && self.seen.holds(self.rows)
     }
 
     /// The rows at `rows`, in that order, repeats allowed, for `memory`: the memory's same rows.
     pub(crate) fn select_rows(&self, rows: &Tensor, memory: &Tensor) -> Result<Self> {
         check_rows("DecoderCache::select_rows", rows, self.rows)?;
-        let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
-        let tokens = match self.len {
-            0 => vec![],
-            len => picked.iter().flat_map(|&r| self.tokens[r as usize * len..][..len].iter().copied()).collect(),
-        };
+        let seen = self.seen.select("DecoderCache::select_rows", rows)?;
         let layers = self
             .layers
             .iter()
@@ -70,15 +65,13 @@ impl DecoderCache {
                 })
             })
             .collect::<Result<_>>()?;
-        Ok(DecoderCache { layers, tokens, len: self.len, memory: memory.clone(), rows: memory.dim(0)? })
+        Ok(DecoderCache { layers, seen, memory: memory.clone(), rows: memory.dim(0)? })
     }
 
     /// The leading positions of the prefixes `ids` (`(n, t)`, row-major) already held: all the
     /// cache holds when every row continues its row of the cache by at least one id, else none.
-    fn reusable(&self, ids: &[u32], n: usize, t: usize) -> usize {
-        let len = self.len;
-        let continues = len > 0 && len < t && self.tokens.len() == n * len;
-        if continues && ids.chunks(t).zip(self.tokens.chunks(len)).all(|(row, kept)| row[..len] == *kept) { len } else { 0 }
+    fn reusable(&self, ids: &[u32], t: usize) -> usize {
+        if self.seen.continued_by(ids, t) { self.seen.len() } else { 0 }
     }
 }
 
@@ -124,7 +117,7 @@ impl Transformer {
         cache: &mut DecoderCache,
     ) -> Result<Tensor> {
         let (n, t) = prefix.dims2()?;
-        let c = cache.reusable(ids, n, t);
+        let c = cache.reusable(ids, t);
         if c == 0 {
             cache.layers.iter_mut().for_each(|l| l.self_kv = None);
         }
@@ -134,8 +127,7 @@ impl Transformer {
         for (layer, kept) in self.decoder.layers.iter().zip(&mut cache.layers) {
             x = layer.forward_cached(&x, kept, mask.as_ref(), src_mask)?;
         }
-        cache.tokens = ids.to_vec();
-        cache.len = t;
+        cache.seen = SeenIds::new(ids.to_vec(), t);
         self.linear.forward(&x.narrow(1, m - 1, 1)?)?.squeeze(1)
     }
 }
