@@ -15,6 +15,7 @@ pub(crate) mod fast_math;
 pub(crate) mod feed_forward;
 pub(crate) mod gru;
 pub(crate) mod gru_sequence;
+pub(crate) mod in_place;
 pub(crate) mod kernels;
 #[cfg(test)]
 mod kernels_tests;

@@ -1,6 +1,7 @@
 //! Optimisers: PyTorch's Adam, step for step in float32.
 
 use crate::nn::Param;
+use crate::nn::in_place::{is_f32_in_place, shares_storage, update_f32, with_f32};
 use crate::nn::shape::error;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Result, Tensor};
@@ -114,34 +115,69 @@ fn power(base: f64, step: u64) -> f64 {
     }
 }
 
+/// One step's constants: PyTorch's float32 Adam arithmetic for a step.
+struct AdamStep {
+    w1: f32,
+    b2: f32,
+    w2: f32,
+    eps: f32,
+    step_size: f32,
+    bc2_sqrt: f32,
+}
+
+impl AdamStep {
+    /// Updates `values` and their moment buffers `m`, `v` from the gradient `g` (all one length).
+    fn apply(&self, values: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]) {
+        let AdamStep { w1, b2, w2, eps, step_size, bc2_sqrt } = *self;
+        for (((x, &g), m), v) in values.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+            *m += w1 * (g - *m);
+            *v = *v * b2 + w2 * g * g;
+            let denom = v.sqrt() / bc2_sqrt + eps;
+            *x += -step_size * *m / denom;
+        }
+    }
+}
+
 impl Optimizer for Adam {
     fn step(&mut self, grads: &GradStore) -> Result<()> {
         let step = self.step_count.checked_add(1).ok_or_else(|| error("Adam::step", "the step count is at u64::MAX: no step is left"))?;
         let (beta1, beta2) = self.betas;
         let bias_correction1 = 1.0 - power(beta1, step);
         let bias_correction2 = 1.0 - power(beta2, step);
-        let step_size = (self.lr / bias_correction1) as f32;
-        let bc2_sqrt = bias_correction2.sqrt() as f32;
-        let (w1, b2, w2, eps) = ((1.0 - beta1) as f32, beta2 as f32, (1.0 - beta2) as f32, self.eps as f32);
-        // Compute every update first, so a failure leaves the parameters and buffers untouched.
-        let mut updates = Vec::with_capacity(self.params.len());
+        let c = AdamStep {
+            w1: (1.0 - beta1) as f32,
+            b2: beta2 as f32,
+            w2: (1.0 - beta2) as f32,
+            eps: self.eps as f32,
+            step_size: (self.lr / bias_correction1) as f32,
+            bc2_sqrt: bias_correction2.sqrt() as f32,
+        };
+        // Check every gradient and compute the updates that need copies first, so a failure
+        // leaves the parameters and buffers untouched; float32 CPU parameters are then updated
+        // where they lie (nothing there can fail), the others set from their copies.
+        let (mut in_place, mut copied) = (vec![], vec![]);
         for (k, p) in self.params.iter().enumerate() {
             let Some(g) = grads.get(&p.tensor()) else { continue };
             if g.elem_count() != p.elem_count() {
                 return Err(error("Adam::step", format!("gradient {:?} does not fit parameter {k} of shape {:?}", g.dims(), p.dims())));
             }
-            let g = to_vec(g)?;
-            let mut values = to_vec(&p.tensor())?;
-            let (mut m, mut v) = (self.exp_avg[k].clone(), self.exp_avg_sq[k].clone());
-            for i in 0..values.len() {
-                m[i] += w1 * (g[i] - m[i]);
-                v[i] = v[i] * b2 + w2 * g[i] * g[i];
-                let denom = v[i].sqrt() / bc2_sqrt + eps;
-                values[i] += -step_size * m[i] / denom;
+            let t = p.tensor();
+            if is_f32_in_place(&t) && is_f32_in_place(g) && !shares_storage(&t, g) {
+                in_place.push((k, t, g.clone()));
+            } else {
+                let g = to_vec(g)?;
+                let mut values = to_vec(&t)?;
+                let (mut m, mut v) = (self.exp_avg[k].clone(), self.exp_avg_sq[k].clone());
+                c.apply(&mut values, &g, &mut m, &mut v);
+                copied.push((k, Tensor::from_vec(values, p.shape(), &Device::Cpu)?, m, v));
             }
-            updates.push((k, Tensor::from_vec(values, p.shape(), &Device::Cpu)?, m, v));
         }
-        for (k, value, m, v) in updates {
+        for (k, t, g) in in_place {
+            let (m, v) = (&mut self.exp_avg[k], &mut self.exp_avg_sq[k]);
+            with_f32(&g, |g| update_f32(&t, |values| c.apply(values, g, m, v)))
+                .unwrap_or_else(|| Err(error("Adam::step", format!("the gradient of parameter {k} changed storage"))))?;
+        }
+        for (k, value, m, v) in copied {
             self.params[k].set(&value)?;
             self.exp_avg[k] = m;
             self.exp_avg_sq[k] = v;

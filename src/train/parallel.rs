@@ -9,6 +9,7 @@
 use super::batches::Learner;
 use super::loss::Loss;
 use crate::nn::Param;
+use crate::nn::in_place::with_f32;
 use crate::nn::shape::error;
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
@@ -46,8 +47,16 @@ where
     let loss = results.iter().zip(parts).map(|((v, _), (_, w))| v * w).sum::<f64>() / total;
     let mut stores: Vec<GradStore> = results.into_iter().map(|(_, g)| g).collect();
     let mut combined = stores.remove(0);
+    let shares: Vec<f32> = parts.iter().map(|(_, w)| (w / total) as f32).collect();
     for p in params {
         let t = p.tensor();
+        let part_grads: Vec<Tensor> = std::iter::once(&combined).chain(&stores).filter_map(|g| g.get(&t).cloned()).collect();
+        if part_grads.len() == parts.len()
+            && let Some(sum) = weighted_sum(&part_grads, &shares)
+        {
+            combined.insert(&t, Tensor::from_vec(sum, t.shape(), t.device())?);
+            continue;
+        }
         let mut sum: Option<Tensor> = None;
         for (k, (_, w)) in parts.iter().enumerate() {
             let g = if k == 0 { combined.get(&t).cloned() } else { stores[k - 1].get(&t).cloned() };
@@ -64,6 +73,17 @@ where
         }
     }
     Ok((loss, combined))
+}
+
+/// `sum_k shares[k] * grads[k]` in one pass over float32 CPU gradients of one length (the same
+/// float32 products and left-to-right sums as the tensor operations); `None` for other tensors.
+fn weighted_sum(grads: &[Tensor], shares: &[f32]) -> Option<Vec<f32>> {
+    let (first, rest) = grads.split_first()?;
+    let mut sum = with_f32(first, |g| g.iter().map(|v| v * shares[0]).collect::<Vec<f32>>())?;
+    for (g, &share) in rest.iter().zip(&shares[1..]) {
+        with_f32(g, |g| (g.len() == sum.len()).then(|| sum.iter_mut().zip(g).for_each(|(s, v)| *s += v * share)))??;
+    }
+    Some(sum)
 }
 
 /// Splits `n` rows into `parts` runs of consecutive rows, as even as can be (no empty run):
