@@ -5,7 +5,7 @@
 use super::additive_mask::scaled_dot_product_attention_additive;
 use super::narrow::{MhaOutput, head_size};
 use crate::nn::shape::{check_input_dtype, error, in_module, shape_error};
-use crate::nn::{Dropout, Linear, Param, Walk, Walker, kernels};
+use crate::nn::{Dropout, Linear, Param, Walk, Walker, dense};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
 
@@ -64,7 +64,7 @@ impl PackedMultiheadAttention {
         let (l, n, _) = x.dims3()?;
         let w = self.in_proj_weight.tensor().narrow(0, k * e, e)?;
         let b = self.in_proj_bias.tensor().narrow(0, k * e, e)?;
-        let y = kernels::linear(x, &w, Some(&b))?; // (L, N, E)
+        let y = dense::linear(x, &w, Some(&b))?; // (L, N, E)
         y.reshape((l, n, self.num_heads, e / self.num_heads))?.permute((1, 2, 0, 3))?.contiguous()
     }
 

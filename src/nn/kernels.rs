@@ -194,9 +194,9 @@ impl<K: XwbKernel> CustomOp3 for Fused3<K> {
     }
 }
 
-struct LinearOp {
-    n_in: usize,
-    n_out: usize,
+pub(crate) struct LinearOp {
+    pub n_in: usize,
+    pub n_out: usize,
 }
 
 impl XwbKernel for LinearOp {
@@ -219,32 +219,9 @@ impl XwbKernel for LinearOp {
 
 /// The widest input a linear layer runs through the fused kernel: the lecture's layers (a few
 /// inputs, where PyTorch's sums run left to right and ours match them bit for bit) stay one graph
-/// node; wider ones (the Transformer's) go to candle's blocked matrix product, which is many
+/// node; wider ones (the Transformer's) go to gemm, candle's blocked matrix product, which is many
 /// times faster once a row holds more than a few dozen products.
 pub const FUSED_LINEAR_MAX_IN: usize = 16;
-
-/// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
-/// bias, on the CPU in f32 and with at most [`FUSED_LINEAR_MAX_IN`] inputs, one graph node with
-/// its own backward; otherwise candle's matmul.
-pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-    let (n_out, n_in) = weight.dims2().map_err(|_| crate::nn::shape::shape_error("linear", "a weight (n_out, n_in)", weight.dims()))?;
-    if n_in == 0 || x.dims().last() != Some(&n_in) || bias.is_some_and(|b| b.dims() != [n_out]) {
-        bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.map(|b| b.dims()))
-    }
-    if let Some(b) = bias.filter(|b| n_in <= FUSED_LINEAR_MAX_IN && fused(&[x, weight, b])) {
-        return x.contiguous()?.apply_op3(&weight.contiguous()?, &b.contiguous()?, Fused3(LinearOp { n_in, n_out }));
-    }
-    let mut dims = x.dims().to_vec();
-    let rows = x.elem_count() / n_in;
-    if let Some(last) = dims.last_mut() {
-        *last = n_out;
-    }
-    let y = x.reshape((rows, n_in))?.matmul(&weight.t()?)?;
-    match bias {
-        Some(b) => add_bias(&y, b)?.reshape(dims),
-        None => y.reshape(dims),
-    }
-}
 
 /// The sums of the columns of `g (rows, n)`: the gradient of a bias added to every row.
 pub fn column_sums(g: &[f32], n: usize) -> Result<Vec<f32>> {

@@ -1,7 +1,8 @@
 //! Unit tests of the fused kernels (crate-private): values and gradients equal to candle's own
 //! operations, and raw slices checked before use.
 
-use super::kernels::{linear, linear_backward, linear_forward, softmax_last_dim, softmax_rows, softmax_rows_backward};
+use super::dense::linear;
+use super::kernels::{linear_backward, linear_forward, softmax_last_dim, softmax_rows, softmax_rows_backward};
 use crate::repro::Generator;
 use candle_core::{D, Device, Tensor, Var};
 

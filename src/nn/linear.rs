@@ -1,6 +1,6 @@
 //! `nn.Linear`, with PyTorch's initialisation and float32 sums.
 
-use super::kernels;
+use super::dense;
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_input_dtype, check_last_dim, check_size};
@@ -43,7 +43,7 @@ impl Linear {
         let w = self.weight.tensor();
         check_input_dtype("Linear", x, w.dtype())?;
         let bias = self.bias.as_ref().map(|b| b.tensor());
-        kernels::linear(x, &w, bias.as_ref())
+        dense::linear(x, &w, bias.as_ref())
     }
 }
 

@@ -9,6 +9,7 @@
 //! backward passes).
 
 pub(crate) mod cells;
+pub(crate) mod dense;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub(crate) mod fast_math;

@@ -1,0 +1,246 @@
+//! The linear map `x W^T + b` as one graph node ([`linear`]): the lecture-sized layers through
+//! `kernels`' loops, the wide ones (more than [`super::kernels::FUSED_LINEAR_MAX_IN`] inputs)
+//! through [`DenseOp`], whose matrix products call `gemm` exactly as candle's `matmul` does.
+//!
+//! Written as tensor operations the layer is five nodes (reshape, transposed weight, product,
+//! bias, reshape). candle's backward pass starts every node's input gradient as a zeros tensor
+//! and adds into it, so each of those nodes costs a fill and an add of its input's size: for a
+//! Transformer's output layer (hundreds of rows by the vocabulary) that was more than the
+//! products themselves. As one node, only `x`, `W` and `b` receive gradients.
+//!
+//! The products are the same calls with the same operands and strides as candle's (`x @ W^T`
+//! forward, `g @ W` and `x^T @ g` backward, the last one written straight into `W`'s layout), so
+//! the values are candle's to the bit and the PyTorch parity of the wide layers is unchanged.
+
+use super::kernels::{FUSED_LINEAR_MAX_IN, Fused3, LinearOp, add_bias, add_to_rows, column_sums, fused};
+use crate::nn::in_place::with_f32;
+use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
+
+/// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
+/// bias, on the CPU in f32, one graph node with its own backward: `kernels`' loops up to
+/// [`FUSED_LINEAR_MAX_IN`] inputs, gemm beyond ([`DenseOp`]); otherwise candle's matmul.
+pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    let (n_out, n_in) = weight.dims2().map_err(|_| crate::nn::shape::shape_error("linear", "a weight (n_out, n_in)", weight.dims()))?;
+    if n_in == 0 || x.dims().last() != Some(&n_in) || bias.is_some_and(|b| b.dims() != [n_out]) {
+        bail!("linear: expected x (..., {n_in}) and bias ({n_out}), got {:?} and {:?}", x.dims(), bias.map(|b| b.dims()))
+    }
+    if let Some(b) = bias.filter(|b| fused(&[x, weight, b])) {
+        let (x, weight, b) = (x.contiguous()?, weight.contiguous()?, b.contiguous()?);
+        return if n_in <= FUSED_LINEAR_MAX_IN {
+            x.apply_op3(&weight, &b, Fused3(LinearOp { n_in, n_out }))
+        } else {
+            x.apply_op3(&weight, &b, DenseOp { n_in, n_out })
+        };
+    }
+    let mut dims = x.dims().to_vec();
+    let rows = x.elem_count() / n_in;
+    if let Some(last) = dims.last_mut() {
+        *last = n_out;
+    }
+    let y = x.reshape((rows, n_in))?.matmul(&weight.t()?)?;
+    match bias {
+        Some(b) => add_bias(&y, b)?.reshape(dims),
+        None => y.reshape(dims),
+    }
+}
+
+/// A matrix with its row and column strides (in elements) over a slice.
+#[derive(Clone, Copy)]
+struct Strided<'a> {
+    data: &'a [f32],
+    rs: usize,
+    cs: usize,
+}
+
+/// `dst (m, n) = lhs (m, k) @ rhs (k, n)`, `dst` with strides `(dst_rs, dst_cs)`, through gemm
+/// with candle's arguments (no accumulation into `dst`, candle's thread count).
+fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usize, usize), lhs: Strided, rhs: Strided) -> Result<()> {
+    let last =
+        |rows: usize, cols: usize, rs: usize, cs: usize| if rows == 0 || cols == 0 { 0 } else { (rows - 1) * rs + (cols - 1) * cs + 1 };
+    if dst.len() < last(m, n, dst_rs, dst_cs) || lhs.data.len() < last(m, k, lhs.rs, lhs.cs) || rhs.data.len() < last(k, n, rhs.rs, rhs.cs)
+    {
+        bail!("dense product: slices too short for ({m}, {k}) @ ({k}, {n})")
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let threads = candle_core::utils::get_num_threads();
+    let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
+    // SAFETY: the three slices were checked to hold every element the strides reach, and `dst`
+    // is written only inside itself.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            dst_cs as isize,
+            dst_rs as isize,
+            false,
+            lhs.data.as_ptr(),
+            lhs.cs as isize,
+            lhs.rs as isize,
+            rhs.data.as_ptr(),
+            rhs.cs as isize,
+            rhs.rs as isize,
+            0f32,
+            1f32,
+            false,
+            false,
+            false,
+            parallelism,
+        )
+    }
+    Ok(())
+}
+
+/// `y (rows, n_out) = x (rows, n_in) @ W^T + b` for `W (n_out, n_in)`.
+pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Result<Vec<f32>> {
+    if n_in == 0 || !x.len().is_multiple_of(n_in) || w.len() != n_in * n_out || b.len() != n_out {
+        bail!(
+            "dense_forward: expected x (rows, {n_in}), W ({n_out}, {n_in}), b ({n_out}), got {}, {} and {} values",
+            x.len(),
+            w.len(),
+            b.len()
+        )
+    }
+    let rows = x.len() / n_in;
+    let mut y = vec![0f32; rows * n_out];
+    let xs = Strided { data: x, rs: n_in, cs: 1 };
+    let wt = Strided { data: w, rs: 1, cs: n_in };
+    product(rows, n_out, n_in, &mut y, (n_out, 1), xs, wt)?;
+    add_to_rows(&mut y, b);
+    Ok(y)
+}
+
+/// The gradients `(dx, dW, db)` of [`dense_forward`] from the output's gradient `g (rows, n_out)`.
+pub(crate) fn dense_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out: usize) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+    let rows = x.len() / n_in.max(1);
+    if n_in == 0 || rows * n_in != x.len() || w.len() != n_in * n_out || g.len() != rows * n_out {
+        bail!(
+            "dense_backward: expected x (rows, {n_in}), W ({n_out}, {n_in}), g (rows, {n_out}), got {}, {} and {} values",
+            x.len(),
+            w.len(),
+            g.len()
+        )
+    }
+    let gs = Strided { data: g, rs: n_out, cs: 1 };
+    let mut dx = vec![0f32; rows * n_in];
+    product(rows, n_in, n_out, &mut dx, (n_in, 1), gs, Strided { data: w, rs: n_in, cs: 1 })?;
+    // candle: (x^T @ g) of shape (n_in, n_out), then transposed; here written transposed.
+    let mut dw = vec![0f32; n_out * n_in];
+    product(n_in, n_out, rows, &mut dw, (1, n_in), Strided { data: x, rs: 1, cs: n_in }, gs)?;
+    Ok((dx, dw, column_sums(g, n_out)?))
+}
+
+/// The node: `x (..., n_in)`, `W (n_out, n_in)`, `b (n_out)`, all contiguous f32 on the CPU.
+pub(crate) struct DenseOp {
+    pub n_in: usize,
+    pub n_out: usize,
+}
+
+impl CustomOp3 for DenseOp {
+    fn name(&self) -> &'static str {
+        "dense-linear"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        use super::kernels::cpu_f32;
+        let (x, w, b) = (cpu_f32("dense", s1, l1)?, cpu_f32("dense", s2, l2)?, cpu_f32("dense", s3, l3)?);
+        let y = dense_forward(x, w, b, self.n_in, self.n_out)?;
+        let mut dims = l1.dims().to_vec();
+        if let Some(last) = dims.last_mut() {
+            *last = self.n_out;
+        }
+        Ok((CpuStorage::F32(y), Shape::from(dims)))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        b: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let grad = grad.contiguous()?;
+        let grads = with_f32(x, |x| with_f32(w, |w| with_f32(&grad, |g| dense_backward(x, w, g, self.n_in, self.n_out))));
+        let Some(Some(Some(grads))) = grads else { bail!("dense: expected contiguous f32 CPU tensors in the backward pass") };
+        let (dx, dw, db) = grads?;
+        Ok((
+            Some(Tensor::from_vec(dx, x.shape(), x.device())?),
+            Some(Tensor::from_vec(dw, w.shape(), w.device())?),
+            Some(Tensor::from_vec(db, b.shape(), b.device())?),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use candle_core::{Device, Tensor, Var};
+
+    fn values(t: &Tensor) -> Vec<f32> {
+        t.flatten_all().unwrap().to_vec1::<f32>().unwrap()
+    }
+
+    /// The node against candle's own operations (product, bias, reshapes): the output and all
+    /// three gradients to the bit, for several row counts and widths.
+    #[test]
+    fn equals_candles_matmul_to_the_bit() {
+        let dev = Device::Cpu;
+        for (lead, n_in, n_out) in [(vec![3, 5], 40, 70), (vec![37], 64, 685), (vec![2, 1, 4], 17, 3), (vec![0, 4], 20, 6)] {
+            let mut x_dims = lead.clone();
+            x_dims.push(n_in);
+            let x = Var::from_tensor(&Tensor::randn(0f32, 1.0, x_dims.as_slice(), &dev).unwrap()).unwrap();
+            let w = Var::from_tensor(&Tensor::randn(0f32, 0.3, (n_out, n_in), &dev).unwrap()).unwrap();
+            let b = Var::from_tensor(&Tensor::randn(0f32, 1.0, n_out, &dev).unwrap()).unwrap();
+            let rows: usize = lead.iter().product();
+            let mut y_dims = lead.clone();
+            y_dims.push(n_out);
+            let up = Tensor::randn(0f32, 1.0, y_dims.as_slice(), &dev).unwrap();
+            let fused = crate::nn::dense::linear(&x, &w, Some(&b)).unwrap();
+            let plain = x
+                .reshape((rows, n_in))
+                .unwrap()
+                .matmul(&w.t().unwrap())
+                .unwrap()
+                .broadcast_add(&b)
+                .unwrap()
+                .reshape(y_dims.as_slice())
+                .unwrap();
+            assert_eq!(fused.dims(), plain.dims());
+            assert_eq!(values(&fused), values(&plain), "forward, x {x_dims:?}");
+            let gf = (&fused * &up).unwrap().sum_all().unwrap().backward().unwrap();
+            if rows == 0 {
+                // an empty batch: zero gradients of the right shapes (candle's composed path gives none for the bias)
+                for v in [&x, &w, &b] {
+                    let g = gf.get(v).unwrap();
+                    assert_eq!((g.dims(), values(g).iter().all(|&v| v == 0.0)), (v.dims(), true));
+                }
+                continue;
+            }
+            let gp = (&plain * &up).unwrap().sum_all().unwrap().backward().unwrap();
+            for (name, v) in [("x", &x), ("w", &w), ("b", &b)] {
+                let (f, p) = (gf.get(v).unwrap(), gp.get(v).unwrap());
+                assert_eq!(f.dims(), p.dims());
+                if name == "b" {
+                    // candle sums the bias gradient over the rows in its own order
+                    values(f)
+                        .iter()
+                        .zip(values(p))
+                        .for_each(|(a, b)| assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{name}: {a} vs {b}"));
+                } else {
+                    assert_eq!(values(f), values(p), "gradient of {name}, x {x_dims:?}");
+                }
+            }
+        }
+    }
+}
