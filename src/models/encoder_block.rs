@@ -44,7 +44,7 @@ impl TransformerEncoderBlock {
             let MhaOutput { output, weights } = me.attention.forward(x, x, x, key_padding_mask)?;
             me.weights = Some(weights);
             let x = (x + output)?;
-            let hidden = me.dropout.forward(&me.ffn_in.forward(&x)?.relu()?)?;
+            let hidden = me.dropout.forward(&crate::nn::relu(&me.ffn_in.forward(&x)?)?)?;
             let ffn = me.dropout.forward(&me.ffn_out.forward(&hidden)?)?;
             x + ffn
         };

@@ -23,7 +23,7 @@ impl FeedForward {
     /// - `x`: `(..., d_in)`
     /// - returns `(..., d_out)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        self.layer2.forward(&self.layer0.forward(x)?.relu()?)
+        self.layer2.forward(&super::ops::relu(&self.layer0.forward(x)?)?)
     }
 }
 

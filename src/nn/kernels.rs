@@ -13,6 +13,7 @@
 //! over slices ([`linear_forward`], [`softmax_rows`], ...); the `CustomOp` types only move data.
 //! Other devices and dtypes fall back to candle's tensor operations.
 
+use crate::nn::in_place::with_f32;
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
@@ -185,7 +186,12 @@ impl<K: XwbKernel> CustomOp3 for Fused3<K> {
         _res: &Tensor,
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (dx, dw, db) = self.0.backward(&values(x)?, &values(w)?, &values(grad)?)?;
+        let grad = grad.contiguous()?;
+        let grads = with_f32(x, |x| with_f32(w, |w| with_f32(&grad, |g| self.0.backward(x, w, g))));
+        let (dx, dw, db) = match grads {
+            Some(Some(Some(grads))) => grads?,
+            _ => self.0.backward(&values(x)?, &values(w)?, &values(&grad)?)?,
+        };
         Ok((
             Some(Tensor::from_vec(dx, x.shape(), x.device())?),
             Some(Tensor::from_vec(dw, w.shape(), w.device())?),
@@ -305,7 +311,11 @@ impl CustomOp1 for SoftmaxOp {
     }
 
     fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let dx = softmax_rows_backward(&values(res)?, &values(grad)?, self.n)?;
+        let grad = grad.contiguous()?;
+        let dx = match with_f32(res, |y| with_f32(&grad, |g| softmax_rows_backward(y, g, self.n))) {
+            Some(Some(dx)) => dx?,
+            _ => softmax_rows_backward(&values(res)?, &values(&grad)?, self.n)?,
+        };
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
 }
@@ -318,4 +328,35 @@ pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
         return x.contiguous()?.apply_op1(SoftmaxOp { n });
     }
     candle_nn::ops::softmax(x, candle_core::D::Minus1)
+}
+
+struct ReluOp;
+
+impl CustomOp1 for ReluOp {
+    fn name(&self) -> &'static str {
+        "relu"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = cpu_f32("relu", s, l)?;
+        Ok((CpuStorage::F32(x.iter().map(|v| v.max(0.0)).collect()), l.shape().clone()))
+    }
+
+    /// PyTorch's `threshold_backward`: the gradient where the output is positive, 0 elsewhere.
+    fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        let grad = grad.contiguous()?;
+        let dx =
+            with_f32(res, |y| with_f32(&grad, |g| y.iter().zip(g).map(|(&y, &g)| if y > 0.0 { g } else { 0.0 }).collect::<Vec<f32>>()));
+        let Some(Some(dx)) = dx else { bail!("relu: expected contiguous f32 CPU tensors in the backward pass") };
+        Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
+    }
+}
+
+/// `max(x, 0)` as one graph node on the CPU in f32 (candle's `relu` records three more nodes for
+/// its backward pass: a comparison, a cast and a product); candle's `relu` elsewhere.
+pub fn relu(x: &Tensor) -> Result<Tensor> {
+    if fused(&[x]) {
+        return x.contiguous()?.apply_op1(ReluOp);
+    }
+    x.relu()
 }

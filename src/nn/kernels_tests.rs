@@ -2,7 +2,7 @@
 //! operations, and raw slices checked before use.
 
 use super::dense::linear;
-use super::kernels::{linear_backward, linear_forward, softmax_last_dim, softmax_rows, softmax_rows_backward};
+use super::kernels::{linear_backward, linear_forward, relu, softmax_last_dim, softmax_rows, softmax_rows_backward};
 use crate::repro::Generator;
 use candle_core::{D, Device, Tensor, Var};
 
@@ -32,6 +32,26 @@ fn fused_linear_has_candles_values_and_gradients() {
             close(&format!("linear({n_in}, {n_out}) d{name}"), gf.get(v).unwrap(), gp.get(v).unwrap());
         }
     }
+}
+
+#[test]
+fn fused_relu_has_candles_values_and_pytorchs_gradient() {
+    let mut g = Generator::new(9);
+    let x = Var::from_tensor(&g.randn((4, 5, 6)).unwrap()).unwrap();
+    let up = g.randn((4, 5, 6)).unwrap();
+    let fused = relu(&x).unwrap();
+    let plain = x.relu().unwrap();
+    let bits = |t: &Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    assert_eq!(bits(&fused), bits(&plain));
+    let gf = (&fused * &up).unwrap().sum_all().unwrap().backward().unwrap();
+    let gp = (&plain * &up).unwrap().sum_all().unwrap().backward().unwrap();
+    assert_eq!(bits(gf.get(&x).unwrap()), bits(gp.get(&x).unwrap()), "random inputs hold no exact zero");
+    // at exactly 0 PyTorch passes no gradient (candle's relu passes it); on a transposed view too
+    let x = Var::from_tensor(&Tensor::new(&[[-1f32, 0.0], [2.0, 0.5]], &Device::Cpu).unwrap()).unwrap();
+    let y = relu(&x.t().unwrap()).unwrap();
+    assert_eq!(bits(&y), [0.0, 2.0, 0.0, 0.5]);
+    let gx = y.sum_all().unwrap().backward().unwrap();
+    assert_eq!(bits(gx.get(&x).unwrap()), [0.0, 0.0, 1.0, 1.0]);
 }
 
 #[test]

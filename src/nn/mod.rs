@@ -46,7 +46,7 @@ pub use lstm::Lstm;
 pub use lstm::LstmKind;
 pub use lstm_cell::LstmCell;
 pub use module::{Leaf, Model, NamedParams, TrainingMode, Walk, Walker};
-pub use ops::{masked_fill, reverse_time, sigmoid, softmax};
+pub use ops::{masked_fill, relu, reverse_time, sigmoid, softmax};
 pub use param::Param;
 pub use pytorch::{BUFFER_TOLERANCE, read_pytorch};
 pub use rnn::{CellKind, Recurrent, RnnWeights};

@@ -1,4 +1,4 @@
-//! Small differentiable operations the layers share: sigmoid, softmax, masked fill, time reversal.
+//! Small differentiable operations the layers share: sigmoid, softmax, relu, masked fill, time reversal.
 
 use super::kernels;
 use super::shape::{check_float, error};
@@ -19,6 +19,12 @@ pub fn softmax(x: &Tensor) -> Result<Tensor> {
         return Ok(x.clone());
     }
     kernels::softmax_last_dim(x)
+}
+
+/// `max(x, 0)` with a recorded backward pass (PyTorch's: no gradient where the output is 0).
+pub fn relu(x: &Tensor) -> Result<Tensor> {
+    check_float("relu", x)?;
+    kernels::relu(x)
 }
 
 /// Sets the scores to `value` where `mask` is 0 (the lecture fills with -1e9). The mask (u8, or anything non-zero for

@@ -71,7 +71,7 @@ impl PointwiseFeedforward {
     /// - `x`: `(N, L, D)` (any `(..., D)`)
     /// - returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let run = || self.linear2.forward(&self.dropout.forward(&self.linear1.forward(x)?.relu()?)?);
+        let run = || self.linear2.forward(&self.dropout.forward(&crate::nn::relu(&self.linear1.forward(x)?)?)?);
         in_module("PointwiseFeedforward", run())
     }
 }
