@@ -14,7 +14,7 @@
 
 use super::kernels::{FUSED_LINEAR_MAX_IN, Fused3, LinearOp, add_bias, add_to_rows, column_sums, fused};
 use crate::nn::in_place::with_f32;
-use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
+use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Storage, Tensor, bail};
 
 /// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
 /// bias, on the CPU in f32, one graph node with its own backward: `kernels`' loops up to
@@ -92,6 +92,28 @@ fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usi
         )
     }
     Ok(())
+}
+
+/// `a (rows, k) @ b (k, cols)` for a float32 CPU matrix `b` in any strides (a weight or its
+/// transposed view): the fused recurrent nodes' products inside their own passes. The same gemm
+/// call as candle's `matmul` of the two, without making tensors of the slices; candle's
+/// `matmul` for other tensors.
+pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
+    let (k, cols) = b.dims2()?;
+    if a.len() != rows * k {
+        bail!("rows_times: expected ({rows}, {k}) values, got {}", a.len())
+    }
+    {
+        let (storage, layout) = b.storage_and_layout();
+        if let Storage::Cpu(CpuStorage::F32(data)) = &*storage {
+            let (rs, cs) = (layout.stride()[0], layout.stride()[1]);
+            let rhs = Strided { data: data.get(layout.start_offset()..).unwrap_or(&[]), rs, cs };
+            let mut out = vec![0f32; rows * cols];
+            product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, rhs)?;
+            return Ok(out);
+        }
+    }
+    Tensor::from_slice(a, (rows, k), b.device())?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
 }
 
 /// `y (rows, n_out) = x (rows, n_in) @ W^T + b` for `W (n_out, n_in)`.

@@ -9,7 +9,8 @@
 //! arithmetic, whose `exp` and `tanh` are [`super::fast_math`]'s).
 
 use super::cells::gru_gates;
-use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};
+use super::dense::rows_times;
+use super::kernels::{add_to_rows, column_sums, cpu_f32, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 

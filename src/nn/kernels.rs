@@ -253,12 +253,6 @@ pub(crate) fn add_to_rows(y: &mut [f32], b: &[f32]) {
     }
 }
 
-/// `a (rows, k) @ b (k, cols)` through candle's matrix product (`b` may be a transposed view):
-/// the fused recurrent nodes' products inside their own passes.
-pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
-    Tensor::from_slice(a, (rows, b.dim(0)?), &Device::Cpu)?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
-}
-
 struct BiasAddOp {
     n: usize,
 }

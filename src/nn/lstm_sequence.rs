@@ -9,7 +9,8 @@
 //! hidden weights' gradient is one product over every step at the end of the backward pass.
 
 use super::cells::{lstm_gates, tanh_all};
-use super::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, values};
+use super::dense::rows_times;
+use super::kernels::{add_to_rows, column_sums, cpu_f32, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 

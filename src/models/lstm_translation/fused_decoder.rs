@@ -10,7 +10,8 @@
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
 use crate::nn::cells::{lstm_gates, tanh_all};
-use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, rows_times, softmax_rows, softmax_rows_backward, values};
+use crate::nn::dense::rows_times;
+use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
