@@ -8,7 +8,7 @@ use crate::nn::shape::check_batch;
 use crate::nn::shape::same_tensor;
 use crate::nn::{Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor, bail};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
 /// keys and (optionally) the values, a scoring function, softmax, and the context vector.
@@ -36,12 +36,20 @@ pub struct Attention {
 
 /// The projected keys transposed and contiguous, `(N, d_k, L)`, as the dot-product scores read
 /// them, with the id of the keys tensor they were made from: a decoder that attends over the same
-/// keys at every step (a translator decoding) transposes them once, not once a step. A clone of
-/// the module shares it; it is made again whenever the keys are another tensor (compared by
-/// storage and layout: candle's tensor ids restart in every notebook cell). It holds on to the
-/// last keys and their copy (and, in training, to their graph) until the next call.
-#[derive(Clone, Debug, Default)]
-struct TransposedKeys(Arc<Mutex<Option<(Tensor, Tensor)>>>);
+/// keys at every step (a translator decoding) transposes them once, not once a step. It is made
+/// again whenever the keys are another tensor (compared by storage and layout: candle's tensor
+/// ids restart in every notebook cell). It holds on to the last keys and their copy (and, in
+/// training, to their graph) until the next call. A clone of the module starts with an empty
+/// one: the data-parallel step's replicas, each attending over its own half-batch, would
+/// otherwise replace each other's at every decoder step.
+#[derive(Debug, Default)]
+struct TransposedKeys(Mutex<Option<(Tensor, Tensor)>>);
+
+impl Clone for TransposedKeys {
+    fn clone(&self) -> Self {
+        TransposedKeys::default()
+    }
+}
 
 impl TransposedKeys {
     fn of(&self, keys: &Tensor) -> Result<Tensor> {
