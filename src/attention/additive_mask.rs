@@ -5,7 +5,7 @@
 //! A row that masks every key would make the softmax `0/0 = NaN`; it is an error naming the
 //! module and the row instead.
 
-use crate::nn::ops::softmax;
+use super::masked_softmax::masked_softmax;
 use crate::nn::shape::{check_float, check_size, error, shape_error};
 use candle_core::{D, DType, Device, Result, Tensor};
 
@@ -117,11 +117,9 @@ pub(crate) fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) 
 /// that keys kept for many queries (a decoder's cache) are transposed once.
 pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
     let d = q.dim(D::Minus1)?;
-    let mut scores = (q.contiguous()?.matmul(k_t)? / (d as f64).sqrt())?;
-    if let Some(m) = mask {
-        scores = scores.broadcast_add(&m.to_dtype(scores.dtype())?)?;
-    }
-    let weights = softmax(&scores)?;
+    let scores = q.contiguous()?.matmul(k_t)?;
+    // as `scores / sqrt(d)`: candle divides by a scalar as a product with its reciprocal
+    let weights = masked_softmax(&scores, 1.0 / (d as f64).sqrt(), mask)?;
     let output = weights.matmul(&v.contiguous()?)?;
     Ok((output, weights))
 }

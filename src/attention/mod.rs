@@ -8,9 +8,11 @@
 
 pub(crate) mod additive_mask;
 pub(crate) mod head;
+pub(crate) mod heads;
 pub(crate) mod kv;
 pub(crate) mod layer;
 pub(crate) mod mask;
+pub(crate) mod masked_softmax;
 pub(crate) mod multi_head;
 pub(crate) mod narrow;
 pub(crate) mod packed;

@@ -8,7 +8,8 @@ use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 use super::additive_mask::attend_transposed;
-use super::kv::{ProjectedKv, transposed};
+use super::heads::{merge_heads, split_heads, split_heads_transposed};
+use super::kv::ProjectedKv;
 
 /// The blog post's `MultiHeadAttention(embed_dim, num_heads)`: `query`, `key`, `value` and
 /// `output` are each a `Linear(d_model, d_model)`; the projections are viewed as
@@ -85,8 +86,7 @@ impl VectorisedMultiHeadAttention {
 
     /// `(N, L, D)` -> `(N, n_heads, L, d_k)`.
     fn split_heads(&self, x: &Tensor) -> Result<Tensor> {
-        let (n, l, _) = x.dims3()?;
-        x.reshape((n, l, self.n_heads, self.d_k))?.transpose(1, 2)?.contiguous()
+        split_heads(x, self.n_heads, self.d_k)
     }
 
     /// Attention of the queries over the keys and values, all heads at once; returns the output
@@ -106,7 +106,7 @@ impl VectorisedMultiHeadAttention {
     /// The keys and values projected and split into heads, `(N, n_heads, Lk, d_k)`: what
     /// [`VectorisedMultiHeadAttention::attend_kv`] reads (incremental decoding keeps them).
     pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
-        let keys_t = vec![transposed(&self.split_heads(&self.key.forward(key)?)?)?];
+        let keys_t = vec![split_heads_transposed(&self.key.forward(key)?, self.n_heads, self.d_k)?];
         let values = vec![self.split_heads(&self.value.forward(value)?)?];
         Ok(ProjectedKv { keys_t, values })
     }
@@ -114,11 +114,10 @@ impl VectorisedMultiHeadAttention {
     /// The queries' attention over keys and values projected already, without checks (the
     /// callers check the shapes and the mask).
     pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
-        let (n, lq, _) = query.dims3()?;
         let q = self.split_heads(&self.query.forward(query)?)?;
         let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
         let (attended, weights) = attend_transposed(&q, &kv.keys_t[0], &kv.values[0], mask.as_ref())?;
-        let concat = attended.transpose(1, 2)?.contiguous()?.reshape((n, lq, self.d_model))?;
+        let concat = merge_heads(&attended)?; // (N, Lq, D)
         let output = self.dropout.forward(&self.output.forward(&concat)?)?;
         Ok(MhaOutput { output, weights })
     }
