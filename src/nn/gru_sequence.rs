@@ -46,7 +46,8 @@ impl CustomOp3 for GruSequence {
         if gi.len() != n * l * 3 * h || w.len() != 3 * h * h || extra.len() != n * h + 3 * h {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values", 3 * h, 3 * h, n * h + 3 * h)
         }
-        let w_hh_t = Tensor::from_slice(w, (3 * h, h), &Device::Cpu)?.t()?;
+        // transposed once into rows, the layout gemm reads fastest (a transposed view is repacked at every step)
+        let w_hh_t = Tensor::from_slice(w, (3 * h, h), &Device::Cpu)?.t()?.contiguous()?;
         let (h0, b) = extra.split_at(n * h);
         let mut out = vec![0f32; n * l * h];
         let mut kept = vec![0f32; l * n * 4 * h];
@@ -93,7 +94,7 @@ impl CustomOp3 for GruSequence {
                 g.len()
             )
         }
-        let w_t = w.t()?.contiguous()?; // (H, 3H): dgh W_hh = dgh (W_hh^T)^T
+        let w_rows = w.contiguous()?; // (3H, H): dgh W_hh, read as rows
         let mut dgi = vec![0f32; n * l * 3 * h];
         // every step's dgh, (L*N, 3H), and the state it came from, (L*N, H)
         let (mut dgh_all, mut prev_all) = (vec![0f32; l * n * 3 * h], vec![0f32; l * n * h]);
@@ -124,7 +125,7 @@ impl CustomOp3 for GruSequence {
                 }
             }
             // through the hidden weights to the previous state
-            let through = rows_times(&dgh_all[t * n * 3 * h..(t + 1) * n * 3 * h], n, &w_t.t()?)?;
+            let through = rows_times(&dgh_all[t * n * 3 * h..(t + 1) * n * 3 * h], n, &w_rows)?;
             for (d, v) in dh_prev.iter_mut().zip(&through) {
                 *d += v;
             }

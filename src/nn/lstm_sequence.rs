@@ -53,7 +53,8 @@ impl CustomOp3 for LstmSequence {
         if gi.len() != n * l * 4 * h || w.len() != 4 * h * h || extra.len() != extra_len {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {extra_len} state, bias and mask values", 4 * h, 4 * h)
         }
-        let w_hh_t = Tensor::from_slice(w, (4 * h, h), &Device::Cpu)?.t()?;
+        // transposed once into rows, the layout gemm reads fastest (a transposed view is repacked at every step)
+        let w_hh_t = Tensor::from_slice(w, (4 * h, h), &Device::Cpu)?.t()?.contiguous()?;
         let (mut hs, rest) = (extra[..n * h].to_vec(), &extra[n * h..]);
         let (mut cs, b, keep) = (rest[..n * h].to_vec(), &rest[n * h..n * h + 4 * h], &rest[n * h + 4 * h..]);
         let mut y = vec![0f32; n * (l + 2) * h];
@@ -115,7 +116,7 @@ impl CustomOp3 for LstmSequence {
             )
         }
         let keep = &ex[2 * n * h + 4 * h..];
-        let w_t = w.t()?.contiguous()?; // (H, 4H)
+        let w_rows = w.contiguous()?; // (4H, H): dgh W_hh, read as rows
         let mut dgi = vec![0f32; n * l * 4 * h];
         let (mut dg_all, mut prev_all) = (vec![0f32; l * n * 4 * h], vec![0f32; l * n * h]);
         // the gradients reaching the state after the last step: the final h and c
@@ -153,7 +154,7 @@ impl CustomOp3 for LstmSequence {
                 let o4 = (i * l + t) * 4 * h;
                 dg_all[(t * n + i) * 4 * h..(t * n + i + 1) * 4 * h].copy_from_slice(&dgi[o4..o4 + 4 * h]);
             }
-            let through = rows_times(&dg_all[t * n * 4 * h..(t + 1) * n * 4 * h], n, &w_t.t()?)?;
+            let through = rows_times(&dg_all[t * n * 4 * h..(t + 1) * n * 4 * h], n, &w_rows)?;
             for (d, v) in dh_prev.iter_mut().zip(&through) {
                 *d += v;
             }

@@ -76,8 +76,9 @@ impl CustomOp3 for AttnLstmSequence {
         if emb.len() != n * t * e || mem.len() != n * s * 2 * h || p.len() != o[7] {
             bail!("{op}: expected ({n}, {t}, {e}) embeddings, ({n}, {s}, {}) keys and outputs and {} parameters", 2 * h, o[7])
         }
-        let w_ih_t = Tensor::from_slice(&p[o[0]..o[1]], (4 * h, e + h), &Device::Cpu)?.t()?;
-        let w_hh_t = Tensor::from_slice(&p[o[1]..o[2]], (4 * h, h), &Device::Cpu)?.t()?;
+        // transposed once into rows, the layout gemm reads fastest (a transposed view is repacked at every step)
+        let w_ih_t = Tensor::from_slice(&p[o[0]..o[1]], (4 * h, e + h), &Device::Cpu)?.t()?.contiguous()?;
+        let w_hh_t = Tensor::from_slice(&p[o[1]..o[2]], (4 * h, h), &Device::Cpu)?.t()?.contiguous()?;
         let (b_ih, b_hh, mask) = (&p[o[2]..o[3]], &p[o[3]..o[4]], &p[o[6]..o[7]]);
         let (mut hs, mut cs) = (p[o[4]..o[5]].to_vec(), p[o[5]..o[6]].to_vec());
         let inv_scale = (1.0 / (h as f64).sqrt()) as f32;
