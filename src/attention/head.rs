@@ -62,6 +62,18 @@ impl TransposedKeys {
         *kept = Some((keys.clone(), t.clone()));
         Ok(t)
     }
+
+    /// When the memo holds `keys` transposed, makes it hold `picked = keys.index_select(rows, 0)`
+    /// transposed, by picking the same rows of the transposed copy (whole contiguous rows: much
+    /// cheaper than transposing `picked` afresh).
+    fn select_rows(&self, keys: &Tensor, picked: &Tensor, rows: &Tensor) -> Result<()> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_tensor(k, keys)) {
+            let t = t.index_select(rows, 0)?;
+            *kept = Some((picked.clone(), t));
+        }
+        Ok(())
+    }
 }
 
 impl Attention {
@@ -101,6 +113,14 @@ impl Attention {
             alphas: None,
             keys_t: TransposedKeys::default(),
         })
+    }
+
+    /// Tells the attention that its projected keys `proj_keys` are being replaced by
+    /// `picked = proj_keys.index_select(rows, 0)` (a decoder dropping finished sentences or
+    /// reordering beams), so that the transposed copy the scores read follows without a new
+    /// transposition.
+    pub(crate) fn select_key_rows(&self, proj_keys: &Tensor, picked: &Tensor, rows: &Tensor) -> Result<()> {
+        self.keys_t.select_rows(proj_keys, picked, rows)
     }
 
     /// Takes the keys once: projects them, and the values too when `proj_values` (otherwise the

@@ -116,6 +116,50 @@ pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>>
     Tensor::from_slice(a, (rows, k), b.device())?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
 }
 
+/// A weight `W (n_out, n_in)`, given as its values, as the right-hand side `W^T (n_in, n_out)` of
+/// the fused recurrent nodes' per-step products. gemm repacks a transposed view at every call,
+/// which for a step's 16-row product costs about as much as the product (29 us through the view,
+/// 16 us through rows, a (16, 128) @ (128, 384) product measured alone): for several products the
+/// weight is copied into rows once; for one (a decoding step) the view is read as it is.
+pub(crate) struct WeightT<'a> {
+    data: std::borrow::Cow<'a, [f32]>,
+    n_in: usize,
+    n_out: usize,
+    /// True when `data` holds `W^T` in rows, false when it is `W` itself.
+    rows: bool,
+}
+
+impl<'a> WeightT<'a> {
+    /// `W^T` for `products` products; an error when `w` is not `n_out * n_in` values.
+    pub(crate) fn new(w: &'a [f32], n_out: usize, n_in: usize, products: usize) -> Result<Self> {
+        if Some(w.len()) != n_out.checked_mul(n_in) {
+            bail!("WeightT: expected ({n_out}, {n_in}) values, got {}", w.len())
+        }
+        if products <= 1 {
+            return Ok(WeightT { data: w.into(), n_in, n_out, rows: false });
+        }
+        let mut t = vec![0f32; w.len()];
+        for (o, row) in w.chunks_exact(n_in.max(1)).enumerate() {
+            for (i, &v) in row.iter().enumerate() {
+                t[i * n_out + o] = v;
+            }
+        }
+        Ok(WeightT { data: t.into(), n_in, n_out, rows: true })
+    }
+
+    /// `a (rows, n_in) @ W^T`, `(rows, n_out)`.
+    pub(crate) fn times(&self, a: &[f32], rows: usize) -> Result<Vec<f32>> {
+        let (k, cols) = (self.n_in, self.n_out);
+        if a.len() != rows * k {
+            bail!("WeightT::times: expected ({rows}, {k}) values, got {}", a.len())
+        }
+        let (rs, cs) = if self.rows { (cols, 1) } else { (1, k) };
+        let mut out = vec![0f32; rows * cols];
+        product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, Strided { data: &self.data, rs, cs })?;
+        Ok(out)
+    }
+}
+
 /// `y (rows, n_out) = x (rows, n_in) @ W^T + b` for `W (n_out, n_in)`.
 pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Result<Vec<f32>> {
     if n_in == 0 || !x.len().is_multiple_of(n_in) || w.len() != n_in * n_out || b.len() != n_out {

@@ -9,7 +9,7 @@
 //! arithmetic, whose `exp` and `tanh` are [`super::fast_math`]'s).
 
 use super::cells::gru_gates;
-use super::dense::rows_times;
+use super::dense::{WeightT, rows_times};
 use super::kernels::{add_to_rows, column_sums, cpu_f32, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -46,14 +46,13 @@ impl CustomOp3 for GruSequence {
         if gi.len() != n * l * 3 * h || w.len() != 3 * h * h || extra.len() != n * h + 3 * h {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values", 3 * h, 3 * h, n * h + 3 * h)
         }
-        // transposed once into rows, the layout gemm reads fastest (a transposed view is repacked at every step)
-        let w_hh_t = Tensor::from_slice(w, (3 * h, h), &Device::Cpu)?.t()?.contiguous()?;
+        let w_hh_t = WeightT::new(w, 3 * h, h, l)?;
         let (h0, b) = extra.split_at(n * h);
         let mut out = vec![0f32; n * l * h];
         let mut kept = vec![0f32; l * n * 4 * h];
         let mut prev = h0.to_vec();
         for t in 0..l {
-            let mut gh = rows_times(&prev, n, &w_hh_t)?;
+            let mut gh = w_hh_t.times(&prev, n)?;
             add_to_rows(&mut gh, b);
             for i in 0..n {
                 let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[i * 3 * h..(i + 1) * 3 * h]);

@@ -9,7 +9,7 @@
 //! hidden weights' gradient is one product over every step at the end of the backward pass.
 
 use super::cells::{lstm_gates, tanh_all};
-use super::dense::rows_times;
+use super::dense::{WeightT, rows_times};
 use super::kernels::{add_to_rows, column_sums, cpu_f32, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -53,15 +53,14 @@ impl CustomOp3 for LstmSequence {
         if gi.len() != n * l * 4 * h || w.len() != 4 * h * h || extra.len() != extra_len {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {extra_len} state, bias and mask values", 4 * h, 4 * h)
         }
-        // transposed once into rows, the layout gemm reads fastest (a transposed view is repacked at every step)
-        let w_hh_t = Tensor::from_slice(w, (4 * h, h), &Device::Cpu)?.t()?.contiguous()?;
+        let w_hh_t = WeightT::new(w, 4 * h, h, l)?;
         let (mut hs, rest) = (extra[..n * h].to_vec(), &extra[n * h..]);
         let (mut cs, b, keep) = (rest[..n * h].to_vec(), &rest[n * h..n * h + 4 * h], &rest[n * h + 4 * h..]);
         let mut y = vec![0f32; n * (l + 2) * h];
         let mut kept = vec![0f32; l * n * KEPT * h];
         let mut c_new = vec![0f32; h];
         for t in 0..l {
-            let mut gh = rows_times(&hs, n, &w_hh_t)?;
+            let mut gh = w_hh_t.times(&hs, n)?;
             add_to_rows(&mut gh, b);
             for i in 0..n {
                 let (gi, gh) = (&gi[(i * l + t) * 4 * h..(i * l + t + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h]);

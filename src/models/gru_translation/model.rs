@@ -122,12 +122,9 @@ impl RecurrentTranslate for GruTranslator {
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
         check_rows("GruTranslator::select_rows", rows, s.states.dim(0)?)?;
         let pick = |t: &Tensor| t.index_select(rows, 0);
-        Ok(GruState {
-            states: pick(&s.states)?,
-            proj_keys: pick(&s.proj_keys)?,
-            mask: pick(&s.mask)?,
-            hidden: s.hidden.index_select(rows, 1)?,
-        })
+        let proj_keys = pick(&s.proj_keys)?;
+        self.decoder.attn.select_key_rows(&s.proj_keys, &proj_keys, rows)?;
+        Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden: s.hidden.index_select(rows, 1)? })
     }
 
     /// The encoder's final hidden state, `(N, H)`.

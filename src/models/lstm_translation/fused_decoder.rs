@@ -10,7 +10,7 @@
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
 use crate::nn::cells::{lstm_gates, tanh_all};
-use crate::nn::dense::rows_times;
+use crate::nn::dense::{WeightT, rows_times};
 use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
@@ -76,9 +76,8 @@ impl CustomOp3 for AttnLstmSequence {
         if emb.len() != n * t * e || mem.len() != n * s * 2 * h || p.len() != o[7] {
             bail!("{op}: expected ({n}, {t}, {e}) embeddings, ({n}, {s}, {}) keys and outputs and {} parameters", 2 * h, o[7])
         }
-        // transposed once into rows, the layout gemm reads fastest (a transposed view is repacked at every step)
-        let w_ih_t = Tensor::from_slice(&p[o[0]..o[1]], (4 * h, e + h), &Device::Cpu)?.t()?.contiguous()?;
-        let w_hh_t = Tensor::from_slice(&p[o[1]..o[2]], (4 * h, h), &Device::Cpu)?.t()?.contiguous()?;
+        let w_ih_t = WeightT::new(&p[o[0]..o[1]], 4 * h, e + h, t)?;
+        let w_hh_t = WeightT::new(&p[o[1]..o[2]], 4 * h, h, t)?;
         let (b_ih, b_hh, mask) = (&p[o[2]..o[3]], &p[o[3]..o[4]], &p[o[6]..o[7]]);
         let (mut hs, mut cs) = (p[o[4]..o[5]].to_vec(), p[o[5]..o[6]].to_vec());
         let inv_scale = (1.0 / (h as f64).sqrt()) as f32;
@@ -106,7 +105,7 @@ impl CustomOp3 for AttnLstmSequence {
                     }
                 }
             }
-            let (mut gi, mut gh) = (rows_times(&x, n, &w_ih_t)?, rows_times(&hs, n, &w_hh_t)?);
+            let (mut gi, mut gh) = (w_ih_t.times(&x, n)?, w_hh_t.times(&hs, n)?);
             add_to_rows(&mut gi, b_ih);
             add_to_rows(&mut gh, b_hh);
             kept.h_prev.extend_from_slice(&hs);
