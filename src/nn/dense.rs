@@ -12,9 +12,8 @@
 //! forward, `g @ W` and `x^T @ g` backward, the last one written straight into `W`'s layout), so
 //! the values are candle's to the bit and the PyTorch parity of the wide layers is unchanged.
 
-use super::kernels::{FUSED_LINEAR_MAX_IN, Fused3, LinearOp, add_bias, add_to_rows, column_sums, fused};
-use crate::nn::in_place::with_f32;
-use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Storage, Tensor, bail};
+use super::kernels::{FUSED_LINEAR_MAX_IN, Fused3, LinearOp, XwbKernel, add_bias, add_to_rows, column_sums, fused, with_last_dim};
+use candle_core::{CpuStorage, Result, Storage, Tensor, bail};
 
 /// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
 /// bias, on the CPU in f32, one graph node with its own backward: `kernels`' loops up to
@@ -29,7 +28,7 @@ pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tens
         return if n_in <= FUSED_LINEAR_MAX_IN {
             x.apply_op3(&weight, &b, Fused3(LinearOp { n_in, n_out }))
         } else {
-            x.apply_op3(&weight, &b, DenseOp { n_in, n_out })
+            x.apply_op3(&weight, &b, Fused3(DenseOp { n_in, n_out }))
         };
     }
     let mut dims = x.dims().to_vec();
@@ -199,53 +198,24 @@ pub(crate) fn dense_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out
     Ok((dx, dw, column_sums(g, n_out)?))
 }
 
-/// The node: `x (..., n_in)`, `W (n_out, n_in)`, `b (n_out)`, all contiguous f32 on the CPU.
+/// The node's kernel (a [`Fused3`] node): `x (..., n_in)`, `W (n_out, n_in)`, `b (n_out)`, all
+/// contiguous f32 on the CPU.
 pub(crate) struct DenseOp {
     pub n_in: usize,
     pub n_out: usize,
 }
 
-impl CustomOp3 for DenseOp {
-    fn name(&self) -> &'static str {
-        "dense-linear"
-    }
+impl XwbKernel for DenseOp {
+    const NAME: &'static str = "dense-linear";
+    const OP: &'static str = "dense";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        use super::kernels::cpu_f32;
-        let (x, w, b) = (cpu_f32("dense", s1, l1)?, cpu_f32("dense", s2, l2)?, cpu_f32("dense", s3, l3)?);
+    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
         let y = dense_forward(x, w, b, self.n_in, self.n_out)?;
-        let mut dims = l1.dims().to_vec();
-        if let Some(last) = dims.last_mut() {
-            *last = self.n_out;
-        }
-        Ok((CpuStorage::F32(y), Shape::from(dims)))
+        Ok((y, with_last_dim(x_dims, self.n_out)))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        b: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let grad = grad.contiguous()?;
-        let grads = with_f32(x, |x| with_f32(w, |w| with_f32(&grad, |g| dense_backward(x, w, g, self.n_in, self.n_out))));
-        let Some(Some(Some(grads))) = grads else { bail!("dense: expected contiguous f32 CPU tensors in the backward pass") };
-        let (dx, dw, db) = grads?;
-        Ok((
-            Some(Tensor::from_vec(dx, x.shape(), x.device())?),
-            Some(Tensor::from_vec(dw, w.shape(), w.device())?),
-            Some(Tensor::from_vec(db, b.shape(), b.device())?),
-        ))
+    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+        dense_backward(x, w, g, self.n_in, self.n_out)
     }
 }
 

@@ -200,6 +200,15 @@ impl<K: XwbKernel> CustomOp3 for Fused3<K> {
     }
 }
 
+/// `dims` with its last entry replaced by `n` (the output of a layer of `n` outputs).
+pub(crate) fn with_last_dim(dims: &[usize], n: usize) -> Vec<usize> {
+    let mut dims = dims.to_vec();
+    if let Some(last) = dims.last_mut() {
+        *last = n;
+    }
+    dims
+}
+
 pub(crate) struct LinearOp {
     pub n_in: usize,
     pub n_out: usize,
@@ -211,11 +220,7 @@ impl XwbKernel for LinearOp {
 
     fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
         let y = linear_forward(x, w, b, self.n_in, self.n_out)?;
-        let mut dims = x_dims.to_vec();
-        if let Some(last) = dims.last_mut() {
-            *last = self.n_out;
-        }
-        Ok((y, dims))
+        Ok((y, with_last_dim(x_dims, self.n_out)))
     }
 
     fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
