@@ -258,3 +258,23 @@ fn the_record_type_reads_what_it_writes() {
     let e = adam.load_state(&state).unwrap_err().to_string();
     assert!(e.contains("Adam::load_state") && e.contains("lr"), "{e}");
 }
+
+/// A hand-made gradient store whose gradient for one parameter is another parameter's value:
+/// Adam reads it before changing any parameter (as it would read a copy), whatever the order.
+#[test]
+fn adam_reads_a_gradient_that_is_another_parameter_before_changing_either() {
+    use attention_zoo::nn::Param;
+    use candle_core::backprop::GradStore;
+    let step = |share: bool| {
+        let a = Param::new(&Tensor::new(&[1f32, -2.0, 3.0], &Device::Cpu).unwrap()).unwrap();
+        let b = Param::new(&Tensor::new(&[0.5f32, 0.25, -4.0], &Device::Cpu).unwrap()).unwrap();
+        let mut grads = GradStore::default();
+        grads.insert(&a.tensor(), if share { b.tensor() } else { b.tensor().copy().unwrap() });
+        grads.insert(&b.tensor(), Tensor::new(&[1f32, 1.0, -1.0], &Device::Cpu).unwrap());
+        // `b` first: updated before `a`'s gradient would be read in order
+        let mut adam = Adam::new(vec![b.clone(), a.clone()], 0.1).unwrap();
+        adam.step(&grads).unwrap();
+        [a.tensor().to_vec1::<f32>().unwrap(), b.tensor().to_vec1::<f32>().unwrap()]
+    };
+    assert_eq!(step(true), step(false));
+}

@@ -35,15 +35,22 @@ pub struct Attention {
 }
 
 /// The projected keys transposed and contiguous, `(N, d_k, L)`, as the dot-product scores read
-/// them, with the id of the keys tensor they were made from: a decoder that attends over the same
-/// keys at every step (a translator decoding) transposes them once, not once a step. It is made
-/// again whenever the keys are another tensor (compared by storage and layout: candle's tensor
-/// ids restart in every notebook cell). It holds on to the last keys and their copy (and, in
+/// them, with the keys tensor they were made from: a decoder that attends over the same keys at
+/// every step (a translator decoding) transposes them once, not once a step. It is made again
+/// whenever the keys are another tensor (see `same_keys`: candle's tensor ids restart in every
+/// notebook cell, so the id alone is not enough). It holds on to the last keys and their copy (and, in
 /// training, to their graph) until the next call. A clone of the module starts with an empty
 /// one: the data-parallel step's replicas, each attending over its own half-batch, would
 /// otherwise replace each other's at every decoder step.
 #[derive(Debug, Default)]
 struct TransposedKeys(Mutex<Option<(Tensor, Tensor)>>);
+
+/// The memo's test: the same storage seen through the same layout (which tells tensors apart
+/// across notebook cells) and the same tensor id (which tells `keys` from `keys.detach()`, whose
+/// copy must not carry the other's graph).
+fn same_keys(kept: &Tensor, keys: &Tensor) -> bool {
+    kept.id() == keys.id() && same_tensor(kept, keys)
+}
 
 impl Clone for TransposedKeys {
     fn clone(&self) -> Self {
@@ -54,7 +61,7 @@ impl Clone for TransposedKeys {
 impl TransposedKeys {
     fn of(&self, keys: &Tensor) -> Result<Tensor> {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_tensor(k, keys)) {
+        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_keys(k, keys)) {
             return Ok(t.clone());
         }
         let rank = keys.rank();
@@ -68,7 +75,7 @@ impl TransposedKeys {
     /// cheaper than transposing `picked` afresh).
     fn select_rows(&self, keys: &Tensor, picked: &Tensor, rows: &Tensor) -> Result<()> {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_tensor(k, keys)) {
+        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_keys(k, keys)) {
             let t = t.index_select(rows, 0)?;
             *kept = Some((picked.clone(), t));
         }

@@ -54,9 +54,17 @@ struct Strided<'a> {
 /// `dst (m, n) = lhs (m, k) @ rhs (k, n)`, `dst` with strides `(dst_rs, dst_cs)`, through gemm
 /// with candle's arguments (no accumulation into `dst`, candle's thread count).
 fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usize, usize), lhs: Strided, rhs: Strided) -> Result<()> {
-    let last =
-        |rows: usize, cols: usize, rs: usize, cs: usize| if rows == 0 || cols == 0 { 0 } else { (rows - 1) * rs + (cols - 1) * cs + 1 };
-    if dst.len() < last(m, n, dst_rs, dst_cs) || lhs.data.len() < last(m, k, lhs.rs, lhs.cs) || rhs.data.len() < last(k, n, rhs.rs, rhs.cs)
+    // one past the furthest element a (rows, cols) matrix with strides (rs, cs) reaches; None on overflow
+    let reach = |rows: usize, cols: usize, rs: usize, cs: usize| -> Option<usize> {
+        if rows == 0 || cols == 0 {
+            return Some(0);
+        }
+        (rows - 1).checked_mul(rs)?.checked_add((cols - 1).checked_mul(cs)?)?.checked_add(1)
+    };
+    let fits = |len: usize, need: Option<usize>| need.is_some_and(|need| len >= need);
+    if !fits(dst.len(), reach(m, n, dst_rs, dst_cs))
+        || !fits(lhs.data.len(), reach(m, k, lhs.rs, lhs.cs))
+        || !fits(rhs.data.len(), reach(k, n, rhs.rs, rhs.cs))
     {
         bail!("dense product: slices too short for ({m}, {k}) @ ({k}, {n})")
     }
@@ -99,7 +107,7 @@ fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usi
 /// `matmul` for other tensors.
 pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
     let (k, cols) = b.dims2()?;
-    if a.len() != rows * k {
+    if Some(a.len()) != rows.checked_mul(k) {
         bail!("rows_times: expected ({rows}, {k}) values, got {}", a.len())
     }
     {
@@ -107,7 +115,8 @@ pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>>
         if let Storage::Cpu(CpuStorage::F32(data)) = &*storage {
             let (rs, cs) = (layout.stride()[0], layout.stride()[1]);
             let rhs = Strided { data: data.get(layout.start_offset()..).unwrap_or(&[]), rs, cs };
-            let mut out = vec![0f32; rows * cols];
+            let Some(size) = rows.checked_mul(cols) else { bail!("rows_times: ({rows}, {cols}) overflows") };
+            let mut out = vec![0f32; size];
             product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, rhs)?;
             return Ok(out);
         }
@@ -149,11 +158,12 @@ impl<'a> WeightT<'a> {
     /// `a (rows, n_in) @ W^T`, `(rows, n_out)`.
     pub(crate) fn times(&self, a: &[f32], rows: usize) -> Result<Vec<f32>> {
         let (k, cols) = (self.n_in, self.n_out);
-        if a.len() != rows * k {
+        if Some(a.len()) != rows.checked_mul(k) {
             bail!("WeightT::times: expected ({rows}, {k}) values, got {}", a.len())
         }
         let (rs, cs) = if self.rows { (cols, 1) } else { (1, k) };
-        let mut out = vec![0f32; rows * cols];
+        let Some(size) = rows.checked_mul(cols) else { bail!("WeightT::times: ({rows}, {cols}) overflows") };
+        let mut out = vec![0f32; size];
         product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, Strided { data: &self.data, rs, cs })?;
         Ok(out)
     }
@@ -161,7 +171,7 @@ impl<'a> WeightT<'a> {
 
 /// `y (rows, n_out) = x (rows, n_in) @ W^T + b` for `W (n_out, n_in)`.
 pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Result<Vec<f32>> {
-    if n_in == 0 || !x.len().is_multiple_of(n_in) || w.len() != n_in * n_out || b.len() != n_out {
+    if n_in == 0 || !x.len().is_multiple_of(n_in) || Some(w.len()) != n_in.checked_mul(n_out) || b.len() != n_out {
         bail!(
             "dense_forward: expected x (rows, {n_in}), W ({n_out}, {n_in}), b ({n_out}), got {}, {} and {} values",
             x.len(),
@@ -170,7 +180,8 @@ pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out:
         )
     }
     let rows = x.len() / n_in;
-    let mut y = vec![0f32; rows * n_out];
+    let Some(size) = rows.checked_mul(n_out) else { bail!("dense_forward: ({rows}, {n_out}) overflows") };
+    let mut y = vec![0f32; size];
     let xs = Strided { data: x, rs: n_in, cs: 1 };
     let wt = Strided { data: w, rs: 1, cs: n_in };
     product(rows, n_out, n_in, &mut y, (n_out, 1), xs, wt)?;
@@ -181,7 +192,7 @@ pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out:
 /// The gradients `(dx, dW, db)` of [`dense_forward`] from the output's gradient `g (rows, n_out)`.
 pub(crate) fn dense_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out: usize) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
     let rows = x.len() / n_in.max(1);
-    if n_in == 0 || rows * n_in != x.len() || w.len() != n_in * n_out || g.len() != rows * n_out {
+    if n_in == 0 || rows * n_in != x.len() || Some(w.len()) != n_in.checked_mul(n_out) || Some(g.len()) != rows.checked_mul(n_out) {
         bail!(
             "dense_backward: expected x (rows, {n_in}), W ({n_out}, {n_in}), g (rows, {n_out}), got {}, {} and {} values",
             x.len(),

@@ -4,9 +4,10 @@
 //! Each layer draws its initial weights from the default generator ([`crate::repro`]) in the
 //! order PyTorch draws them, so `manual_seed(s)` followed by a constructor gives the weights that
 //! `torch.manual_seed(s)` followed by the same PyTorch constructor gives. Every operation used here
-//! records a backward pass (the sigmoid and the layer norm are written with basic tensor
-//! operations on purpose; the crate-private `kernels` fuse the linear layer and the softmax with hand-written
-//! backward passes).
+//! records a backward pass. The crate-private `kernels` make the lecture-sized linear layer, the
+//! layer norm, the bias, ReLU and the softmax single graph nodes with hand-written backward
+//! passes, `dense` the wide linear layers (through gemm), `cells` and the `*_sequence` modules the
+//! recurrent steps; `in_place` reads and updates float32 tensors where they lie.
 
 pub(crate) mod cells;
 pub(crate) mod dense;

@@ -21,7 +21,9 @@ pub fn softmax(x: &Tensor) -> Result<Tensor> {
     kernels::softmax_last_dim(x)
 }
 
-/// `max(x, 0)` with a recorded backward pass (PyTorch's: no gradient where the output is 0).
+/// `max(x, 0)` with a recorded backward pass: on the CPU in f32 one node with PyTorch's backward
+/// (no gradient where the output is 0); elsewhere candle's `relu`, which passes the gradient at
+/// exactly 0.
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     check_float("relu", x)?;
     kernels::relu(x)

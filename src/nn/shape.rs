@@ -109,8 +109,18 @@ pub fn check_same_dtype(module: &str, named: &[(&str, &Tensor)]) -> Result<()> {
 /// from one in every copy of candle (evcxr links one into each notebook cell), this cannot match
 /// two different tensors.
 pub(crate) fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
-    let ((sa, la), (sb, lb)) = (a.storage_and_layout(), b.storage_and_layout());
-    std::ptr::eq(&*sa, &*sb) && la.start_offset() == lb.start_offset() && la.dims() == lb.dims() && la.stride() == lb.stride()
+    let (la, lb) = (a.layout(), b.layout());
+    storage_address(a) == storage_address(b)
+        && la.start_offset() == lb.start_offset()
+        && la.dims() == lb.dims()
+        && la.stride() == lb.stride()
+}
+
+/// The address of `t`'s storage, read under its lock and compared after it is released (two
+/// read locks of one storage held at once can wait on each other behind a queued writer).
+pub(crate) fn storage_address(t: &Tensor) -> usize {
+    let (storage, _) = t.storage_and_layout();
+    std::ptr::from_ref(&*storage).addr()
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Optimisers: PyTorch's Adam, step for step in float32.
 
 use crate::nn::Param;
-use crate::nn::in_place::{is_f32_in_place, shares_storage, update_f32, with_f32};
+use crate::nn::in_place::{is_f32_in_place, update_f32, with_f32};
 use crate::nn::shape::error;
+use crate::nn::shape::storage_address;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Result, Tensor};
 use std::collections::HashMap;
@@ -153,34 +154,37 @@ impl Optimizer for Adam {
             bc2_sqrt: bias_correction2.sqrt() as f32,
         };
         // Check every gradient and compute the updates that need copies first, so a failure
-        // leaves the parameters and buffers untouched; float32 CPU parameters are then updated
-        // where they lie (nothing there can fail), the others set from their copies.
+        // leaves the parameters and buffers untouched; the copies are set, then float32 CPU
+        // parameters are updated where they lie (nothing there can fail). A gradient that shares
+        // a parameter's storage (a hand-made store) goes through a copy: it must be read before
+        // any parameter changes.
         let (mut in_place, mut copied) = (vec![], vec![]);
+        let addresses: Vec<usize> = self.params.iter().map(|p| storage_address(&p.tensor())).collect();
         for (k, p) in self.params.iter().enumerate() {
             let Some(g) = grads.get(&p.tensor()) else { continue };
             if g.elem_count() != p.elem_count() {
                 return Err(error("Adam::step", format!("gradient {:?} does not fit parameter {k} of shape {:?}", g.dims(), p.dims())));
             }
             let t = p.tensor();
-            if is_f32_in_place(&t) && is_f32_in_place(g) && !shares_storage(&t, g) {
+            if is_f32_in_place(&t) && is_f32_in_place(g) && !addresses.contains(&storage_address(g)) {
                 in_place.push((k, t, g.clone()));
             } else {
                 let g = to_vec(g)?;
                 let mut values = to_vec(&t)?;
                 let (mut m, mut v) = (self.exp_avg[k].clone(), self.exp_avg_sq[k].clone());
                 c.apply(&mut values, &g, &mut m, &mut v);
-                copied.push((k, Tensor::from_vec(values, p.shape(), &Device::Cpu)?, m, v));
+                copied.push((k, Tensor::from_vec(values, p.shape(), t.device())?, m, v));
             }
-        }
-        for (k, t, g) in in_place {
-            let (m, v) = (&mut self.exp_avg[k], &mut self.exp_avg_sq[k]);
-            with_f32(&g, |g| update_f32(&t, |values| c.apply(values, g, m, v)))
-                .unwrap_or_else(|| Err(error("Adam::step", format!("the gradient of parameter {k} changed storage"))))?;
         }
         for (k, value, m, v) in copied {
             self.params[k].set(&value)?;
             self.exp_avg[k] = m;
             self.exp_avg_sq[k] = v;
+        }
+        for (k, t, g) in in_place {
+            let (m, v) = (&mut self.exp_avg[k], &mut self.exp_avg_sq[k]);
+            with_f32(&g, |g| update_f32(&t, |values| c.apply(values, g, m, v)))
+                .unwrap_or_else(|| Err(error("Adam::step", format!("the gradient of parameter {k} changed storage"))))?;
         }
         self.step_count = step;
         Ok(())
