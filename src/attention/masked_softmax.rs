@@ -7,7 +7,7 @@
 //! followed by the scale. The arithmetic is that of the three operations (`x * scale`, then `+ m`,
 //! then [`softmax_rows`]), so the weights and gradients are theirs to the bit.
 
-use crate::nn::in_place::with_f32;
+use crate::nn::in_place::with_f32_pair;
 use crate::nn::kernels::{cpu_f32, softmax_rows, softmax_rows_backward};
 use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Storage, Tensor, bail};
 
@@ -64,11 +64,8 @@ impl CustomOp1 for MaskedSoftmax {
     }
 
     fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let grad = grad.contiguous()?;
-        let Some(Some(dz)) = with_f32(res, |y| with_f32(&grad, |g| softmax_rows_backward(y, g, self.n))) else {
-            bail!("masked_softmax: expected contiguous f32 CPU tensors in the backward pass")
-        };
-        let dx: Vec<f32> = dz?.iter().map(|v| v * self.scale).collect();
+        let dz = with_f32_pair(res, grad, |y, g| softmax_rows_backward(y, g, self.n))??;
+        let dx: Vec<f32> = dz.iter().map(|v| v * self.scale).collect();
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
 }

@@ -101,25 +101,34 @@ fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usi
     Ok(())
 }
 
+/// `a (rows, k)`, rows of a slice, times `rhs (k, cols)`: a new `(rows, cols)` matrix. `op` names
+/// the caller in errors.
+fn rows_by(op: &str, a: &[f32], rows: usize, k: usize, cols: usize, rhs: Strided) -> Result<Vec<f32>> {
+    if Some(a.len()) != rows.checked_mul(k) {
+        bail!("{op}: expected ({rows}, {k}) values, got {}", a.len())
+    }
+    let Some(size) = rows.checked_mul(cols) else { bail!("{op}: ({rows}, {cols}) overflows") };
+    let mut out = vec![0f32; size];
+    product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, rhs)?;
+    Ok(out)
+}
+
 /// `a (rows, k) @ b (k, cols)` for a float32 CPU matrix `b` in any strides (a weight or its
 /// transposed view): the fused recurrent nodes' products inside their own passes. The same gemm
 /// call as candle's `matmul` of the two, without making tensors of the slices; candle's
 /// `matmul` for other tensors.
 pub(crate) fn rows_times(a: &[f32], rows: usize, b: &Tensor) -> Result<Vec<f32>> {
     let (k, cols) = b.dims2()?;
-    if Some(a.len()) != rows.checked_mul(k) {
-        bail!("rows_times: expected ({rows}, {k}) values, got {}", a.len())
-    }
     {
         let (storage, layout) = b.storage_and_layout();
         if let Storage::Cpu(CpuStorage::F32(data)) = &*storage {
             let (rs, cs) = (layout.stride()[0], layout.stride()[1]);
             let rhs = Strided { data: data.get(layout.start_offset()..).unwrap_or(&[]), rs, cs };
-            let Some(size) = rows.checked_mul(cols) else { bail!("rows_times: ({rows}, {cols}) overflows") };
-            let mut out = vec![0f32; size];
-            product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, rhs)?;
-            return Ok(out);
+            return rows_by("rows_times", a, rows, k, cols, rhs);
         }
+    }
+    if Some(a.len()) != rows.checked_mul(k) {
+        bail!("rows_times: expected ({rows}, {k}) values, got {}", a.len())
     }
     Tensor::from_slice(a, (rows, k), b.device())?.matmul(b)?.flatten_all()?.to_vec1::<f32>()
 }
@@ -158,14 +167,8 @@ impl<'a> WeightT<'a> {
     /// `a (rows, n_in) @ W^T`, `(rows, n_out)`.
     pub(crate) fn times(&self, a: &[f32], rows: usize) -> Result<Vec<f32>> {
         let (k, cols) = (self.n_in, self.n_out);
-        if Some(a.len()) != rows.checked_mul(k) {
-            bail!("WeightT::times: expected ({rows}, {k}) values, got {}", a.len())
-        }
         let (rs, cs) = if self.rows { (cols, 1) } else { (1, k) };
-        let Some(size) = rows.checked_mul(cols) else { bail!("WeightT::times: ({rows}, {cols}) overflows") };
-        let mut out = vec![0f32; size];
-        product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, Strided { data: &self.data, rs, cs })?;
-        Ok(out)
+        rows_by("WeightT::times", a, rows, k, cols, Strided { data: &self.data, rs, cs })
     }
 }
 

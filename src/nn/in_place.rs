@@ -18,6 +18,22 @@ pub fn with_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
     data.get(start..end).map(f)
 }
 
+/// `f` applied to the values of `a` and `b` (a node's output and its gradient, say): read where
+/// they lie when both are contiguous float32 CPU tensors, from float32 copies otherwise.
+pub fn with_f32_pair<R>(a: &Tensor, b: &Tensor, f: impl FnOnce(&[f32], &[f32]) -> R) -> Result<R> {
+    let mut f = Some(f);
+    let mut call = |a: &[f32], b: &[f32]| f.take().map(|f| f(a, b));
+    if let Some(Some(Some(r))) = with_f32(a, |a| with_f32(b, |b| call(a, b))) {
+        return Ok(r);
+    }
+    let copy = |t: &Tensor| t.to_dtype(candle_core::DType::F32)?.flatten_all()?.to_vec1::<f32>();
+    let (a, b) = (copy(a)?, copy(b)?);
+    match call(&a, &b) {
+        Some(r) => Ok(r),
+        None => bail!("with_f32_pair: the function already ran"),
+    }
+}
+
 /// Whether [`update_f32`] can change `t` in place.
 pub fn is_f32_in_place(t: &Tensor) -> bool {
     with_f32(t, |_| ()).is_some()

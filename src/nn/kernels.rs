@@ -13,7 +13,7 @@
 //! over slices ([`linear_forward`], [`softmax_rows`], ...); the `CustomOp` types only move data.
 //! Other devices and dtypes fall back to candle's tensor operations.
 
-use crate::nn::in_place::with_f32;
+use crate::nn::in_place::{with_f32, with_f32_pair};
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
@@ -310,11 +310,7 @@ impl CustomOp1 for SoftmaxOp {
     }
 
     fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let grad = grad.contiguous()?;
-        let dx = match with_f32(res, |y| with_f32(&grad, |g| softmax_rows_backward(y, g, self.n))) {
-            Some(Some(dx)) => dx?,
-            _ => softmax_rows_backward(&values(res)?, &values(&grad)?, self.n)?,
-        };
+        let dx = with_f32_pair(res, grad, |y, g| softmax_rows_backward(y, g, self.n))??;
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
 }
@@ -343,10 +339,7 @@ impl CustomOp1 for ReluOp {
 
     /// PyTorch's `threshold_backward`: the gradient where the output is positive, 0 elsewhere.
     fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let grad = grad.contiguous()?;
-        let dx =
-            with_f32(res, |y| with_f32(&grad, |g| y.iter().zip(g).map(|(&y, &g)| if y > 0.0 { g } else { 0.0 }).collect::<Vec<f32>>()));
-        let Some(Some(dx)) = dx else { bail!("relu: expected contiguous f32 CPU tensors in the backward pass") };
+        let dx = with_f32_pair(res, grad, |y, g| y.iter().zip(g).map(|(&y, &g)| if y > 0.0 { g } else { 0.0 }).collect::<Vec<f32>>())?;
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
 }

@@ -6,6 +6,7 @@
 //! (`grad - exp(output) * sum(grad)` row by row).
 
 use super::fast_math::{exp, with_avx2};
+use super::in_place::with_f32_pair;
 use super::kernels::{cpu_f32, fused, values};
 use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor, bail};
 
@@ -167,11 +168,13 @@ impl CustomOp1 for LogSoftmaxOp {
     }
 
     fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let (y, g) = (values(res)?, values(grad)?);
-        if y.len() != g.len() {
-            bail!("log_softmax backward: {} outputs and {} gradients", y.len(), g.len());
-        }
-        Ok(Some(Tensor::from_vec(log_softmax_rows_backward(&y, &g, self.n), res.shape(), res.device())?))
+        let dx = with_f32_pair(res, grad, |y, g| {
+            if y.len() != g.len() {
+                bail!("log_softmax backward: {} outputs and {} gradients", y.len(), g.len());
+            }
+            Ok(log_softmax_rows_backward(y, g, self.n))
+        })??;
+        Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
 }
 
