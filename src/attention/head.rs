@@ -4,6 +4,7 @@
 use super::mask::MASK_FILL;
 use super::score::{Score, context_vector, cosine_products, dot_products};
 use crate::nn::ops::{masked_fill, softmax};
+use crate::nn::rows::index_rows;
 use crate::nn::shape::check_batch;
 use crate::nn::shape::same_tensor;
 use crate::nn::{Linear, Walk, Walker};
@@ -76,7 +77,7 @@ impl TransposedKeys {
     fn select_rows(&self, keys: &Tensor, picked: &Tensor, rows: &Tensor) -> Result<()> {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_keys(k, keys)) {
-            let t = t.index_select(rows, 0)?;
+            let t = index_rows(t, rows)?;
             *kept = Some((picked.clone(), t));
         }
         Ok(())

@@ -1,6 +1,7 @@
 //! Keys and values projected once and kept: what a decoder reuses at every step of incremental
 //! decoding (its own earlier positions, the encoder's memory), instead of projecting them again.
 
+use crate::nn::rows::index_rows;
 use candle_core::{Result, Tensor};
 
 /// Keys `(…, L, d_k)` as [`ProjectedKv`] keeps them: `(…, d_k, L)`, contiguous.
@@ -45,7 +46,7 @@ impl ProjectedKv {
     /// # Shapes
     /// - `rows`: integer indices `(K,)` into the `N` rows; returns `K` rows
     pub fn select_rows(&self, rows: &Tensor) -> Result<ProjectedKv> {
-        let pick = |ts: &[Tensor]| -> Result<Vec<Tensor>> { ts.iter().map(|t| t.index_select(rows, 0)).collect() };
+        let pick = |ts: &[Tensor]| -> Result<Vec<Tensor>> { ts.iter().map(|t| index_rows(t, rows)).collect() };
         Ok(ProjectedKv { keys_t: pick(&self.keys_t)?, values: pick(&self.values)? })
     }
 }

@@ -6,6 +6,7 @@
 
 use super::translate::{PAD_ID, SeenIds, SentenceAttention, Translate, prefix_ids};
 use crate::nn::Walk;
+use crate::nn::rows::index_rows;
 use crate::nn::shape::{in_module, shape_error};
 use candle_core::{Result, Tensor};
 
@@ -154,6 +155,6 @@ impl<M: RecurrentTranslate> Translate for M {
 /// The carry and ids of the sentences at `rows`.
 fn select_carried(c: &Carried, rows: &Tensor) -> Result<Carried> {
     let seen = c.seen.select("RecurrentState::select_rows", rows)?;
-    let carry = c.carry.iter().map(|t| t.contiguous()?.index_select(rows, 0)).collect::<Result<_>>()?;
+    let carry = c.carry.iter().map(|t| index_rows(t, rows)).collect::<Result<_>>()?;
     Ok(Carried { carry, seen })
 }

@@ -7,7 +7,8 @@
 //! records a backward pass. The crate-private `kernels` make the lecture-sized linear layer, the
 //! layer norm, the bias, ReLU and the softmax single graph nodes with hand-written backward
 //! passes, `dense` the wide linear layers (through gemm), `cells` and the `*_sequence` modules the
-//! recurrent steps; `in_place` reads and updates float32 tensors where they lie.
+//! recurrent steps; `in_place` reads and updates float32 tensors where they lie; `rows` picks a
+//! decoder's rows.
 
 pub(crate) mod cells;
 pub(crate) mod dense;
@@ -34,6 +35,7 @@ pub(crate) mod param;
 mod pickle_scan;
 pub(crate) mod pytorch;
 pub(crate) mod rnn;
+pub(crate) mod rows;
 pub(crate) mod shape;
 
 pub use dropout::{Dropout, dropout};

@@ -5,6 +5,7 @@ use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::translate::{PAD_ID, check_rows, source_lengths};
+use crate::nn::rows::index_rows;
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -121,7 +122,7 @@ impl RecurrentTranslate for GruTranslator {
 
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
         check_rows("GruTranslator::select_rows", rows, s.states.dim(0)?)?;
-        let pick = |t: &Tensor| t.index_select(rows, 0);
+        let pick = |t: &Tensor| index_rows(t, rows);
         let proj_keys = pick(&s.proj_keys)?;
         self.decoder.attn.select_key_rows(&s.proj_keys, &proj_keys, rows)?;
         Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden: s.hidden.index_select(rows, 1)? })

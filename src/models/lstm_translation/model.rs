@@ -8,6 +8,7 @@ use crate::attention::padding_mask;
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::translate::{PAD_ID, check_rows, source_lengths};
 use crate::nn::cells::fusable;
+use crate::nn::rows::index_rows;
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
@@ -128,7 +129,7 @@ impl RecurrentTranslate for LstmTranslator {
 
     fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
         check_rows("LstmTranslator::select_rows", rows, s.outputs.dim(0)?)?;
-        let pick = |t: &Tensor| t.index_select(rows, 0);
+        let pick = |t: &Tensor| index_rows(t, rows);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
     }
 

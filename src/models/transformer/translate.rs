@@ -7,6 +7,7 @@ use super::cache::DecoderCache;
 use super::model::Transformer;
 use crate::models::translate::{SentenceAttention, Translate, check_rows, prefix_ids};
 use crate::nn::Walk;
+use crate::nn::rows::index_rows;
 use crate::nn::shape::{error, in_module, shape_error};
 use candle_core::{Result, Tensor};
 
@@ -50,8 +51,8 @@ impl Translate for Transformer {
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
         check_rows("Transformer::select_rows", rows, state.memory.dim(0)?)?;
         let run = || -> Result<TransformerState> {
-            let memory = state.memory.index_select(rows, 0)?;
-            let src_mask = state.src_mask.as_ref().map(|m| m.index_select(rows, 0)).transpose()?;
+            let memory = index_rows(&state.memory, rows)?;
+            let src_mask = state.src_mask.as_ref().map(|m| index_rows(m, rows)).transpose()?;
             let kept = state.cache.as_ref().filter(|c| c.belongs_to(&state.memory));
             let cache = kept.map(|c| c.select_rows(rows, &memory)).transpose()?;
             Ok(TransformerState { memory, src_mask, cache })

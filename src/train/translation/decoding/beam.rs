@@ -1,7 +1,7 @@
 //! Beam search: keep the `beam_width` most likely prefixes of every sentence, extend each by every
 //! token, keep the best again, until the beams have ended or `max_len` tokens.
 
-use super::support::{check_request, log_softmax, logits_rows, prefix_tensor};
+use super::support::{check_request, for_each_row, log_sum_exp, prefix_tensor};
 use crate::models::translate::{Translate, in_eval};
 use crate::nn::shape::{error, in_module};
 use candle_core::{Result, Tensor};
@@ -132,7 +132,7 @@ struct Search {
 
 /// The beam search of all `n` sentences, the live beams of all as the rows of one state.
 fn search<M: Translate>(model: &mut M, src: &Tensor, n: usize, sos: u32, eos: u32, config: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>> {
-    let (width, penalty, device) = (config.beam_width, &config.length_penalty, src.device());
+    let device = src.device();
     let vocab = model.tgt_vocab();
     // Row i of the state is sentence i's one beam, `<sos>` alone.
     let mut state = model.encode_src(src)?;
@@ -141,18 +141,7 @@ fn search<M: Translate>(model: &mut M, src: &Tensor, n: usize, sos: u32, eos: u3
         let prefixes: Vec<Vec<u32>> =
             searches.iter().flat_map(|s| &s.beams).map(|b| std::iter::once(sos).chain(b.tokens.iter().copied()).collect()).collect();
         let logits = model.next_logits(&mut state, &prefix_tensor(&prefixes, device)?)?;
-        let rows = logits_rows("beam_search", &logits, prefixes.len(), vocab, step)?;
-        // The rows of the next state: the parent row of every new beam, sentence by sentence.
-        let (mut parents, mut offset) = (vec![], 0);
-        for s in searches.iter_mut().filter(|s| !s.beams.is_empty()) {
-            let k = s.beams.len();
-            let next = advance(std::mem::take(&mut s.beams), &rows[offset..offset + k], eos, width, penalty, &mut s.found);
-            if s.found.len() < width {
-                parents.extend(next.iter().map(|(parent, _)| (offset + parent) as u32));
-                s.beams = next.into_iter().map(|(_, beam)| beam).collect();
-            }
-            offset += k;
-        }
+        let parents = advance_all(&logits, &mut searches, eos, config, vocab, step)?;
         if parents.is_empty() {
             break;
         }
@@ -162,37 +151,69 @@ fn search<M: Translate>(model: &mut M, src: &Tensor, n: usize, sos: u32, eos: u3
     Ok(searches.into_iter().map(|s| finish(s.found, s.beams, config)).collect())
 }
 
-// The search's own work (ranking every extension, keeping the best) is in the two functions
-// below, which take no model type: they are compiled once in the crate, at its opt-level,
-// rather than again at the notebook cell's (at `:opt 0` the generic version took twice as long).
+// The search's own work (ranking every extension, keeping the best) is in the functions below,
+// which take no model type: they are compiled once in the crate, at its opt-level, rather than
+// again at the notebook cell's (at `:opt 0` the generic version took twice as long).
 
-/// One step: extends every beam by every token (`rows`: each beam's next-token logits), adds the
-/// extensions that end in `<eos>` among the first `width` to `found`, and returns the next beams,
-/// each with the index of the beam it extends.
+/// One step of every sentence still searching (`logits`: the next-token logits of their live
+/// beams, sentence by sentence): returns the rows of the next state, the parent row of every new
+/// beam.
+fn advance_all(logits: &Tensor, searches: &mut [Search], eos: u32, config: &BeamConfig, vocab: usize, step: usize) -> Result<Vec<u32>> {
+    let (width, penalty) = (config.beam_width, &config.length_penalty);
+    // A sentence's loop below reads at most `2 * width` extensions (`width` beams, plus at most
+    // one `<eos>` per beam skipped); each of them is among the best `2 * width` of its own beam.
+    let read = width.saturating_mul(2);
+    let scores: Vec<f64> = searches.iter().flat_map(|s| &s.beams).map(|b| b.score).collect();
+    let mut best = Vec::with_capacity(scores.len());
+    for_each_row("beam_search", logits, scores.len(), vocab, step, |r, row| best.push(best_extensions(scores[r], row, read)))?;
+    let (mut parents, mut offset) = (vec![], 0);
+    for s in searches.iter_mut().filter(|s| !s.beams.is_empty()) {
+        let k = s.beams.len();
+        let next = advance(std::mem::take(&mut s.beams), &best[offset..offset + k], eos, width, read, penalty, &mut s.found);
+        if s.found.len() < width {
+            parents.extend(next.iter().map(|(parent, _)| (offset + parent) as u32));
+            s.beams = next.into_iter().map(|(_, beam)| beam).collect();
+        }
+        offset += k;
+    }
+    Ok(parents)
+}
+
+/// The best `read` extensions of a beam scoring `score` whose next-token logits are `row`:
+/// `(score + log_softmax(row)[v], v)`, best first, ties by the smaller id.
+fn best_extensions(score: f64, row: &[f64], read: usize) -> Vec<(f64, u32)> {
+    let log_sum = log_sum_exp(row);
+    let mut best: Vec<(f64, u32)> = Vec::with_capacity(read + 1);
+    for (v, x) in row.iter().enumerate() {
+        let candidate = score + (x - log_sum);
+        // Equal scores keep the smaller id first: a later id goes after them.
+        if best.len() < read || best.last().is_some_and(|w| candidate.total_cmp(&w.0).is_gt()) {
+            let at = best.partition_point(|e| e.0.total_cmp(&candidate).is_ge());
+            best.insert(at, (candidate, v as u32));
+            best.truncate(read);
+        }
+    }
+    best
+}
+
+/// One sentence's step: extends its beams by every token (`best`: each beam's best extensions,
+/// from [`best_extensions`]), adds the extensions that end in `<eos>` among the first `width` to
+/// `found`, and returns the next beams, each with the index of the beam it extends.
 fn advance(
     beams: Vec<Beam>,
-    rows: &[Vec<f64>],
+    best: &[Vec<(f64, u32)>],
     eos: u32,
     width: usize,
+    read: usize,
     penalty: &LengthPenalty,
     found: &mut Vec<Hypothesis>,
 ) -> Vec<(usize, Beam)> {
-    // Every extension of every beam: (score, beam, token), best first, ties in beam-major,
-    // id-minor order (the order they are pushed in). The loop below reads at most `2 * width` of
-    // them (`width` beams, plus at most one `<eos>` per beam skipped), so only those are sorted.
-    let mut candidates: Vec<(f64, usize, u32)> = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len));
-    for (b, row) in rows.iter().enumerate() {
-        for (v, lp) in log_softmax(row).into_iter().enumerate() {
-            candidates.push((beams[b].score + lp, b, v as u32));
-        }
-    }
-    let order = |x: &(f64, usize, u32), y: &(f64, usize, u32)| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2)));
-    let read = width.saturating_mul(2).min(candidates.len());
-    if read > 0 && read < candidates.len() {
-        candidates.select_nth_unstable_by(read - 1, order);
-        candidates.truncate(read);
-    }
-    candidates.sort_unstable_by(order);
+    // The extensions of every beam: (score, beam, token), best first, ties in beam-major,
+    // id-minor order. The best `read` of the sentence are among the best `read` of each beam.
+    let mut candidates: Vec<(f64, usize, u32)> =
+        best.iter().enumerate().flat_map(|(b, row)| row.iter().map(move |&(score, v)| (score, b, v))).collect();
+    candidates.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+    candidates.truncate(read);
     let mut next = Vec::with_capacity(width);
     for (rank, &(score, b, v)) in candidates.iter().enumerate() {
         if next.len() == width {
@@ -217,4 +238,38 @@ fn finish(mut found: Vec<Hypothesis>, beams: Vec<Beam>, config: &BeamConfig) -> 
     found.sort_by(|x, y| y.normalised.total_cmp(&x.normalised));
     found.truncate(config.n_best);
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::support::log_sum_exp;
+    use super::best_extensions;
+
+    /// Every extension of a row, sorted as the search ranks them (the whole row, no shortcut).
+    fn ranked(score: f64, row: &[f64]) -> Vec<(f64, u32)> {
+        let log_sum = log_sum_exp(row);
+        let mut all: Vec<(f64, u32)> = row.iter().enumerate().map(|(v, x)| (score + (x - log_sum), v as u32)).collect();
+        all.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        all
+    }
+
+    #[test]
+    fn the_best_extensions_are_the_head_of_the_full_ranking_ties_by_smaller_id() {
+        // Ties in the logits, ties made by rounding (1e-17 apart), infinities PyTorch accepts.
+        let rows: [&[f64]; 5] = [
+            &[0.5, 2.0, 2.0, -1.0, 2.0, 0.0, 2.0],
+            &[1.0, 1.0 + 1e-17, 1.0, 1.0 - 1e-17, 0.25, 1.0],
+            &[f64::NEG_INFINITY, 3.0, f64::NEG_INFINITY, -2.0],
+            &[4.0],
+            &[0.1, 0.7, 0.3, 0.9, 0.2, 0.8, 0.4, 0.6, 0.5, 0.0, 0.75, 0.85],
+        ];
+        for row in rows {
+            for score in [0.0, -1.5, -1e-12] {
+                for read in 1..=9 {
+                    let full = ranked(score, row);
+                    assert_eq!(best_extensions(score, row, read), full[..read.min(row.len())], "{row:?} {score} {read}");
+                }
+            }
+        }
+    }
 }

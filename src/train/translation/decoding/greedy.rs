@@ -1,6 +1,6 @@
 //! Greedy decoding: from `<sos>`, append the most likely next token until `<eos>` or `max_len`.
 
-use super::support::{argmax, check_request, logits_rows, prefix_tensor};
+use super::support::{argmax, check_request, for_each_row, prefix_tensor};
 use crate::models::translate::{Translate, in_eval};
 use crate::nn::shape::in_module;
 use candle_core::{Result, Tensor};
@@ -38,11 +38,10 @@ fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: u
     for step in 0..max_len {
         let prefixes: Vec<Vec<u32>> = live.iter().map(|&i| std::iter::once(sos).chain(out[i].iter().copied()).collect()).collect();
         let logits = model.next_logits(&mut state, &prefix_tensor(&prefixes, src.device())?)?;
-        let rows = logits_rows("greedy_decode", &logits, live.len(), vocab, step)?;
+        let next_tokens = most_likely(&logits, live.len(), vocab, step)?;
         let mut still = Vec::with_capacity(live.len());
         let mut keep = Vec::with_capacity(live.len());
-        for (r, (&i, row)) in live.iter().zip(&rows).enumerate() {
-            let next = argmax(row);
+        for (r, (&i, &next)) in live.iter().zip(&next_tokens).enumerate() {
             if next != eos {
                 out[i].push(next);
                 still.push(i);
@@ -59,4 +58,11 @@ fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: u
         live = still;
     }
     Ok(out)
+}
+
+/// Every row's most likely next token (not generic over the model: compiled once in the crate).
+fn most_likely(logits: &Tensor, rows: usize, vocab: usize, step: usize) -> Result<Vec<u32>> {
+    let mut next = Vec::with_capacity(rows);
+    for_each_row("greedy_decode", logits, rows, vocab, step, |_, row| next.push(argmax(row)))?;
+    Ok(next)
 }

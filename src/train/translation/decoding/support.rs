@@ -1,6 +1,7 @@
 //! The checks and helpers that greedy decoding and beam search share.
 
 use crate::models::translate::Translate;
+use crate::nn::in_place::with_f32;
 use crate::nn::shape::{error, shape_error};
 use candle_core::{DType, Result, Tensor};
 
@@ -52,16 +53,47 @@ pub(crate) fn check_request<M: Translate>(
     Ok((n, s))
 }
 
-/// The next-token logits `(rows, V)` on the host, one `Vec` per row; NaN is an error.
-pub(crate) fn logits_rows(module: &str, logits: &Tensor, rows: usize, vocab: usize, step: usize) -> Result<Vec<Vec<f64>>> {
-    if logits.dims() != [rows, vocab] {
+/// Calls `f(r, row)` for every row `r` of the next-token logits `(rows, V)`, the row as float64
+/// values: float32 logits are read where they lie and converted one row at a time into one buffer
+/// (no copy of the whole `(rows, V)` matrix, no vector per row). A row holding NaN is an error
+/// (the rows before it have been visited).
+pub(crate) fn for_each_row(
+    module: &str,
+    logits: &Tensor,
+    rows: usize,
+    vocab: usize,
+    step: usize,
+    mut f: impl FnMut(usize, &[f64]),
+) -> Result<()> {
+    if logits.dims() != [rows, vocab] || vocab == 0 {
         return Err(shape_error(module, format!("next-token logits of shape ({rows}, {vocab}) at step {step}"), logits.dims()));
     }
-    let values = logits.to_dtype(DType::F64)?.to_vec2::<f64>()?;
-    if let Some((r, _)) = values.iter().enumerate().find(|(_, row)| row.iter().any(|v| v.is_nan())) {
-        return Err(error(module, format!("the model gave NaN logits at step {step} (row {r})")));
+    let mut row = vec![0f64; vocab];
+    let mut visit = |values: &[f32]| visit_rows(values, &mut row, &mut f);
+    let nan = match with_f32(logits, &mut visit) {
+        Some(nan) => nan,
+        None => {
+            let values = logits.to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
+            visit_rows(&values, &mut row, &mut f)
+        }
+    };
+    match nan {
+        Some(r) => Err(error(module, format!("the model gave NaN logits at step {step} (row {r})"))),
+        None => Ok(()),
     }
-    Ok(values)
+}
+
+/// The rows of `values` (`row.len()` each) through `row` into `f`, until a row holds NaN: that
+/// row's index.
+fn visit_rows<T: Copy + Into<f64>>(values: &[T], row: &mut [f64], f: &mut impl FnMut(usize, &[f64])) -> Option<usize> {
+    for (r, chunk) in values.chunks_exact(row.len()).enumerate() {
+        row.iter_mut().zip(chunk).for_each(|(d, &s)| *d = s.into());
+        if row.iter().any(|v| v.is_nan()) {
+            return Some(r);
+        }
+        f(r, row);
+    }
+    None
 }
 
 /// The first index of the largest value (PyTorch's `argmax` on CPU gives the first too).
@@ -75,12 +107,11 @@ pub(crate) fn argmax(row: &[f64]) -> u32 {
     best as u32
 }
 
-/// `log_softmax` of one row, in `f64`.
-pub(crate) fn log_softmax(row: &[f64]) -> Vec<f64> {
+/// The logarithm of the sum of `exp` over `row` (what `log_softmax` subtracts), in `f64`.
+pub(crate) fn log_sum_exp(row: &[f64]) -> f64 {
     let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
-    let log_sum = max + sum.ln();
-    row.iter().map(|v| v - log_sum).collect()
+    max + sum.ln()
 }
 
 /// Prefixes of equal length as one `(K, t)` tensor of `u32` ids.
