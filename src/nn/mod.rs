@@ -8,7 +8,7 @@
 //! layer norm, the bias, ReLU and the softmax single graph nodes with hand-written backward
 //! passes, `dense` the wide linear layers (through gemm), `cells` and the `*_sequence` modules the
 //! recurrent steps; `in_place` reads and updates float32 tensors where they lie; `rows` picks a
-//! decoder's rows.
+//! decoder's rows; `heap` keeps freed tensors' memory for the next ones.
 
 pub(crate) mod cells;
 pub(crate) mod dense;
@@ -18,6 +18,7 @@ pub(crate) mod fast_math;
 pub(crate) mod feed_forward;
 pub(crate) mod gru;
 pub(crate) mod gru_sequence;
+pub(crate) mod heap;
 pub(crate) mod in_place;
 pub(crate) mod kernels;
 #[cfg(test)]

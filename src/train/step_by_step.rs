@@ -238,6 +238,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
     /// the last good epoch.
     pub fn train(&mut self, n_epochs: usize) -> Result<()> {
         self.check_optimizer()?;
+        crate::nn::heap::keep_freed_memory();
         self.set_seed(self.seed)?;
         // Parameters made in another notebook cell get ids from this cell's counter.
         self.model.rehome()?;

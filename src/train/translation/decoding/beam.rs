@@ -95,6 +95,7 @@ pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32
     if n == 0 {
         return Ok(vec![]);
     }
+    crate::nn::heap::keep_freed_memory();
     in_eval(model, |m| in_module(module, search(m, src, n, sos, eos, config)))
 }
 

@@ -26,6 +26,7 @@ pub fn greedy_decode<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u
     if n == 0 {
         return Ok(vec![]);
     }
+    crate::nn::heap::keep_freed_memory();
     in_eval(model, |m| in_module(module, run(m, src, sos, eos, max_len, n)))
 }
 

@@ -1,0 +1,46 @@
+//! Keeping freed memory in the process for the next tensor of the same size.
+//!
+//! candle allocates a fresh buffer for every tensor and frees it when the last handle goes. With
+//! glibc's defaults, a freed block of more than 128 KiB (at first; the limit rises with the
+//! blocks freed) goes back to the kernel, and so does the free space at the top of the heap above
+//! 128 KiB: the next tensor of that size gets fresh pages, and the kernel zeroes each page on its
+//! first touch. A training or decoding step frees and allocates the same sizes over and over, so
+//! that was a page fault per 4 KiB per tensor per step: a GRU beam search that drops its states'
+//! graphs triggered three times the faults of one that kept them (and took a quarter longer), and
+//! a GRU epoch ran 10% faster with the limits below set through glibc's environment variables.
+
+use std::sync::Once;
+
+/// Blocks up to this size come from the heap, not from a mapping of their own.
+pub(crate) const MMAP_THRESHOLD: i32 = 32 << 20;
+/// Free space at the top of the heap kept before any goes back to the kernel.
+pub(crate) const TRIM_THRESHOLD: i32 = 256 << 20;
+
+/// Sets glibc's `M_MMAP_THRESHOLD` to [`MMAP_THRESHOLD`] and `M_TRIM_THRESHOLD` to
+/// [`TRIM_THRESHOLD`], once per process (training and decoding call it before their loops), so
+/// that freed tensors' memory is reused rather than returned to the kernel and faulted in again.
+/// The process keeps up to its peak heap, plus at most 256 MiB of free space, until it ends.
+/// Elsewhere than Linux with glibc it does nothing; it does not touch a limit set through
+/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` in the environment.
+pub(crate) fn keep_freed_memory() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            unsafe extern "C" {
+                fn mallopt(param: i32, value: i32) -> i32;
+            }
+            const M_TRIM_THRESHOLD: i32 = -1;
+            const M_MMAP_THRESHOLD: i32 = -3;
+            for (param, var, value) in
+                [(M_MMAP_THRESHOLD, "MALLOC_MMAP_THRESHOLD_", MMAP_THRESHOLD), (M_TRIM_THRESHOLD, "MALLOC_TRIM_THRESHOLD_", TRIM_THRESHOLD)]
+            {
+                if std::env::var_os(var).is_none() {
+                    // SAFETY: mallopt only sets a parameter of glibc's allocator (it takes the
+                    // allocator's lock); a value it refuses leaves the parameter as it was.
+                    unsafe { mallopt(param, value) };
+                }
+            }
+        }
+    });
+}
