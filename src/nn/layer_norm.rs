@@ -157,12 +157,17 @@ fn backward_block<const R: usize>(
     let (mut sum_d, mut sum_dx) = ([0f32; R], [0f32; R]);
     for k in 0..n {
         for j in 0..R {
-            let (gv, xv) = (g[j * n + k], xhat[j * n + k]);
-            let d = gv * weight[k];
+            let d = g[j * n + k] * weight[k];
             sum_d[j] += d;
-            sum_dx[j] += d * xv;
-            dw[k] += gv * xv;
-            db[k] += gv;
+            sum_dx[j] += d * xhat[j * n + k];
+        }
+    }
+    // Row by row, so that the additions into `dw[k]` and `db[k]` of one row do not wait on each
+    // other (and the rows still come in order).
+    for (gr, xr) in g.chunks_exact(n).zip(xhat.chunks_exact(n)) {
+        for (((dw, db), &gv), &xv) in dw.iter_mut().zip(db.iter_mut()).zip(gr).zip(xr) {
+            *dw += gv * xv;
+            *db += gv;
         }
     }
     for j in 0..R {
