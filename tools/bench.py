@@ -134,6 +134,10 @@ def train_translation(path):
 
 # notebook 04's Transformer, notebook 05's recurrent translators
 TRANSLATORS = ["transformer", "gru", "lstm", "bilstm"]
+# Each translator's training and decoding runs this many times on each side, alternating: this
+# machine's speed varies by up to a quarter from one minute to the next, so one run of each is
+# not a measurement (BENCH_REPEATS=1 for a quick look).
+REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 
 
 def main(binary):
@@ -150,38 +154,51 @@ def main(binary):
     env1 = dict(os.environ, RAYON_NUM_THREADS="1")
     peak = json.loads(subprocess.run([binary, "peak=2"], env=env1, check=True, capture_output=True, text=True).stdout)["peak_gflops"]
     torch.set_num_threads(2)
-    print(f"\ntranslators, one epoch each on the generated corpus, two threads each; peak {peak:.0f} GFLOP/s (FMA probe, 2 threads)")
-    print(f"{'model':<12}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'PyTorch GFLOP/s':>17}{'ours GFLOP/s':>14}"
+    print(f"\ntranslators, one epoch each on the generated corpus, two threads each; peak {peak:.0f} GFLOP/s (FMA probe, 2 threads);"
+          f"\neach side run {REPEATS} times, alternating: medians, and the range of the {REPEATS} speed-ups")
+    print(f"{'model':<12}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'range':>14}{'PyTorch GFLOP/s':>17}{'ours GFLOP/s':>14}"
           f"   mean loss (PyTorch | ours)")
     decoding = []
     for kind in TRANSLATORS:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "batches.json")
-            # Ours: two half-batches at once, one thread each (StepByStep::threads = 2), candle's
-            # own thread pool left at one thread so that the two threads are all there is.
-            out = subprocess.run([binary, f"translation={kind}:{path}"], env=env1, check=True, capture_output=True, text=True).stdout
-            r = json.loads(out.strip().splitlines()[-1])
-            secs, tokens, loss, flops = train_translation(path)
-            with open(path) as f:
-                cfg = json.load(f)
-            decoding.append((kind, r, *decode_translation(cfg, path + ".decode.json")))
-        ours, theirs = r["tokens"] / r["seconds"], tokens / secs
-        g_ours, g_theirs = flops / r["seconds"] / 1e9, flops / secs / 1e9
-        print(f"{kind:<12}{tokens:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x"
+        runs = []
+        for _ in range(REPEATS):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "batches.json")
+                # Ours: two half-batches at once, one thread each (StepByStep::threads = 2), candle's
+                # own thread pool left at one thread so that the two threads are all there is.
+                out = subprocess.run([binary, f"translation={kind}:{path}"], env=env1, check=True, capture_output=True, text=True).stdout
+                r = json.loads(out.strip().splitlines()[-1])
+                secs, tokens, loss, flops = train_translation(path)
+                with open(path) as f:
+                    cfg = json.load(f)
+                runs.append((r, secs, tokens, loss, flops, *decode_translation(cfg, path + ".decode.json")))
+        decoding.append((kind, runs))
+        r, _, tokens, loss, flops = runs[0][:5]
+        ours = median([x[0]["tokens"] / x[0]["seconds"] for x in runs])
+        theirs = median([x[2] / x[1] for x in runs])
+        ratios = sorted((x[0]["tokens"] / x[0]["seconds"]) / (x[2] / x[1]) for x in runs)
+        g_ours, g_theirs = flops / (tokens / ours) / 1e9, flops / (tokens / theirs) / 1e9
+        print(f"{kind:<12}{tokens:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x{ratios[0]:>7.2f}-{ratios[-1]:.2f}x"
               f"{g_theirs:>10.1f} ({100 * g_theirs / peak:2.0f}%){g_ours:>7.1f} ({100 * g_ours / peak:2.0f}%)   {loss:.4f} | {r['loss']:.4f}")
 
     print("\ndecoding the 1,000 test sentences with the trained weights, batches of 100, one thread each"
-          " (tokens: of the translations, <eos> included)")
-    print(f"{'model':<12}{'search':<8}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}   same translations")
-    for kind, r, ((g_secs, g_tokens, g_out), (b_secs, b_tokens, b_out)), (ours_greedy, ours_beam) in decoding:
-        for search, secs, tokens, theirs_out, ours_secs, ours_tokens, ours_out in [
-            ("greedy", g_secs, g_tokens, g_out, r["greedy_seconds"], r["greedy_tokens"], ours_greedy),
-            ("beam-4", b_secs, b_tokens, b_out, r["beam_seconds"], r["beam_tokens"], ours_beam),
-        ]:
-            same = sum(a == b for a, b in zip(theirs_out, ours_out))
-            ours, theirs = ours_tokens / ours_secs, tokens / secs
-            print(f"{kind:<12}{search:<8}{ours_tokens:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x   {same} of {len(ours_out)}")
+          " (tokens: of the translations, <eos> included; medians, and the range of the speed-ups)")
+    print(f"{'model':<12}{'search':<8}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'range':>14}   same translations")
+    for kind, runs in decoding:
+        for search, k in [("greedy", 0), ("beam-4", 1)]:
+            key = "greedy" if k == 0 else "beam"
+            ours_rates = [x[0][f"{key}_tokens"] / x[0][f"{key}_seconds"] for x in runs]
+            theirs_rates = [x[5][k][1] / x[5][k][0] for x in runs]
+            ratios = sorted(a / b for a, b in zip(ours_rates, theirs_rates))
+            same = min(sum(a == b for a, b in zip(x[5][k][2], x[6][k])) for x in runs)
+            ours, theirs = median(ours_rates), median(theirs_rates)
+            print(f"{kind:<12}{search:<8}{runs[0][0][f'{key}_tokens']:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x"
+                  f"{ratios[0]:>7.2f}-{ratios[-1]:.2f}x   {same} of {len(runs[0][6][k])}")
 
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 if __name__ == "__main__":
     main(sys.argv[1])
