@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn eight_rows_side_by_side_give_the_bits_of_one_row_at_a_time() {
         // Uneven values (sums that round), rows of -0.0 and of one repeated value, an infinity.
-        let value = |i: usize| ((i * 7919 % 1000) as f32 / 37.0 - 13.0) * if i % 3 == 0 { 1e-3 } else { 1.0 };
+        let value = |i: usize| ((i * 7919 % 1000) as f32 / 37.0 - 13.0) * if i.is_multiple_of(3) { 1e-3 } else { 1.0 };
         for (rows, n) in [(19, 64), (8, 5), (3, 1), (17, 3), (0, 4)] {
             let mut x: Vec<f32> = (0..rows * n).map(value).collect();
             if rows > 9 {

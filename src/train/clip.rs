@@ -42,7 +42,7 @@ pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f6
     if norm_type.is_nan() || norm_type <= 0.0 {
         return Err(error(module, format!("invalid norm_type {norm_type}: expected a p > 0 or f64::INFINITY")));
     }
-    let p_norm = |values: &[f32]| p_norm(values.iter().map(|&v| v as f64), norm_type);
+    let p_norm = |values: &[f32]| p_norm(values, norm_type);
     let mut with_grads = vec![];
     let mut norms = vec![];
     for (k, p) in params.iter().enumerate() {
@@ -82,14 +82,31 @@ pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f6
 
 /// The `p`-norm of `values`, summed in f64 and rounded to f32 (`f64::INFINITY`: the largest
 /// absolute value).
-fn p_norm(values: impl Iterator<Item = f64>, norm_type: f64) -> f32 {
+fn p_norm(values: &[f32], norm_type: f64) -> f32 {
+    let values64 = || values.iter().map(|&v| v as f64);
     if norm_type == f64::INFINITY {
-        values.fold(0.0f64, |acc, v| acc.max(v.abs())) as f32
+        values64().fold(0.0f64, |acc, v| acc.max(v.abs())) as f32
     } else if norm_type == 2.0 {
-        // the same sum as powf(2.0) (a float32 value squared is exact in f64), without a pow
+        // the same terms as powf(2.0) (a float32 value squared is exact in f64), without a pow
         // call per gradient entry (it was 15% of a recurrent translator's step)
-        values.map(|v| v * v).sum::<f64>().sqrt() as f32
+        sum_of_squares(values).sqrt() as f32
     } else {
-        values.map(|v| v.abs().powf(norm_type)).sum::<f64>().powf(1.0 / norm_type) as f32
+        values64().map(|v| v.abs().powf(norm_type)).sum::<f64>().powf(1.0 / norm_type) as f32
     }
+}
+
+/// The sum of the squares of `values` in f64, as eight partial sums side by side: one chain of
+/// dependent additions took 0.4 ms a step for a GRU translator's 492,589 gradients (a twentieth
+/// of its step). The order of the f64 additions changes the sum in its last bits only, far below
+/// the float32 norm it is rounded to.
+fn sum_of_squares(values: &[f32]) -> f64 {
+    let mut partial = [0f64; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (p, &v) in partial.iter_mut().zip(chunk) {
+            *p += v as f64 * v as f64;
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|&v| v as f64 * v as f64).sum();
+    partial.iter().sum::<f64>() + tail
 }
