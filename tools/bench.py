@@ -137,7 +137,7 @@ TRANSLATORS = ["transformer", "gru", "lstm", "bilstm"]
 # Each translator's training and decoding runs this many times on each side, alternating: this
 # machine's speed varies by up to a quarter from one minute to the next, so one run of each is
 # not a measurement (BENCH_REPEATS=1 for a quick look).
-REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+REPEATS = max(1, int(os.environ.get("BENCH_REPEATS", "3")))
 
 
 def main(binary):
@@ -182,7 +182,8 @@ def main(binary):
               f"{g_theirs:>10.1f} ({100 * g_theirs / peak:2.0f}%){g_ours:>7.1f} ({100 * g_ours / peak:2.0f}%)   {loss:.4f} | {r['loss']:.4f}")
 
     print("\ndecoding the 1,000 test sentences with the trained weights, batches of 100, one thread each"
-          " (tokens: of the translations, <eos> included; medians, and the range of the speed-ups)")
+          " (tokens: of the translations, <eos> included; medians, and the range of the speed-ups;"
+          " same translations: the fewest over the repetitions)")
     print(f"{'model':<12}{'search':<8}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'range':>14}   same translations")
     for kind, runs in decoding:
         for search, k in [("greedy", 0), ("beam-4", 1)]:

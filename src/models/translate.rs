@@ -174,7 +174,9 @@ pub trait Translate: Walk {
     fn encode_src(&mut self, src: &Tensor) -> Result<Self::State>;
 
     /// The state of the sentences at `rows`, in that order, repeats allowed (beam search gives
-    /// every live beam of a sentence its own copy).
+    /// every live beam of a sentence its own copy). The picked state is detached from the graph
+    /// (decoding does not back-propagate, and a state keeping its graph would keep every earlier
+    /// step's alive): gradients do not flow through it to the encoder or to earlier steps.
     ///
     /// # Shapes
     /// - `rows`: `u32` row indices `(K,)`; returns the state of `K` sentences

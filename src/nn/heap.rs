@@ -19,9 +19,11 @@ pub(crate) const TRIM_THRESHOLD: i32 = 256 << 20;
 /// Sets glibc's `M_MMAP_THRESHOLD` to [`MMAP_THRESHOLD`] and `M_TRIM_THRESHOLD` to
 /// [`TRIM_THRESHOLD`], once per process (training and decoding call it before their loops), so
 /// that freed tensors' memory is reused rather than returned to the kernel and faulted in again.
-/// The process keeps up to its peak heap, plus at most 256 MiB of free space, until it ends.
-/// Elsewhere than Linux with glibc it does nothing; it does not touch a limit set through
-/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` in the environment.
+/// The setting is process-wide: blocks up to 32 MiB come from the heap, freed space inside the
+/// heap stays with the process, and free space at its top goes back to the kernel only beyond
+/// 256 MiB. Elsewhere than Linux with glibc it does nothing; it leaves alone a limit set through
+/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` in the environment (one set through
+/// `GLIBC_TUNABLES` is replaced).
 pub(crate) fn keep_freed_memory() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {

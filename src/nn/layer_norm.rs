@@ -183,7 +183,7 @@ struct LayerNormOp {
     n: usize,
     eps: f64,
     /// The forward pass's `xhat` and `rstd`, for the backward pass (which otherwise takes them
-    /// again from `x`).
+    /// again from `x`): one more copy of the input's size, alive as long as the graph node.
     kept: OnceLock<(Vec<f32>, Vec<f32>)>,
 }
 

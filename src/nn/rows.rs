@@ -1,7 +1,7 @@
 //! Picking rows of a tensor along its first dimension: what a decoder does to its state when
 //! sentences finish or beams are reordered, at every step.
 
-use super::in_place::with_f32;
+use super::in_place::{is_f32_in_place, with_f32};
 use candle_core::{DType, Result, Tensor};
 
 /// `t.index_select(rows, 0)` outside the graph: the rows of `t` along its first dimension that
@@ -19,7 +19,7 @@ use candle_core::{DType, Result, Tensor};
 pub(crate) fn index_rows(t: &Tensor, rows: &Tensor) -> Result<Tensor> {
     let selected = || Ok(t.contiguous()?.index_select(rows, 0)?.detach());
     let n = match t.dims().first() {
-        Some(&n) if rows.dtype() == DType::U32 && rows.rank() == 1 => n,
+        Some(&n) if rows.dtype() == DType::U32 && rows.rank() == 1 && is_f32_in_place(t) => n,
         _ => return selected(),
     };
     let ids = rows.to_vec1::<u32>()?;

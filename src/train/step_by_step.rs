@@ -236,6 +236,10 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
     /// training and validation losses of each epoch. An error (a non-finite loss, a bad batch)
     /// stops training and names the epoch and the batch; the trainer is then as it was after
     /// the last good epoch.
+    ///
+    /// On Linux with glibc, the first call in a process raises glibc's mmap and trim thresholds
+    /// (to 32 MiB and 256 MiB) so that freed tensors' memory is reused rather than faulted in again
+    /// (see the README's Speed section); it does nothing else to the allocator.
     pub fn train(&mut self, n_epochs: usize) -> Result<()> {
         self.check_optimizer()?;
         crate::nn::heap::keep_freed_memory();

@@ -125,7 +125,7 @@ impl RecurrentTranslate for GruTranslator {
         let pick = |t: &Tensor| index_rows(t, rows);
         let proj_keys = pick(&s.proj_keys)?;
         self.decoder.attn.select_key_rows(&s.proj_keys, &proj_keys, rows)?;
-        Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden: s.hidden.index_select(rows, 1)? })
+        Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden: s.hidden.index_select(rows, 1)?.detach() })
     }
 
     /// The encoder's final hidden state, `(N, H)`.

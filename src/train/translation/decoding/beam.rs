@@ -85,6 +85,10 @@ pub struct Hypothesis {
 /// `beam_width` of 0, an `n_best` outside `1..=beam_width` or a length penalty's `alpha` that is
 /// not finite.
 ///
+/// On Linux with glibc, the first call in a process raises glibc's mmap and trim thresholds
+/// (to 32 MiB and 256 MiB) so that freed tensors' memory is reused rather than faulted in again
+/// (see the README's Speed section).
+///
 /// # Shapes
 /// - `src`: source ids `(N, S)`
 /// - returns `N` lists of `n_best` hypotheses, best first

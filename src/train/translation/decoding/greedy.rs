@@ -17,6 +17,10 @@ use candle_core::{Result, Tensor};
 /// source that is not `(N, S)` integer ids with `S > 0`, `max_len` 0, `sos` or `eos` outside the target vocabulary, `sos` equal to the
 /// padding id, a source or `max_len` beyond the model's `max_len`.
 ///
+/// On Linux with glibc, the first call in a process raises glibc's mmap and trim thresholds
+/// (to 32 MiB and 256 MiB) so that freed tensors' memory is reused rather than faulted in again
+/// (see the README's Speed section).
+///
 /// # Shapes
 /// - `src`: source ids `(N, S)`
 /// - returns `N` sequences of at most `max_len` target ids each
