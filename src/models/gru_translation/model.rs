@@ -125,7 +125,9 @@ impl RecurrentTranslate for GruTranslator {
         let pick = |t: &Tensor| index_rows(t, rows);
         let proj_keys = pick(&s.proj_keys)?;
         self.decoder.attn.select_key_rows(&s.proj_keys, &proj_keys, rows)?;
-        Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden: s.hidden.index_select(rows, 1)?.detach() })
+        // The hidden state is `(1, N, H)`: its rows are those of `(N, H)`.
+        let hidden = pick(&s.hidden.squeeze(0)?)?.unsqueeze(0)?;
+        Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden })
     }
 
     /// The encoder's final hidden state, `(N, H)`.
