@@ -3,7 +3,9 @@
 use super::cells::fusable;
 use super::gru_sequence::gru_sequence;
 use super::ops::sigmoid;
+use super::packed::{check_lengths, keep_mask, reverse_within};
 use super::rnn::{CellKind, Recurrent, RnnWeights};
+use super::shape::error;
 use candle_core::{Result, Tensor};
 
 /// The GRU cell kind (gates `r, z, n`).
@@ -48,10 +50,53 @@ impl Recurrent<GruKind> {
         let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
         let (out, finals) = if fusable(self.hidden_size, &[x]) {
             // each direction one graph node, back-propagating through time inside
-            self.run_directions(x, initial, |w, gi, h0| gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0))?
+            self.run_directions(x, initial, |w, gi, h0| gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0, None))?
         } else {
             self.run(x, initial, gru_cell, Tensor::clone)?
         };
         Ok((out, Tensor::stack(&finals, 0)?))
     }
+
+    /// Runs every layer and direction over a padded batch whose sequence `i` has `lengths[i]`
+    /// real steps (in any order): what PyTorch gets from `pack_padded_sequence`, the GRU and
+    /// `pad_packed_sequence`. Past its end a sequence's state is carried unchanged and its
+    /// outputs are zero (those steps are not computed); the backward direction reads each
+    /// sequence reversed within its length.
+    ///
+    /// # Shapes
+    /// - `x`: `(N, L, F)`, padded after each sequence's end; `lengths`: `N` values in `1..=L`
+    /// - `h0`: optional initial state `(layers*dirs, N, H)` (zeros when `None`)
+    /// - returns the outputs `(N, L, dirs*H)`, zero at padded steps, and the final states
+    ///   `(layers*dirs, N, H)`, taken at each sequence's last real step
+    pub fn forward_padded(&self, x: &Tensor, lengths: &[usize], h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+        const MODULE: &str = "GRU (padded batch)";
+        let n = self.check_input(x).map_err(|e| error(MODULE, e))?;
+        check_lengths(MODULE, lengths, n, x.dim(1)?)?;
+        let h0 = self.initial_state(x, n, h0).map_err(|e| error(MODULE, e))?;
+        let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
+        let reverse = |t: &Tensor| reverse_within(t, lengths);
+        let (out, finals) = if fusable(self.hidden_size, &[x]) {
+            self.run_directions_with(x, initial, reverse, |w, gi, h0| {
+                gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0, Some(lengths))
+            })?
+        } else {
+            let keep = keep_mask(lengths, x.dim(1)?, x.dtype(), x.device())?;
+            self.run_directions_with(x, initial, reverse, |w, gi, h0| padded_steps(w, gi, &keep, h0))?
+        };
+        Ok((out, Tensor::stack(&finals, 0)?))
+    }
+}
+
+/// One direction step by step over a padded batch: [`gru_cell`]'s state taken where `keep` `(N, L)`
+/// is 1, carried where it is 0; the outputs are the new states times `keep`.
+fn padded_steps(w: &RnnWeights, gi: &Tensor, keep: &Tensor, h0: Tensor) -> Result<(Tensor, Tensor)> {
+    let mut h = h0;
+    let mut outs = Vec::with_capacity(gi.dim(1)?);
+    for t in 0..gi.dim(1)? {
+        let k = keep.narrow(1, t, 1)?; // (N, 1)
+        let h_new = gru_cell(w, &gi.narrow(1, t, 1)?.squeeze(1)?, &h)?;
+        h = (h_new.broadcast_mul(&k)? + h.broadcast_mul(&k.affine(-1.0, 1.0)?)?)?;
+        outs.push(h_new.broadcast_mul(&k)?);
+    }
+    Ok((Tensor::stack(&outs, 1)?, h))
 }

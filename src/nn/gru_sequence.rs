@@ -20,6 +20,10 @@ struct GruSequence {
     n: usize,
     l: usize,
     h: usize,
+    /// Each row's real length when the batch is padded (empty: every row has `L` steps). Past its
+    /// length a row's state is carried unchanged and its outputs are zero; those steps are not
+    /// computed.
+    lengths: Vec<usize>,
     /// What the backward pass needs of every step and unit, kept by the forward pass as
     /// `(L, N, 4H)`: the gates `r`, `z`, `n` and the hidden gate `h_(t-1) W_hn^T + b_hn`
     /// (recomputing them would take the transcendental functions twice).
@@ -52,10 +56,17 @@ impl CustomOp3 for GruSequence {
         let mut kept = vec![0f32; l * n * 4 * h];
         let mut prev = h0.to_vec();
         for t in 0..l {
-            let mut gh = w_hh_t.times(&prev, n)?;
+            let rows = self.rows_at(t);
+            let mut gh = if rows.len() == n {
+                w_hh_t.times(&prev, n)?
+            } else {
+                // only the rows still running, side by side
+                let running: Vec<f32> = rows.iter().flat_map(|&i| prev[i * h..(i + 1) * h].iter().copied()).collect();
+                w_hh_t.times(&running, rows.len())?
+            };
             add_to_rows(&mut gh, b);
-            for i in 0..n {
-                let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[i * 3 * h..(i + 1) * 3 * h]);
+            for (a, &i) in rows.iter().enumerate() {
+                let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[a * 3 * h..(a + 1) * 3 * h]);
                 // kept: [r | z | n | gh_n] of this step and row
                 let (gates, gh_n) = kept[(t * n + i) * 4 * h..(t * n + i + 1) * 4 * h].split_at_mut(3 * h);
                 gru_gates(gi, gh, gates);
@@ -65,7 +76,7 @@ impl CustomOp3 for GruSequence {
                     out[(i * l + t) * h + j] = (prev[i * h + j] - nn[j]) * z[j] + nn[j];
                 }
             }
-            for i in 0..n {
+            for &i in &rows {
                 prev[i * h..(i + 1) * h].copy_from_slice(&out[(i * l + t) * h..(i * l + t + 1) * h]);
             }
         }
@@ -101,6 +112,11 @@ impl CustomOp3 for GruSequence {
         for t in (0..l).rev() {
             let mut dh_prev = vec![0f32; n * h];
             for i in 0..n {
+                if !self.runs(i, t) {
+                    // a padded step: the state passes through, the zero output takes no gradient
+                    dh_prev[i * h..(i + 1) * h].copy_from_slice(&dh_next[i * h..(i + 1) * h]);
+                    continue;
+                }
                 let prev = if t == 0 { &ex[i * h..(i + 1) * h] } else { &out[(i * l + t - 1) * h..(i * l + t) * h] };
                 prev_all[(t * n + i) * h..(t * n + i + 1) * h].copy_from_slice(prev);
                 let k = &kept[(t * n + i) * 4 * h..(t * n + i + 1) * 4 * h];
@@ -142,20 +158,44 @@ impl CustomOp3 for GruSequence {
     }
 }
 
-/// A GRU direction over a whole sequence as one graph node.
+impl GruSequence {
+    /// The rows that take step `t`, in order.
+    fn rows_at(&self, t: usize) -> Vec<usize> {
+        (0..self.n).filter(|&i| self.runs(i, t)).collect()
+    }
+
+    /// Whether row `i` takes step `t` (it is within its length).
+    fn runs(&self, i: usize, t: usize) -> bool {
+        self.lengths.get(i).is_none_or(|&len| t < len)
+    }
+}
+
+/// A GRU direction over a whole sequence as one graph node. With `lengths` (a padded batch, each
+/// row's real length in `1..=L`), a row stops at its length: its later outputs are zero, its
+/// state is carried, and the last state returned is the one at its length.
 ///
 /// # Shapes
 /// - `gi`: `(N, L, 3H)` input gates (`b_ih` added); `w_hh`: `(3H, H)`; `b_hh`: `(3H)`; `h0`: `(N, H)`
+/// - `lengths`: `None` or `N` lengths
 /// - returns the hidden states of every step `(N, L, H)` and the last one `(N, H)`
-pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor) -> Result<(Tensor, Tensor)> {
+pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor, lengths: Option<&[usize]>) -> Result<(Tensor, Tensor)> {
     let (n, l, g) = gi.dims3()?;
     let h = h0.dim(1)?;
     if g != 3 * h || w_hh.dims() != [3 * h, h] || b_hh.dims() != [3 * h] || h0.dims() != [n, h] {
         bail!("gru sequence: gates {:?}, weight {:?}, bias {:?} and state {:?} do not fit", gi.dims(), w_hh.dims(), b_hh.dims(), h0.dims())
     }
+    let lengths = lengths.filter(|ls| ls.iter().any(|&len| len < l)).unwrap_or(&[]);
+    if !lengths.is_empty() && (lengths.len() != n || lengths.iter().any(|&len| len == 0 || len > l)) {
+        bail!("gru sequence: lengths {lengths:?} for {n} rows of {l} steps")
+    }
     let extra = Tensor::cat(&[h0.flatten_all()?, b_hh.clone()], 0)?;
-    let op = GruSequence { n, l, h, kept: Mutex::new(vec![]) };
+    let op = GruSequence { n, l, h, lengths: lengths.to_vec(), kept: Mutex::new(vec![]) };
     let out = gi.contiguous()?.apply_op3(&w_hh.contiguous()?, &extra, op)?;
-    let last = out.narrow(1, l - 1, 1)?.squeeze(1)?.contiguous()?;
+    let last = if lengths.is_empty() {
+        out.narrow(1, l - 1, 1)?.squeeze(1)?.contiguous()?
+    } else {
+        let at: Vec<u32> = lengths.iter().flat_map(|&len| std::iter::repeat_n(len as u32 - 1, h)).collect();
+        out.gather(&Tensor::from_vec(at, (n, 1, h), out.device())?, 1)?.squeeze(1)?
+    };
     Ok((out, last))
 }

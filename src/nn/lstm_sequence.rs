@@ -4,7 +4,7 @@
 //! A sequence shorter than the batch keeps its state through the padded steps and outputs zeros
 //! there, as `pack_padded_sequence` makes PyTorch's LSTM do: with `k_t` 1 at a real step and 0 at
 //! padding, `h_t = h'_t k_t + h_(t-1) (1 - k_t)` (the same for `c`) and the output is `h'_t k_t`,
-//! where `h'_t, c'_t` is the cell's step. The forward pass runs the float32 operations of the
+//! where `h'_t, c'_t` is the cell's step; the forward pass computes the cell only where `k_t` is 1. The forward pass runs the float32 operations of the
 //! step-by-step version in the same order (with [`super::fast_math`]'s `exp` and `tanh`); the
 //! hidden weights' gradient is one product over every step at the end of the backward pass.
 
@@ -60,10 +60,18 @@ impl CustomOp3 for LstmSequence {
         let mut kept = vec![0f32; l * n * KEPT * h];
         let mut c_new = vec![0f32; h];
         for t in 0..l {
-            let mut gh = w_hh_t.times(&hs, n)?;
+            // A padded step keeps the state and outputs zero: only the rows still running are
+            // computed (their `k` is 1, the blend below gives their new state exactly).
+            let rows: Vec<usize> = (0..n).filter(|&i| keep[i * l + t] != 0.0).collect();
+            let mut gh = if rows.len() == n {
+                w_hh_t.times(&hs, n)?
+            } else {
+                let running: Vec<f32> = rows.iter().flat_map(|&i| hs[i * h..(i + 1) * h].iter().copied()).collect();
+                w_hh_t.times(&running, rows.len())?
+            };
             add_to_rows(&mut gh, b);
-            for i in 0..n {
-                let (gi, gh) = (&gi[(i * l + t) * 4 * h..(i * l + t + 1) * 4 * h], &gh[i * 4 * h..(i + 1) * 4 * h]);
+            for (a, &i) in rows.iter().enumerate() {
+                let (gi, gh) = (&gi[(i * l + t) * 4 * h..(i * l + t + 1) * 4 * h], &gh[a * 4 * h..(a + 1) * 4 * h]);
                 let k = keep[i * l + t];
                 let not_k = 1.0 - k; // as candle's affine(-1, 1) gives it: exact for k in {0, 1}
                 let kp = &mut kept[(t * n + i) * KEPT * h..(t * n + i + 1) * KEPT * h];

@@ -45,7 +45,7 @@ pub fn reverse_within(x: &Tensor, lengths: &[usize]) -> Result<Tensor> {
 }
 
 /// `1` where `t < lengths[i]`, else `0`: `(N, L)` in `dtype`.
-fn keep_mask(lengths: &[usize], l: usize, dtype: DType, device: &Device) -> Result<Tensor> {
+pub(crate) fn keep_mask(lengths: &[usize], l: usize, dtype: DType, device: &Device) -> Result<Tensor> {
     let keep: Vec<f32> = lengths.iter().flat_map(|&len| (0..l).map(move |t| if t < len { 1.0 } else { 0.0 })).collect();
     Tensor::from_vec(keep, (lengths.len(), l), device)?.to_dtype(dtype)
 }

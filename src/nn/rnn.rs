@@ -91,7 +91,7 @@ fn layer_suffixes(num_layers: usize, bidirectional: bool) -> Vec<String> {
 }
 
 /// Runs a stack of recurrent layers over a batch-first `x`: for each layer and direction (the
-/// reverse one reads the sequence backwards), `direction` runs the layer's weights over the
+/// reverse one reads the sequence as `reverse` turns it, and its outputs are turned back), `direction` runs the layer's weights over the
 /// sequence's input gates from an initial state and returns its outputs `(N, L, H)` and final
 /// state. Returns the last layer's outputs `(N, L, dirs*H)` and the final state of every layer
 /// and direction.
@@ -100,6 +100,7 @@ fn run_stack<S>(
     weights: &[RnnWeights],
     dirs: usize,
     initial: Vec<S>,
+    reverse: impl Fn(&Tensor) -> Result<Tensor>,
     direction: impl Fn(&RnnWeights, &Tensor, S) -> Result<(Tensor, S)>,
 ) -> Result<(Tensor, Vec<S>)> {
     let mut input = x.clone();
@@ -108,11 +109,11 @@ fn run_stack<S>(
     for layer in weights.chunks(dirs) {
         let mut outs = vec![];
         for (dir, w) in layer.iter().enumerate() {
-            let seq = if dir == 1 { reverse_time(&input)? } else { input.clone() };
+            let seq = if dir == 1 { reverse(&input)? } else { input.clone() };
             let Some(state) = initial.next() else { bail!("recurrent layer: missing an initial state") };
             let (mut out, state) = direction(w, &w.input_gates(&seq)?, state)?;
             if dir == 1 {
-                out = reverse_time(&out)?;
+                out = reverse(&out)?;
             }
             finals.push(state);
             outs.push(out);
@@ -283,7 +284,19 @@ impl<C: CellKind> Recurrent<C> {
         initial: Vec<S>,
         direction: impl Fn(&RnnWeights, &Tensor, S) -> Result<(Tensor, S)>,
     ) -> Result<(Tensor, Vec<S>)> {
-        run_stack(x, &self.weights, self.directions(), initial, direction).map_err(|e| error(C::NAME, e))
+        self.run_directions_with(x, initial, reverse_time, direction)
+    }
+
+    /// [`Recurrent::run_directions`] with `reverse` turning a layer's input round for the backward
+    /// direction and its outputs back (for padded batches: each sequence within its length).
+    pub(crate) fn run_directions_with<S>(
+        &self,
+        x: &Tensor,
+        initial: Vec<S>,
+        reverse: impl Fn(&Tensor) -> Result<Tensor>,
+        direction: impl Fn(&RnnWeights, &Tensor, S) -> Result<(Tensor, S)>,
+    ) -> Result<(Tensor, Vec<S>)> {
+        run_stack(x, &self.weights, self.directions(), initial, reverse, direction).map_err(|e| error(C::NAME, e))
     }
 }
 

@@ -3,7 +3,7 @@
 use super::config::GruTranslatorConfig;
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Embedding, Gru, Walk, Walker};
-use candle_core::{Device, Result, Tensor};
+use candle_core::{Result, Tensor};
 
 /// `embed` (`nn.Embedding(src_vocab, embed_dim)`) and `basic_rnn` (`nn.GRU(embed_dim, H)`, batch
 /// first), the lecture's `Encoder` given token ids instead of coordinates.
@@ -22,14 +22,13 @@ impl GruEncoder {
         in_module("GruEncoder", build())
     }
 
-    /// Encodes a batch padded at the end. A one-directional GRU's states at the real tokens do not
-    /// depend on the padding that follows, so the whole padded batch runs at once; the final
-    /// state of each sentence is its state at its last real token, not at the end of the padding.
+    /// Encodes a batch padded at the end. Each sentence stops at its last real token
+    /// ([`Gru::forward_padded`]): its states at the real tokens are those of the sentence alone,
+    /// the final state is the one at its last real token, and the padding costs no steps.
     ///
     /// # Shapes
     /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths, each in `1..=S`
-    /// - returns the states `(N, S, H)` (padding positions included: mask them) and the final
-    ///   hidden state `(1, N, H)`
+    /// - returns the states `(N, S, H)` (zero at padding) and the final hidden state `(1, N, H)`
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, Tensor)> {
         let run = || -> Result<(Tensor, Tensor)> {
             let (n, s) = match src.dims() {
@@ -42,12 +41,7 @@ impl GruEncoder {
             if let Some(k) = lengths.iter().position(|&l| l == 0 || l > s) {
                 return Err(error("GruEncoder", format!("length {} of sentence {k} is not in 1..={s}", lengths[k])));
             }
-            let (states, _) = self.basic_rnn.forward(&self.embed.forward(src)?, None)?;
-            let h = self.basic_rnn.hidden_size;
-            let last: Vec<u32> = lengths.iter().flat_map(|&l| std::iter::repeat_n(l as u32 - 1, h)).collect();
-            let index = Tensor::from_vec(last, (n, 1, h), &Device::Cpu)?;
-            let hidden = states.gather(&index, 1)?.transpose(0, 1)?.contiguous()?;
-            Ok((states, hidden))
+            self.basic_rnn.forward_padded(&self.embed.forward(src)?, lengths, None)
         };
         in_module("GruEncoder", run())
     }
