@@ -9,6 +9,7 @@ pub(crate) mod cross_entropy;
 pub(crate) mod loss;
 pub(crate) mod optim;
 pub(crate) mod parallel;
+pub(crate) mod pool;
 pub(crate) mod progress;
 pub mod quick;
 pub(crate) mod report;

@@ -4,6 +4,7 @@ use crate::nn::Param;
 use crate::nn::in_place::{is_f32_in_place, update_f32, with_f32};
 use crate::nn::shape::error;
 use crate::nn::shape::storage_address;
+use crate::train::pool::{SPLIT_MIN, map_halves};
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Result, Tensor};
 use std::collections::HashMap;
@@ -44,6 +45,8 @@ pub trait Optimizer {
 /// `optim.Adam(params, lr)` with PyTorch's defaults (betas 0.9/0.999, eps 1e-8, no weight decay)
 /// and PyTorch's float32 arithmetic, step for step. The hyperparameters are checked when set, so
 /// the fields are private: read them with [`Adam::betas`], [`Adam::eps`], [`Adam::step_count`].
+/// From 65,536 values on, a step updates the parameters on two threads (each parameter on one,
+/// so the arithmetic is the same).
 #[derive(Clone, Debug)]
 pub struct Adam {
     params: Vec<Param>,
@@ -116,6 +119,9 @@ fn power(base: f64, step: u64) -> f64 {
     }
 }
 
+/// One parameter's in-place update: its index, value, gradient and moment buffers.
+type InPlace<'a> = (usize, Tensor, Tensor, &'a mut Vec<f32>, &'a mut Vec<f32>);
+
 /// One step's constants: PyTorch's float32 Adam arithmetic for a step.
 struct AdamStep {
     w1: f32,
@@ -181,11 +187,22 @@ impl Optimizer for Adam {
             self.exp_avg[k] = m;
             self.exp_avg_sq[k] = v;
         }
+        // The in-place updates, the parameters split between two threads (each its own).
+        let mut moments: Vec<Option<(&mut Vec<f32>, &mut Vec<f32>)>> =
+            self.exp_avg.iter_mut().zip(self.exp_avg_sq.iter_mut()).map(Some).collect();
+        let mut work = Vec::with_capacity(in_place.len());
         for (k, t, g) in in_place {
-            let (m, v) = (&mut self.exp_avg[k], &mut self.exp_avg_sq[k]);
-            with_f32(&g, |g| update_f32(&t, |values| c.apply(values, g, m, v)))
-                .unwrap_or_else(|| Err(error("Adam::step", format!("the gradient of parameter {k} changed storage"))))?;
+            let (m, v) = moments[k].take().ok_or_else(|| error("Adam::step", format!("parameter {k} is listed twice")))?;
+            work.push((k, t, g, m, v));
         }
+        let update = |half: Vec<InPlace>| -> Result<()> {
+            for (k, t, g, m, v) in half {
+                with_f32(&g, |g| update_f32(&t, |values| c.apply(values, g, m, v)))
+                    .unwrap_or_else(|| Err(error("Adam::step", format!("the gradient of parameter {k} changed storage"))))?;
+            }
+            Ok(())
+        };
+        map_halves(work, |w| w.1.elem_count(), SPLIT_MIN, update).into_iter().collect::<Result<Vec<()>>>()?;
         self.step_count = step;
         Ok(())
     }

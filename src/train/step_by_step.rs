@@ -48,7 +48,9 @@ pub struct StepByStep<M, L: Loss = MSELoss, O: Optimizer = Adam, D: Batches = Da
     /// Seconds, tokens and batches of every epoch's training pass (tokens counted where the
     /// model's [`Learner::batch_tokens`] counts them).
     pub epoch_stats: Vec<EpochStats>,
-    /// Train each batch as this many parts at once, one thread each, where the model can split
+    /// Train each batch as this many parts at once, one thread each (threads kept by the process
+    /// from step to step, as many as it has cores; Adam's update is split between two of them),
+    /// where the model can split
     /// its batches ([`Learner::parallel_grads`]: translation batches without dropout); the step is
     /// the whole batch's, up to float32 rounding. Default 1. Set `RAYON_NUM_THREADS=1` with it,
     /// as the kernels do: the parts then keep one core each busy.
