@@ -18,9 +18,9 @@ use crate::nn::shape::error;
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
 
-/// The weighted mean of the parts' losses and gradients: `parts` holds each part's batch and
-/// weight (its share of the mean, e.g. its target tokens). Each part runs on its own copy of
-/// `model`, which shares the parameters.
+/// The weighted mean of the parts' losses and of their gradients of `params` (the store holds
+/// only those): `parts` holds each part's batch and weight (its share of the mean, e.g. its
+/// target tokens). Each part runs on its own copy of `model`, which shares the parameters.
 pub fn parallel_grads<M, L, B>(model: &M, loss_fn: &L, parts: &[(B, f64)], params: &[Param]) -> Result<(f64, GradStore)>
 where
     M: Learner<B> + Clone + Send,
@@ -32,42 +32,39 @@ where
     if parts.is_empty() || total.is_nan() || total <= 0.0 {
         return Err(error(module, format!("expected parts with a positive total weight, got {} parts weighing {total}", parts.len())));
     }
-    let results = run_parts(model, loss_fn, parts)?;
+    let results = run_parts(model, loss_fn, parts, params)?;
     let loss = results.iter().zip(parts).map(|((v, _), (_, w))| v * w).sum::<f64>() / total;
-    let mut stores: Vec<GradStore> = results.into_iter().map(|(_, g)| g).collect();
-    let mut combined = stores.remove(0);
     let shares: Vec<f32> = parts.iter().map(|(_, w)| (w / total) as f32).collect();
     // Every parameter's parts, then the float32 sums, the parameters split between two threads.
     let mut summed = vec![];
     let mut others = vec![];
-    for p in params {
-        let t = p.tensor();
-        let part_grads: Vec<Tensor> = std::iter::once(&combined).chain(&stores).filter_map(|g| g.get(&t).cloned()).collect();
+    for (k, p) in params.iter().enumerate() {
+        let part_grads: Vec<Tensor> = results.iter().filter_map(|(_, g)| g[k].clone()).collect();
         if part_grads.len() == parts.len() {
-            summed.push((t, part_grads));
-        } else {
-            others.push(t);
+            summed.push((k, p.tensor(), part_grads));
+        } else if !part_grads.is_empty() {
+            others.push((k, p.tensor()));
         }
     }
     let sums = map_halves(
         summed,
-        |(t, _)| t.elem_count(),
+        |(_, t, _)| t.elem_count(),
         SPLIT_MIN,
-        |half| half.into_iter().map(|(t, grads)| (weighted_sum(&grads, &shares), t)).collect::<Vec<_>>(),
+        |half| half.into_iter().map(|(k, t, grads)| (weighted_sum(&grads, &shares), k, t)).collect::<Vec<_>>(),
     );
-    for (sum, t) in sums.into_iter().flatten() {
+    let mut combined = empty_store()?;
+    for (sum, k, t) in sums.into_iter().flatten() {
         match sum {
             Some(sum) => {
                 combined.insert(&t, Tensor::from_vec(sum, t.shape(), t.device())?);
             }
-            None => others.push(t),
+            None => others.push((k, t)),
         }
     }
-    for t in others {
+    for (k, t) in others {
         let mut sum: Option<Tensor> = None;
-        for (k, (_, w)) in parts.iter().enumerate() {
-            let g = if k == 0 { combined.get(&t).cloned() } else { stores[k - 1].get(&t).cloned() };
-            if let Some(g) = g {
+        for ((_, grads), (_, w)) in results.iter().zip(parts) {
+            if let Some(g) = &grads[k] {
                 let g = (g * (w / total))?;
                 sum = Some(match sum {
                     Some(s) => (s + g)?,
@@ -82,25 +79,29 @@ where
     Ok((loss, combined))
 }
 
-/// Each part's forward and backward pass on the training pool's threads (each on its own copy of
-/// `model`), or one after the other on this thread where the pool cannot be made. A part that
-/// panics is an error, not a panic of the caller.
-fn run_parts<M, L, B>(model: &M, loss_fn: &L, parts: &[(B, f64)]) -> Result<Vec<(f64, GradStore)>>
+/// Each part's loss and the gradients of `params` (`None` where a parameter got none), the
+/// forward and backward passes on the training pool's threads (each part on its own copy of
+/// `model`), or one after the other on this thread where the pool cannot be made. Each thread
+/// drops the rest of its backward pass's gradients (every intermediate tensor's) itself. A part
+/// that panics is an error, not a panic of the caller.
+fn run_parts<M, L, B>(model: &M, loss_fn: &L, parts: &[(B, f64)], params: &[Param]) -> Result<Vec<PartGrads>>
 where
     M: Learner<B> + Clone + Send,
     L: Loss,
     B: Sync,
 {
-    let one = |mut replica: M, batch: &B| -> Result<(f64, GradStore)> {
-        let run = std::panic::AssertUnwindSafe(|| -> Result<(f64, GradStore)> {
+    let tensors: Vec<Tensor> = params.iter().map(Param::tensor).collect();
+    let one = |mut replica: M, batch: &B| -> Result<PartGrads> {
+        let run = std::panic::AssertUnwindSafe(|| -> Result<PartGrads> {
             let (yhat, y) = replica.forward_batch(batch)?;
             let loss = loss_fn.loss(&yhat, &y)?;
             let value = loss.to_scalar::<f32>()? as f64;
-            Ok((value, loss.backward()?))
+            let mut store = loss.backward()?;
+            Ok((value, tensors.iter().map(|t| store.remove(t)).collect()))
         });
         std::panic::catch_unwind(run).unwrap_or_else(|_| Err(error("StepByStep (data-parallel step)", "a training thread panicked")))
     };
-    let mut results: Vec<Option<Result<(f64, GradStore)>>> = parts.iter().map(|_| None).collect();
+    let mut results: Vec<Option<Result<PartGrads>>> = parts.iter().map(|_| None).collect();
     match pool() {
         Some(pool) => {
             let replicas: Vec<M> = parts.iter().map(|_| model.clone()).collect();
@@ -118,6 +119,15 @@ where
         }
     }
     results.into_iter().map(|r| r.unwrap_or_else(|| Err(error("StepByStep (data-parallel step)", "a part did not run")))).collect()
+}
+
+/// A part's loss and its gradient of each parameter, in the parameters' order.
+type PartGrads = (f64, Vec<Option<Tensor>>);
+
+/// A gradient store holding nothing the optimiser reads (candle offers no empty one: the backward
+/// pass of a constant gives a store with only that constant's gradient).
+fn empty_store() -> Result<GradStore> {
+    Tensor::zeros((), candle_core::DType::F32, &candle_core::Device::Cpu)?.backward()
 }
 
 /// `sum_k shares[k] * grads[k]` in one pass over float32 CPU gradients of one length (the same
