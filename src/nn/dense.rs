@@ -155,13 +155,7 @@ impl<'a> WeightT<'a> {
         if products <= 1 {
             return Ok(WeightT { data: w.into(), n_in, n_out, rows: false });
         }
-        let mut t = vec![0f32; w.len()];
-        for (o, row) in w.chunks_exact(n_in.max(1)).enumerate() {
-            for (i, &v) in row.iter().enumerate() {
-                t[i * n_out + o] = v;
-            }
-        }
-        Ok(WeightT { data: t.into(), n_in, n_out, rows: true })
+        Ok(WeightT { data: transpose(w, n_out, n_in).into(), n_in, n_out, rows: true })
     }
 
     /// `a (rows, n_in) @ W^T`, `(rows, n_out)`.
@@ -170,6 +164,27 @@ impl<'a> WeightT<'a> {
         let (rs, cs) = if self.rows { (cols, 1) } else { (1, k) };
         rows_by("WeightT::times", a, rows, k, cols, Strided { data: &self.data, rs, cs })
     }
+}
+
+/// The transpose `(cols, rows)` of a row-major `(rows, cols)` matrix, tile by tile (16 by 16):
+/// element by element, every write of a column went to another cache line (50 us for a GRU's
+/// `(384, 128)` hidden weight, 1.6% of a GRU translator's training).
+fn transpose(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    const TILE: usize = 16;
+    let mut t = vec![0f32; a.len()];
+    for r0 in (0..rows).step_by(TILE) {
+        let r1 = (r0 + TILE).min(rows);
+        let block = &a[r0 * cols..r1 * cols];
+        for c0 in (0..cols).step_by(TILE) {
+            for c in c0..(c0 + TILE).min(cols) {
+                // column c of the block's rows, written as a contiguous run of t's row c
+                for (d, src) in t[c * rows + r0..c * rows + r1].iter_mut().zip(block.chunks_exact(cols)) {
+                    *d = src[c];
+                }
+            }
+        }
+    }
+    t
 }
 
 /// `y (rows, n_out) = x (rows, n_in) @ W^T + b` for `W (n_out, n_in)`.
@@ -236,6 +251,19 @@ impl XwbKernel for DenseOp {
 #[cfg(test)]
 mod tests {
     use candle_core::{Device, Tensor, Var};
+
+    #[test]
+    fn transpose_moves_every_element() {
+        for (rows, cols) in [(384, 128), (17, 33), (1, 5), (5, 1), (0, 3)] {
+            let a: Vec<f32> = (0..rows * cols).map(|v| v as f32).collect();
+            let t = super::transpose(&a, rows, cols);
+            for r in 0..rows {
+                for c in 0..cols {
+                    assert_eq!(t[c * rows + r], a[r * cols + c], "({rows}, {cols}) at ({r}, {c})");
+                }
+            }
+        }
+    }
 
     fn values(t: &Tensor) -> Vec<f32> {
         t.flatten_all().unwrap().to_vec1::<f32>().unwrap()
