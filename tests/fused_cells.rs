@@ -1,9 +1,10 @@
 //! The fused GRU and LSTM steps (one graph node a time step from hidden size 8 on, `nn::cells`)
 //! against the same arithmetic written out here as tensor operations from the layers' public
-//! weights: the outputs and final states within 1e-6 (the fused nodes take `exp` and `tanh` from
-//! `nn::fast_math`, a few ulps from libm's, which the composed operations call), every gradient
-//! within 1e-5. The fixtures check the fused steps against PyTorch too (`gru_translation`, hidden
-//! size 8, and `lstm_translation`).
+//! weights, and the GRU over a padded batch against each sequence run alone: the outputs and
+//! final states within 1e-6 (the fused nodes take `exp` and `tanh` from `nn::fast_math`, a few
+//! ulps from libm's, which the composed operations call), every gradient within 1e-5. The
+//! fixtures check the fused steps against PyTorch too (`gru_translation`, hidden size 8, and
+//! `lstm_translation`).
 
 use crate::common::{self, fixtures::assert_tensor_close};
 use attention_zoo::nn::{Gru, Lstm, LstmCell, RnnWeights, sigmoid};
@@ -196,24 +197,29 @@ fn fused_packed_lstm_equals_the_composed_arithmetic() {
 }
 
 /// `Gru::forward_padded` (what PyTorch gets from `pack_padded_sequence`) against each sequence
-/// run alone by `Gru::forward`, for the step-by-step (hidden size 4) and fused (16) layers, one
-/// and two directions, two layers: the outputs at the real steps and the final states within
-/// 1e-6, exact zeros at the padding, every gradient within 1e-5. What lies in the padding of the
-/// input does not matter.
+/// run alone by `Gru::forward` from its own initial state, for the step-by-step (hidden size 4)
+/// and fused (16) layers, one and two directions, two layers, with a batch where one sequence
+/// fills it and one where none does: the outputs at the real steps and the final states within
+/// 1e-6, exact zeros at every padded step, every gradient (input, initial state, all weights)
+/// within 1e-5. What lies in the padding of the input does not matter.
 #[test]
 fn padded_gru_equals_each_sequence_alone() {
     let _serial = common::serial();
-    let (lengths, l) = ([5usize, 2, 4], 5);
-    for (hd, bidirectional) in [(4, false), (4, true), (16, false), (16, true)] {
-        let what = format!("padded GRU {hd}, bidirectional {bidirectional}");
+    let l = 5;
+    for (hd, bidirectional, lengths) in
+        [(4, false, [5usize, 2, 4]), (4, true, [3, 1, 4]), (16, false, [5, 2, 4]), (16, true, [5, 2, 4]), (16, true, [3, 1, 4])]
+    {
+        let what = format!("padded GRU {hd}, bidirectional {bidirectional}, lengths {lengths:?}");
         manual_seed(hd as i128).unwrap();
         let gru = Gru::with_layers(3, hd, 2, bidirectional).unwrap();
         let x = input(3, l, 3);
-        let (out, h_n) = gru.forward_padded(x.as_tensor(), &lengths, None).unwrap();
+        let h0 = Var::from_tensor(&attention_zoo::repro::randn((gru.weights.len(), 3, hd)).unwrap()).unwrap();
+        let (out, h_n) = gru.forward_padded(x.as_tensor(), &lengths, Some(h0.as_tensor())).unwrap();
         let width = out.dim(2).unwrap();
         let (mut alone_out, mut alone_h) = (vec![], vec![]);
         for (i, &len) in lengths.iter().enumerate() {
-            let (o, h) = gru.forward(&x.as_tensor().narrow(0, i, 1).unwrap().narrow(1, 0, len).unwrap(), None).unwrap();
+            let row_h0 = h0.as_tensor().narrow(1, i, 1).unwrap();
+            let (o, h) = gru.forward(&x.as_tensor().narrow(0, i, 1).unwrap().narrow(1, 0, len).unwrap(), Some(&row_h0)).unwrap();
             let pad = Tensor::zeros((1, l - len, width), DType::F32, &Device::Cpu).unwrap();
             alone_out.push(if len < l { Tensor::cat(&[o, pad], 1).unwrap() } else { o });
             alone_h.push(h);
@@ -221,13 +227,20 @@ fn padded_gru_equals_each_sequence_alone() {
         let (want_out, want_h) = (Tensor::cat(&alone_out, 0).unwrap(), Tensor::cat(&alone_h, 1).unwrap());
         same_values(&format!("{what}: outputs"), &out, &want_out);
         same_values(&format!("{what}: h_n"), &h_n, &want_h);
-        let padding = out.narrow(0, 1, 1).unwrap().narrow(1, 2, 3).unwrap().abs().unwrap().sum_all().unwrap();
-        assert_eq!(padding.to_scalar::<f32>().unwrap(), 0.0, "{what}: outputs at the padding");
+        for (i, &len) in lengths.iter().enumerate().filter(|(_, len)| **len < l) {
+            let padding = out.narrow(0, i, 1).unwrap().narrow(1, len, l - len).unwrap().abs().unwrap().sum_all().unwrap();
+            assert_eq!(padding.to_scalar::<f32>().unwrap(), 0.0, "{what}: outputs at the padding of sequence {i}");
+        }
         let loss = |o: &Tensor, h: &Tensor| (weighted(o) + weighted(h)).unwrap();
         let (padded, alone) = (loss(&out, &h_n).backward().unwrap(), loss(&want_out, &want_h).backward().unwrap());
-        let mut tensors = vec![("x", x.as_tensor().clone())];
+        let mut tensors = vec![("x", x.as_tensor().clone()), ("h0", h0.as_tensor().clone())];
         for w in &gru.weights {
-            tensors.extend([("weight_ih", w.weight_ih.tensor()), ("weight_hh", w.weight_hh.tensor()), ("bias_hh", w.bias_hh.tensor())]);
+            tensors.extend([
+                ("weight_ih", w.weight_ih.tensor()),
+                ("weight_hh", w.weight_hh.tensor()),
+                ("bias_ih", w.bias_ih.tensor()),
+                ("bias_hh", w.bias_hh.tensor()),
+            ]);
         }
         same_grads(&what, &padded, &alone, &tensors);
     }

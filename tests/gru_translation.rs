@@ -97,4 +97,7 @@ fn bad_batches_are_clear_errors() {
         let e = encoder.forward(&src, &lengths).unwrap_err().to_string();
         assert!(e.contains("GruEncoder") && e.contains(says), "{e}");
     }
+    // An empty batch is no error: empty states and final state, as PyTorch's GRU gives.
+    let (states, hidden) = encoder.forward(&Tensor::zeros((0, 3), DType::U32, &Device::Cpu).unwrap(), &[]).unwrap();
+    assert_eq!((states.dims(), hidden.dims()), (&[0, 3, fx.sizes.hidden_dim][..], &[1, 0, fx.sizes.hidden_dim][..]));
 }

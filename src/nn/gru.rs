@@ -60,19 +60,25 @@ impl Recurrent<GruKind> {
     /// Runs every layer and direction over a padded batch whose sequence `i` has `lengths[i]`
     /// real steps (in any order): what PyTorch gets from `pack_padded_sequence`, the GRU and
     /// `pad_packed_sequence`. Past its end a sequence's state is carried unchanged and its
-    /// outputs are zero (those steps are not computed); the backward direction reads each
-    /// sequence reversed within its length.
+    /// outputs are zero; the backward direction reads each sequence reversed within its length.
+    /// The fused layers (hidden size 8 and more, float32 on the CPU) do not compute the padded
+    /// steps at all; the step-by-step ones compute them and keep the old state.
     ///
     /// # Shapes
-    /// - `x`: `(N, L, F)`, padded after each sequence's end; `lengths`: `N` values in `1..=L`
+    /// - `x`: `(N, L, F)`, padded after each sequence's end; `lengths`: `N` values in `1..=L`;
+    ///   `N = 0` (an empty batch, no lengths) gives empty outputs, as [`Recurrent::forward`] does
     /// - `h0`: optional initial state `(layers*dirs, N, H)` (zeros when `None`)
     /// - returns the outputs `(N, L, dirs*H)`, zero at padded steps, and the final states
     ///   `(layers*dirs, N, H)`, taken at each sequence's last real step
     pub fn forward_padded(&self, x: &Tensor, lengths: &[usize], h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
         const MODULE: &str = "GRU (padded batch)";
-        let n = self.check_input(x).map_err(|e| error(MODULE, e))?;
+        let n = self.check_input_any_batch(x).map_err(|e| error(MODULE, e))?;
         check_lengths(MODULE, lengths, n, x.dim(1)?)?;
         let h0 = self.initial_state(x, n, h0).map_err(|e| error(MODULE, e))?;
+        if n == 0 {
+            let out = Tensor::zeros((0, x.dim(1)?, self.directions() * self.hidden_size), x.dtype(), x.device())?;
+            return Ok((out, h0));
+        }
         let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
         let reverse = |t: &Tensor| reverse_within(t, lengths);
         let (out, finals) = if fusable(self.hidden_size, &[x]) {

@@ -184,10 +184,13 @@ pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor, leng
     if g != 3 * h || w_hh.dims() != [3 * h, h] || b_hh.dims() != [3 * h] || h0.dims() != [n, h] {
         bail!("gru sequence: gates {:?}, weight {:?}, bias {:?} and state {:?} do not fit", gi.dims(), w_hh.dims(), b_hh.dims(), h0.dims())
     }
-    let lengths = lengths.filter(|ls| ls.iter().any(|&len| len < l)).unwrap_or(&[]);
-    if !lengths.is_empty() && (lengths.len() != n || lengths.iter().any(|&len| len == 0 || len > l)) {
-        bail!("gru sequence: lengths {lengths:?} for {n} rows of {l} steps")
+    if let Some(ls) = lengths
+        && (ls.len() != n || ls.iter().any(|&len| len == 0 || len > l))
+    {
+        bail!("gru sequence: lengths {ls:?} for {n} rows of {l} steps")
     }
+    // every row at full length: the plain sequence
+    let lengths = lengths.filter(|ls| ls.iter().any(|&len| len < l)).unwrap_or(&[]);
     let extra = Tensor::cat(&[h0.flatten_all()?, b_hh.clone()], 0)?;
     let op = GruSequence { n, l, h, lengths: lengths.to_vec(), kept: Mutex::new(vec![]) };
     let out = gi.contiguous()?.apply_op3(&w_hh.contiguous()?, &extra, op)?;

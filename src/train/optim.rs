@@ -40,13 +40,17 @@ pub trait Optimizer {
     /// Restores a state written by [`Optimizer::state`]: checks the kind, the step, the
     /// hyperparameters and every buffer first, and changes nothing unless all checks pass.
     fn load_state(&mut self, state: &OptimizerState) -> Result<()>;
+    /// How many threads a step may use ([`StepByStep::train`](super::StepByStep::train) passes
+    /// its `threads`). The default ignores it: the step runs on the calling thread.
+    fn set_threads(&mut self, _threads: usize) {}
 }
 
 /// `optim.Adam(params, lr)` with PyTorch's defaults (betas 0.9/0.999, eps 1e-8, no weight decay)
 /// and PyTorch's float32 arithmetic, step for step. The hyperparameters are checked when set, so
 /// the fields are private: read them with [`Adam::betas`], [`Adam::eps`], [`Adam::step_count`].
-/// From 65,536 values on, a step updates the parameters on two threads (each parameter on one,
-/// so the arithmetic is the same).
+/// Given two threads or more ([`Optimizer::set_threads`], as `StepByStep` with `threads` 2 does),
+/// a step of 65,536 values or more updates the parameters on two threads, each parameter on one,
+/// so the arithmetic is the same.
 #[derive(Clone, Debug)]
 pub struct Adam {
     params: Vec<Param>,
@@ -56,6 +60,7 @@ pub struct Adam {
     step_count: u64,
     exp_avg: Vec<Vec<f32>>,
     exp_avg_sq: Vec<Vec<f32>>,
+    threads: usize,
 }
 
 /// Checks Adam's hyperparameters as PyTorch does: `0 <= lr`, `0 <= beta < 1`, `0 <= eps`, all finite.
@@ -83,7 +88,7 @@ impl Adam {
     pub fn with_betas(params: Vec<Param>, lr: f64, betas: (f64, f64), eps: f64) -> Result<Self> {
         check_hyperparameters(lr, betas, eps)?;
         let exp_avg: Vec<Vec<f32>> = params.iter().map(|p| vec![0f32; p.elem_count()]).collect();
-        Ok(Adam { exp_avg_sq: exp_avg.clone(), exp_avg, params, lr, betas, eps, step_count: 0 })
+        Ok(Adam { exp_avg_sq: exp_avg.clone(), exp_avg, params, lr, betas, eps, step_count: 0, threads: 1 })
     }
 
     /// Changes the learning rate (checked like the constructor's).
@@ -187,13 +192,14 @@ impl Optimizer for Adam {
             self.exp_avg[k] = m;
             self.exp_avg_sq[k] = v;
         }
-        // The in-place updates, the parameters split between two threads (each its own).
-        let mut moments: Vec<Option<(&mut Vec<f32>, &mut Vec<f32>)>> =
-            self.exp_avg.iter_mut().zip(self.exp_avg_sq.iter_mut()).map(Some).collect();
-        let mut work = Vec::with_capacity(in_place.len());
-        for (k, t, g) in in_place {
-            let (m, v) = moments[k].take().ok_or_else(|| error("Adam::step", format!("parameter {k} is listed twice")))?;
-            work.push((k, t, g, m, v));
+        // The in-place updates (`in_place` is in the parameters' order), the parameters split
+        // between two threads where it was given two (each parameter on one).
+        let mut in_place = in_place.into_iter().peekable();
+        let mut work = vec![];
+        for (k, (m, v)) in self.exp_avg.iter_mut().zip(self.exp_avg_sq.iter_mut()).enumerate() {
+            if let Some((_, t, g)) = in_place.next_if(|(j, _, _)| *j == k) {
+                work.push((k, t, g, m, v));
+            }
         }
         let update = |half: Vec<InPlace>| -> Result<()> {
             for (k, t, g, m, v) in half {
@@ -202,13 +208,18 @@ impl Optimizer for Adam {
             }
             Ok(())
         };
-        map_halves(work, |w| w.1.elem_count(), SPLIT_MIN, update).into_iter().collect::<Result<Vec<()>>>()?;
+        let min = if self.threads >= 2 { SPLIT_MIN } else { usize::MAX };
+        map_halves(work, |w| w.1.elem_count(), min, update).into_iter().collect::<Result<Vec<()>>>()?;
         self.step_count = step;
         Ok(())
     }
 
     fn set_lr(&mut self, lr: f64) -> Result<()> {
         Adam::set_lr(self, lr)
+    }
+
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
     }
 
     fn step_count(&self) -> u64 {

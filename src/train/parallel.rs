@@ -52,7 +52,7 @@ where
         SPLIT_MIN,
         |half| half.into_iter().map(|(k, t, grads)| (weighted_sum(&grads, &shares), k, t)).collect::<Vec<_>>(),
     );
-    let mut combined = empty_store()?;
+    let mut combined = GradStore::default();
     for (sum, k, t) in sums.into_iter().flatten() {
         match sum {
             Some(sum) => {
@@ -82,8 +82,9 @@ where
 /// Each part's loss and the gradients of `params` (`None` where a parameter got none), the
 /// forward and backward passes on the training pool's threads (each part on its own copy of
 /// `model`), or one after the other on this thread where the pool cannot be made. Each thread
-/// drops the rest of its backward pass's gradients (every intermediate tensor's) itself. A part
-/// that panics is an error, not a panic of the caller.
+/// drops the rest of its backward pass's store itself (the gradients of the graph's other
+/// leaves; candle drops every intermediate tensor's during the pass). A part that panics is an
+/// error, not a panic of the caller.
 fn run_parts<M, L, B>(model: &M, loss_fn: &L, parts: &[(B, f64)], params: &[Param]) -> Result<Vec<PartGrads>>
 where
     M: Learner<B> + Clone + Send,
@@ -123,12 +124,6 @@ where
 
 /// A part's loss and its gradient of each parameter, in the parameters' order.
 type PartGrads = (f64, Vec<Option<Tensor>>);
-
-/// A gradient store holding nothing the optimiser reads (candle offers no empty one: the backward
-/// pass of a constant gives a store with only that constant's gradient).
-fn empty_store() -> Result<GradStore> {
-    Tensor::zeros((), candle_core::DType::F32, &candle_core::Device::Cpu)?.backward()
-}
 
 /// `sum_k shares[k] * grads[k]` in one pass over float32 CPU gradients of one length (the same
 /// float32 products and left-to-right sums as the tensor operations); `None` for other tensors.

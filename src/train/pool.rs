@@ -48,11 +48,13 @@ pub(crate) fn map_halves<T: Send, R: Send>(
 ) -> Vec<R> {
     let total: usize = items.iter().map(&weight).sum();
     match pool() {
-        Some(pool) if total >= min_weight && items.len() > 1 => {
-            let (a, b) = halves(items, weight);
-            let (ra, rb) = pool.join(|| work(a), || work(b));
-            vec![ra, rb]
-        }
+        Some(pool) if total >= min_weight && items.len() > 1 => match halves(items, weight) {
+            (a, b) if a.is_empty() || b.is_empty() => vec![work(if a.is_empty() { b } else { a })],
+            (a, b) => {
+                let (ra, rb) = pool.join(|| work(a), || work(b));
+                vec![ra, rb]
+            }
+        },
         _ => vec![work(items)],
     }
 }

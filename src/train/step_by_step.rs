@@ -48,12 +48,14 @@ pub struct StepByStep<M, L: Loss = MSELoss, O: Optimizer = Adam, D: Batches = Da
     /// Seconds, tokens and batches of every epoch's training pass (tokens counted where the
     /// model's [`Learner::batch_tokens`] counts them).
     pub epoch_stats: Vec<EpochStats>,
-    /// Train each batch as this many parts at once, one thread each (threads kept by the process
-    /// from step to step, as many as it has cores; Adam's update is split between two of them),
-    /// where the model can split
+    /// Train each batch as this many parts at once, one thread each, where the model can split
     /// its batches ([`Learner::parallel_grads`]: translation batches without dropout); the step is
-    /// the whole batch's, up to float32 rounding. Default 1. Set `RAYON_NUM_THREADS=1` with it,
-    /// as the kernels do: the parts then keep one core each busy.
+    /// the whole batch's, up to float32 rounding. Default 1. From 2 on, the optimiser may split
+    /// its update too ([`Optimizer::set_threads`]: Adam does from 65,536 values), and the
+    /// threads are a pool the process keeps from step to step (as many as it has cores; each
+    /// evcxr cell that trains so makes its own, which then sleeps). Set `RAYON_NUM_THREADS=1`
+    /// with it, as the kernels do: candle's products then stay on their part's thread, and the
+    /// parts keep one core each busy.
     pub threads: usize,
     /// Train (and validate) on at most this many batches an epoch, the first of each pass; the
     /// `train` says so in a line when it is set. `None` (the default) uses every batch; the
@@ -244,6 +246,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
     /// (see the README's Speed section); it does nothing else to the allocator.
     pub fn train(&mut self, n_epochs: usize) -> Result<()> {
         self.check_optimizer()?;
+        self.optimizer.set_threads(self.threads);
         crate::nn::heap::keep_freed_memory();
         self.set_seed(self.seed)?;
         // Parameters made in another notebook cell get ids from this cell's counter.
