@@ -7,7 +7,7 @@
 
 use super::fast_math::{exp, with_avx2};
 use super::in_place::with_f32_pair;
-use super::kernels::{cpu_f32, fused, values};
+use super::kernels::{cpu_f32, fused};
 use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor, bail};
 
 /// `x - max - ln(sum(exp(x - max)))` of each row of `n` values.
@@ -110,31 +110,35 @@ impl CustomOp1 for NllOp {
     }
 
     fn bwd(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        let (x, g, n) = (values(x)?, values(grad)?, self.n);
+        let n = self.n;
         let stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
-        if g.len() != self.ids.len() || stats.len() != self.ids.len() {
-            bail!("cross-entropy backward: {} gradients and {} kept rows for {} targets", g.len(), stats.len(), self.ids.len());
-        }
-        let mut dx = vec![0f32; x.len()];
-        for ((((xr, dr), &(max, log_sum)), (&y, &w)), &gr) in
-            x.chunks_exact(n).zip(dx.chunks_exact_mut(n)).zip(stats.iter()).zip(self.ids.iter().zip(&self.weights)).zip(&g)
-        {
-            let scale = gr * w;
-            if scale == 0.0 {
-                continue;
+        // the logits read where they lie (they are `(rows, C)` values, often 100,000s of them)
+        let dx = with_f32_pair(x, grad, |x, g| {
+            if g.len() != self.ids.len() || stats.len() != self.ids.len() || x.len() != n * self.ids.len() {
+                bail!("cross-entropy backward: {} gradients and {} kept rows for {} targets", g.len(), stats.len(), self.ids.len());
             }
-            exp_shifted(xr, max, log_sum, dr);
-            for d in dr.iter_mut() {
-                *d *= scale;
+            let mut dx = vec![0f32; x.len()];
+            for ((((xr, dr), &(max, log_sum)), (&y, &w)), &gr) in
+                x.chunks_exact(n).zip(dx.chunks_exact_mut(n)).zip(stats.iter()).zip(self.ids.iter().zip(&self.weights)).zip(g)
+            {
+                let scale = gr * w;
+                if scale == 0.0 {
+                    continue;
+                }
+                exp_shifted(xr, max, log_sum, dr);
+                for d in dr.iter_mut() {
+                    *d *= scale;
+                }
+                dr[y as usize] -= scale;
             }
-            dr[y as usize] -= scale;
-        }
-        Ok(Some(Tensor::from_vec(dx, (self.ids.len(), n), grad.device())?))
+            Ok(dx)
+        })??;
+        Ok(Some(Tensor::from_vec(dx, x.shape(), grad.device())?))
     }
 }
 
 /// The cross-entropy's per-row `-(log_softmax(x)[ids] * weights)` of float32 CPU logits
-/// `(rows, C)` as one node; `None` for other dtypes and devices (the caller composes it then).
+/// `(..., C)` (`rows` of them in all, one id and weight each) as one node, `(rows)`; `None` for other dtypes and devices (the caller composes it then).
 pub(crate) fn nll_rows(x: &Tensor, ids: Vec<u32>, weights: Vec<f32>) -> Option<Result<Tensor>> {
     let &n = x.dims().last()?;
     fused(&[x]).then(|| x.contiguous()?.apply_op1(NllOp { n, ids, weights, stats: Default::default() }))

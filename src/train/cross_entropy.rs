@@ -128,7 +128,6 @@ impl CrossEntropyLoss {
                 _ => Ok(zero),
             };
         }
-        let x = logits.reshape((rows, classes))?;
         let eps = self.label_smoothing;
         let reduce = |per_target: Tensor| match self.reduction {
             // A true division, as PyTorch's (`x / n` here would multiply by a rounded `1 / n`).
@@ -137,11 +136,14 @@ impl CrossEntropyLoss {
             Reduction::None => per_target.reshape(targets.dims()),
         };
         if eps == 0.0 {
-            // On the CPU in float32 the log-softmax, the gather and the weights are one node.
-            if let Some(nll) = crate::nn::log_softmax::nll_rows(&x, ids.clone(), weights.clone()) {
+            // On the CPU in float32 the log-softmax, the gather and the weights are one node, which
+            // reads the logits in their own shape: a reshape would be one more node, whose gradient
+            // candle zero-fills and adds into (a translator's logits are its largest tensor).
+            if let Some(nll) = crate::nn::log_softmax::nll_rows(logits, ids.clone(), weights.clone()) {
                 return reduce(nll?);
             }
         }
+        let x = logits.reshape((rows, classes))?;
         let log_p = log_softmax(&x)?;
         let ids = Tensor::from_vec(ids, (rows, 1), device)?;
         let weights = Tensor::from_vec(weights, rows, device)?.to_dtype(x.dtype())?;
