@@ -95,8 +95,11 @@ impl CustomOp1 for NllOp {
     fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
         let x = cpu_f32("cross-entropy", s, l)?;
         let n = self.n;
-        if x.len() != n * self.ids.len() {
-            bail!("cross-entropy: {} logits for {} targets of {n} classes", x.len(), self.ids.len());
+        if n == 0 || x.len() != n * self.ids.len() || self.weights.len() != self.ids.len() {
+            bail!("cross-entropy: {} logits and {} weights for {} targets of {n} classes", x.len(), self.weights.len(), self.ids.len());
+        }
+        if let Some(y) = self.ids.iter().find(|&&y| y as usize >= n) {
+            bail!("cross-entropy: target {y} outside the {n} classes");
         }
         let stats = row_stats(x, n, &mut vec![0f32; n]);
         let nll = stats
@@ -112,10 +115,17 @@ impl CustomOp1 for NllOp {
     fn bwd(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let n = self.n;
         let stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
-        // the logits read where they lie (they are `(rows, C)` values, often 100,000s of them)
+        // The logits read where they lie: rows x C values, whatever their leading dims, often
+        // 100,000s of them (the forward pass made them contiguous; a strided gradient is copied).
         let dx = with_f32_pair(x, grad, |x, g| {
             if g.len() != self.ids.len() || stats.len() != self.ids.len() || x.len() != n * self.ids.len() {
-                bail!("cross-entropy backward: {} gradients and {} kept rows for {} targets", g.len(), stats.len(), self.ids.len());
+                bail!(
+                    "cross-entropy backward: {} logits of {n} classes, {} gradients and {} kept rows for {} targets",
+                    x.len(),
+                    g.len(),
+                    stats.len(),
+                    self.ids.len()
+                );
             }
             let mut dx = vec![0f32; x.len()];
             for ((((xr, dr), &(max, log_sum)), (&y, &w)), &gr) in
@@ -138,7 +148,8 @@ impl CustomOp1 for NllOp {
 }
 
 /// The cross-entropy's per-row `-(log_softmax(x)[ids] * weights)` of float32 CPU logits
-/// `(..., C)` (`rows` of them in all, one id and weight each) as one node, `(rows)`; `None` for other dtypes and devices (the caller composes it then).
+/// `(..., C)` (`ids.len()` rows of `C` values, one id and weight each) as one node of shape
+/// `(rows)`; `None` for other dtypes and devices (the caller composes it then).
 pub(crate) fn nll_rows(x: &Tensor, ids: Vec<u32>, weights: Vec<f32>) -> Option<Result<Tensor>> {
     let &n = x.dims().last()?;
     fused(&[x]).then(|| x.contiguous()?.apply_op1(NllOp { n, ids, weights, stats: Default::default() }))
@@ -247,5 +258,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn logits_of_any_leading_shape_give_the_same_bits_and_a_gradient_of_their_shape() {
+        use candle_core::{Device, Var};
+        let (n, rows) = (5, 6);
+        let x: Vec<f32> = (0..rows * n).map(|i| ((i * 7 % 11) as f32 - 5.0) * 0.3).collect();
+        let ids: Vec<u32> = (0..rows).map(|r| (r % n) as u32).collect();
+        let weights = vec![1.0, 0.0, 1.0, 1.0, 1.0, 1.0];
+        let flat = Var::from_vec(x.clone(), (rows, n), &Device::Cpu).unwrap();
+        let cube = Var::from_vec(x, (2, 3, n), &Device::Cpu).unwrap();
+        // a strided view of the same values: the node's input is then a contiguous copy
+        let strided = Var::from_vec(cube.flatten_all().unwrap().to_vec1::<f32>().unwrap(), (3, 2, n), &Device::Cpu).unwrap();
+        let strided_view = strided.transpose(0, 1).unwrap();
+        // row (i, j) of the view is row 2 j + i of the values
+        let order = [0, 2, 4, 1, 3, 5];
+        let reordered: Vec<u32> = order.iter().map(|&r| ids[r]).collect();
+        let reweighted: Vec<f32> = order.iter().map(|&r| weights[r]).collect();
+        let bits = |t: &Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let a = nll_rows(&flat, ids.clone(), weights.clone()).unwrap().unwrap();
+        let b = nll_rows(&cube, ids, weights).unwrap().unwrap();
+        assert_eq!(bits(&a), bits(&b));
+        let (ga, gb) = (a.sum_all().unwrap().backward().unwrap(), b.sum_all().unwrap().backward().unwrap());
+        let (ga, gb) = (ga.get(&flat).unwrap(), gb.get(&cube).unwrap());
+        assert_eq!(gb.dims(), &[2, 3, n]);
+        assert_eq!(bits(ga), bits(gb));
+        let c = nll_rows(&strided_view, reordered, reweighted).unwrap().unwrap();
+        let gc = c.sum_all().unwrap().backward().unwrap();
+        let gc = gc.get(&strided).unwrap();
+        let (a_bits, c_bits) = (bits(&a), bits(&c));
+        assert_eq!(c_bits, order.iter().map(|&r| a_bits[r]).collect::<Vec<_>>());
+        assert_eq!(bits(gc), bits(ga));
+    }
+
+    #[test]
+    fn targets_outside_the_classes_are_an_error() {
+        let x = Tensor::zeros((2, 3), candle_core::DType::F32, &candle_core::Device::Cpu).unwrap();
+        let e = nll_rows(&x, vec![0, 3], vec![1.0, 1.0]).unwrap().unwrap_err().to_string();
+        assert!(e.contains("target 3 outside the 3 classes"), "{e}");
     }
 }
