@@ -16,6 +16,7 @@ mod display;
 mod edge_cases;
 mod encoder_block;
 mod error_context;
+mod error_names;
 mod figures;
 mod fused_cells;
 mod gps;

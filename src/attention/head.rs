@@ -5,8 +5,8 @@ use super::mask::MASK_FILL;
 use super::score::{Score, context_vector, cosine_products, dot_products};
 use crate::nn::ops::{masked_fill, softmax};
 use crate::nn::rows::index_rows;
-use crate::nn::shape::check_batch;
 use crate::nn::shape::same_tensor;
+use crate::nn::shape::{Within, check_batch};
 use crate::nn::{Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor, bail};
 use std::sync::Mutex;
@@ -94,15 +94,16 @@ impl Attention {
     /// first (in that order, as PyTorch draws them), then the score's own parameters.
     pub fn with_score(hidden_dim: usize, input_dim: Option<usize>, proj_values: bool, score: Score) -> Result<Self> {
         let input_dim = input_dim.unwrap_or(hidden_dim);
-        let linear_query = Linear::new(input_dim, hidden_dim)?;
-        let linear_key = Linear::new(input_dim, hidden_dim)?;
-        let linear_value = Linear::new(input_dim, hidden_dim)?;
+        let linear_query = Linear::new(input_dim, hidden_dim).within("Attention")?;
+        let linear_key = Linear::new(input_dim, hidden_dim).within("Attention")?;
+        let linear_value = Linear::new(input_dim, hidden_dim).within("Attention")?;
         let (linear_score, linear_v) = match score {
-            Score::General => (Some(Linear::with_bias(hidden_dim, hidden_dim, false)?), None),
-            Score::Additive => {
-                (Some(Linear::with_bias(2 * hidden_dim, hidden_dim, false)?), Some(Linear::with_bias(hidden_dim, 1, false)?))
-            }
-            Score::Location { source_len } => (Some(Linear::new(hidden_dim, source_len)?), None),
+            Score::General => (Some(Linear::with_bias(hidden_dim, hidden_dim, false).within("Attention")?), None),
+            Score::Additive => (
+                Some(Linear::with_bias(2 * hidden_dim, hidden_dim, false).within("Attention")?),
+                Some(Linear::with_bias(hidden_dim, 1, false).within("Attention")?),
+            ),
+            Score::Location { source_len } => (Some(Linear::new(hidden_dim, source_len).within("Attention")?), None),
             _ => (None, None),
         };
         Ok(Attention {

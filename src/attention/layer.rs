@@ -2,6 +2,7 @@
 
 use super::score::{context_vector, dot_products};
 use crate::nn::ops::softmax;
+use crate::nn::shape::Within;
 use crate::nn::{Linear, Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -19,9 +20,9 @@ pub struct AttentionLayer {
 
 impl AttentionLayer {
     pub fn new(input_dim: usize, output_dim: usize) -> Result<Self> {
-        let query = Linear::new(input_dim, output_dim)?;
-        let key = Linear::new(input_dim, output_dim)?;
-        let value = Linear::new(input_dim, output_dim)?;
+        let query = Linear::new(input_dim, output_dim).within("AttentionLayer")?;
+        let key = Linear::new(input_dim, output_dim).within("AttentionLayer")?;
+        let value = Linear::new(input_dim, output_dim).within("AttentionLayer")?;
         Ok(AttentionLayer { query, key, value, alphas: None })
     }
 

@@ -1,7 +1,7 @@
 //! The lecture's wide multi-head attention: every head sees all `d_model` dimensions.
 
 use super::head::Attention;
-use crate::nn::shape::in_module;
+use crate::nn::shape::{Within, in_module};
 use crate::nn::{Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor, bail};
 
@@ -23,8 +23,9 @@ impl MultiHeadAttention {
             bail!("MultiHeadAttention: n_heads must be positive")
         }
         let Some(width) = n_heads.checked_mul(d_model) else { bail!("MultiHeadAttention: {n_heads} heads of d_model {d_model} overflow") };
-        let linear_out = Linear::new(width, d_model)?;
-        let attn_heads = (0..n_heads).map(|_| Attention::new(d_model, input_dim, proj_values)).collect::<Result<_>>()?;
+        let linear_out = Linear::new(width, d_model).within("MultiHeadAttention")?;
+        let attn_heads =
+            (0..n_heads).map(|_| Attention::new(d_model, input_dim, proj_values)).collect::<Result<_>>().within("MultiHeadAttention")?;
         Ok(MultiHeadAttention { n_heads, d_model, linear_out, attn_heads })
     }
 
@@ -33,7 +34,7 @@ impl MultiHeadAttention {
     /// # Shapes
     /// - `keys`: `(N, L, input_dim)`
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
-        self.attn_heads.iter_mut().try_for_each(|h| h.init_keys(keys))
+        self.attn_heads.iter_mut().try_for_each(|h| h.init_keys(keys)).within("MultiHeadAttention::init_keys")
     }
 
     /// Every head's alphas, stacked: `(n_heads, N, Lq, L)`.

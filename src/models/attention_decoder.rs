@@ -2,7 +2,7 @@
 
 use super::seq2seq::{EncoderDecoder, StepDecoder, final_state_seq_first, gru_step};
 use crate::attention::Attention;
-use crate::nn::shape::in_module;
+use crate::nn::shape::{Within, in_module};
 use crate::nn::{Gru, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -20,9 +20,9 @@ pub struct DecoderAttn {
 
 impl DecoderAttn {
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
-        let basic_rnn = Gru::new(n_features, hidden_dim)?;
-        let attn = Attention::new(hidden_dim, None, false)?;
-        let regression = Linear::new(2 * hidden_dim, n_features)?;
+        let basic_rnn = Gru::new(n_features, hidden_dim).within("DecoderAttn")?;
+        let attn = Attention::new(hidden_dim, None, false).within("DecoderAttn")?;
+        let regression = Linear::new(2 * hidden_dim, n_features).within("DecoderAttn")?;
         Ok(DecoderAttn { n_features, hidden_dim, hidden: None, basic_rnn, attn, regression })
     }
 }

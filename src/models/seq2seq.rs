@@ -3,7 +3,7 @@
 //!
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
-use crate::nn::shape::{MAX_ELEMENTS, check_batch, error, in_module, shape_error};
+use crate::nn::shape::{MAX_ELEMENTS, Within, check_batch, error, in_module, shape_error};
 use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker};
 use crate::repro;
 use candle_core::{Result, Tensor, bail};
@@ -45,7 +45,8 @@ pub struct Encoder {
 
 impl Encoder {
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
-        Ok(Encoder { n_features, hidden_dim, hidden: None, basic_rnn: Gru::new(n_features, hidden_dim)? })
+        let basic_rnn = Gru::new(n_features, hidden_dim).within("Encoder")?;
+        Ok(Encoder { n_features, hidden_dim, hidden: None, basic_rnn })
     }
 
     /// Runs the GRU over the source and keeps its final hidden state in `self.hidden`.
@@ -82,8 +83,8 @@ pub struct Decoder {
 impl Decoder {
     /// Draws the GRU's parameters, then the linear layer's, as PyTorch does.
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
-        let basic_rnn = Gru::new(n_features, hidden_dim)?;
-        let regression = Linear::new(hidden_dim, n_features)?;
+        let basic_rnn = Gru::new(n_features, hidden_dim).within("Decoder")?;
+        let regression = Linear::new(hidden_dim, n_features).within("Decoder")?;
         Ok(Decoder { n_features, hidden_dim, hidden: None, basic_rnn, regression })
     }
 

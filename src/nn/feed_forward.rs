@@ -2,6 +2,7 @@
 
 use super::linear::Linear;
 use super::module::{Walk, Walker};
+use super::shape::Within;
 use candle_core::{Result, Tensor};
 
 /// `nn.Sequential(Linear(d_in, ff_units), ReLU(), Linear(ff_units, d_out))`, named `0` and `2`
@@ -14,7 +15,9 @@ pub struct FeedForward {
 
 impl FeedForward {
     pub fn new(d_in: usize, ff_units: usize, d_out: usize) -> Result<Self> {
-        Ok(FeedForward { layer0: Linear::new(d_in, ff_units)?, layer2: Linear::new(ff_units, d_out)? })
+        let layer0 = Linear::new(d_in, ff_units).within("FeedForward")?;
+        let layer2 = Linear::new(ff_units, d_out).within("FeedForward")?;
+        Ok(FeedForward { layer0, layer2 })
     }
 
     /// Linear, ReLU, linear.

@@ -19,13 +19,26 @@ pub fn shape_error(module: &str, expected: impl std::fmt::Display, actual: &[usi
 /// already under `module`, is left as it is; the names are compared whole, so `Transformer`
 /// never passes for `TransformerEncoder`.
 pub fn in_module<T>(module: &str, result: Result<T>) -> Result<T> {
-    result.map_err(|e| if raised_by(&e, module) { e } else { e.context(Within(module.to_string())) })
+    result.map_err(|e| if raised_by(&e, module) { e } else { e.context(ModuleLabel(module.to_string())) })
+}
+
+/// `result.within("Encoder")` reads as the line it labels: [`in_module`]`("Encoder", result)`,
+/// written after the inner call (`Gru::new(n_features, hidden_dim).within("Encoder")?`).
+pub trait Within<T> {
+    /// Puts `module` on top of this result's error, as [`in_module`] does.
+    fn within(self, module: &str) -> Result<T>;
+}
+
+impl<T> Within<T> for Result<T> {
+    fn within(self, module: &str) -> Result<T> {
+        in_module(module, self)
+    }
 }
 
 /// The context [`in_module`] adds: the public item's name.
-struct Within(String);
+struct ModuleLabel(String);
 
-impl std::fmt::Display for Within {
+impl std::fmt::Display for ModuleLabel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:", self.0)
     }

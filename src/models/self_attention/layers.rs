@@ -2,7 +2,7 @@
 
 use super::config::SelfAttnConfig;
 use crate::attention::MultiHeadAttention;
-use crate::nn::shape::{check_batch, in_module};
+use crate::nn::shape::{Within, check_batch, in_module};
 use crate::nn::{FeedForward, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
 
@@ -29,8 +29,8 @@ impl EncoderSelfAttn {
     pub fn from_config(cfg: &SelfAttnConfig) -> Result<Self> {
         let SelfAttnConfig { n_heads, d_model, ff_units, .. } = *cfg;
         let n_features = cfg.features();
-        let self_attn_heads = MultiHeadAttention::new(n_heads, d_model, Some(n_features), true)?;
-        let ffn = FeedForward::new(d_model, ff_units, d_model)?;
+        let self_attn_heads = MultiHeadAttention::new(n_heads, d_model, Some(n_features), true).within("EncoderSelfAttn")?;
+        let ffn = FeedForward::new(d_model, ff_units, d_model).within("EncoderSelfAttn")?;
         Ok(EncoderSelfAttn { n_heads, d_model, ff_units, n_features, self_attn_heads, ffn })
     }
 
@@ -82,9 +82,9 @@ impl DecoderSelfAttn {
     pub fn from_config(cfg: &SelfAttnConfig) -> Result<Self> {
         let SelfAttnConfig { n_heads, d_model, ff_units, .. } = *cfg;
         let n_features = cfg.features();
-        let self_attn_heads = MultiHeadAttention::new(n_heads, d_model, Some(n_features), true)?;
-        let cross_attn_heads = MultiHeadAttention::new(n_heads, d_model, None, true)?;
-        let ffn = FeedForward::new(d_model, ff_units, n_features)?;
+        let self_attn_heads = MultiHeadAttention::new(n_heads, d_model, Some(n_features), true).within("DecoderSelfAttn")?;
+        let cross_attn_heads = MultiHeadAttention::new(n_heads, d_model, None, true).within("DecoderSelfAttn")?;
+        let ffn = FeedForward::new(d_model, ff_units, n_features).within("DecoderSelfAttn")?;
         Ok(DecoderSelfAttn { n_heads, d_model, ff_units, n_features, self_attn_heads, cross_attn_heads, ffn })
     }
 
@@ -94,7 +94,7 @@ impl DecoderSelfAttn {
     /// - `states`: `(N, L, D)`
     pub fn init_keys(&mut self, states: &Tensor) -> Result<()> {
         check_batch("DecoderSelfAttn::init_keys", states, self.d_model)?;
-        self.cross_attn_heads.init_keys(states)
+        self.cross_attn_heads.init_keys(states).within("DecoderSelfAttn::init_keys")
     }
 
     /// Masked self-attention over the target, cross-attention over the encoder's states, then

@@ -4,6 +4,7 @@
 use super::config::SelfAttnConfig;
 use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnEncoder};
 use crate::attention::PositionalEncoding;
+use crate::nn::shape::Within;
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -28,7 +29,8 @@ impl WithPe<EncoderSelfAttn> {
     }
 
     pub fn from_config(cfg: &SelfAttnConfig) -> Result<Self> {
-        Ok(WithPe { pe: PositionalEncoding::new(cfg.max_len, cfg.features())?, layer: EncoderSelfAttn::from_config(cfg)? })
+        let pe = PositionalEncoding::new(cfg.max_len, cfg.features()).within("EncoderPe")?;
+        Ok(WithPe { pe, layer: EncoderSelfAttn::from_config(cfg).within("EncoderPe")? })
     }
 
     /// Adds the positional encoding, then runs the encoder.
@@ -49,7 +51,8 @@ impl WithPe<DecoderSelfAttn> {
     }
 
     pub fn from_config(cfg: &SelfAttnConfig) -> Result<Self> {
-        Ok(WithPe { pe: PositionalEncoding::new(cfg.max_len, cfg.features())?, layer: DecoderSelfAttn::from_config(cfg)? })
+        let pe = PositionalEncoding::new(cfg.max_len, cfg.features()).within("DecoderPe")?;
+        Ok(WithPe { pe, layer: DecoderSelfAttn::from_config(cfg).within("DecoderPe")? })
     }
 
     /// The encoder's states become the keys and values of the cross-attention.
@@ -57,7 +60,7 @@ impl WithPe<DecoderSelfAttn> {
     /// # Shapes
     /// - `states`: `(N, L, D)`
     pub fn init_keys(&mut self, states: &Tensor) -> Result<()> {
-        self.layer.init_keys(states)
+        self.layer.init_keys(states).within("DecoderPe::init_keys")
     }
 
     /// Adds the positional encoding, then runs the decoder.
