@@ -25,10 +25,13 @@ PYTHON ?= python3
 VENV := $(ROOT)/.venv
 REF_VENV := $(ROOT)/.venv-ref
 EVCXR_VERSION := 0.22.0
+# crates.io's checksum of evcxr_jupyter-0.22.0.crate, and our patch to it (tools/evcxr/README.md).
+EVCXR_SHA256 := 3ce0d7b3058f68a9673df4f1266b641942fea0ec131881d095306e509a382764
+EVCXR_PATCH := tools/evcxr/evcxr_jupyter.patch
 # The user's cache directory: evcxr_jupyter (pinned, built once), evcxr's compile cache and the
 # kernels' kept build folders, shared by every clone of this user (CI's fresh clones included).
 ZOO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/attention-zoo
-EVCXR_ROOT := $(ZOO_CACHE)/evcxr-$(EVCXR_VERSION)
+EVCXR_ROOT := $(ZOO_CACHE)/evcxr-$(EVCXR_VERSION)-patch-$(shell sha1sum < $(EVCXR_PATCH) | cut -c1-8)
 EVCXR := $(EVCXR_ROOT)/bin/evcxr_jupyter
 # One set of kernel build slots per clone: its crate path is part of what cargo tracks.
 SLOTS := $(ZOO_CACHE)/build/$(shell printf '%s' '$(ROOT)' | sha1sum | cut -c1-12)
@@ -68,7 +71,7 @@ $(VENV)/.installed: tools/requirements-notebooks.txt
 	touch $@
 
 $(EVCXR):
-	cargo install --locked --root $(EVCXR_ROOT) evcxr_jupyter --version $(EVCXR_VERSION)
+	$(PYTHON) tools/evcxr/install_evcxr.py $(EVCXR_VERSION) $(EVCXR_SHA256) $(EVCXR_PATCH) $(EVCXR_ROOT)
 
 $(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py tools/evcxr/init.evcxr tools/evcxr/prelude.rs $(VENV)/.installed
 	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(ZOO_CACHE) $(ZOO_CACHE)/lld $(SLOTS)

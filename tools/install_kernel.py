@@ -6,22 +6,25 @@ The kernel starts through tools/evcxr/launch.py, which gives it a kept build fol
 SLOTS_DIR (so the crate is not rebuilt at every start). It gets its config folder, written here:
 init.evcxr is tools/evcxr/init.evcxr (:cache, :opt) followed by a `:dep` of this clone by its
 absolute path, and prelude.rs is tools/evcxr/prelude.rs, a warm-up that uses the crate once, so
-that the `:dep` and the first link happen while the kernel starts; and tools/evcxr/init.evcxr
-alone in a `plain` folder beside it, for launch.py to start without the warm-up when the warm-up
-fails (a crate that does not build). It also gets the user's cache folder for evcxr's compile cache,
-one compute thread (tiny matrices are much faster on one thread), and, when the Rust toolchain
-ships rust-lld, a folder on its PATH where `lld` and `ld.lld` name it: evcxr then links each cell
-with lld, which is several times faster than the system linker (evcxr falls back to the system
-linker by itself if lld fails)."""
+that the `:dep` and the first link happen while the kernel starts (if it fails, say a crate that
+does not build, our patched evcxr starts without it and prints why in the first cell's output).
+It also gets the user's cache folder for evcxr's compile cache, one compute thread (tiny matrices
+are much faster on one thread), `RUST_LIB_BACKTRACE=0` (evcxr sets `RUST_BACKTRACE=1` in the
+kernel, which gave every error of candle's a backtrace of twenty `<unknown>` frames; errors are
+then one message again, while panics keep their backtraces), and, when the Rust toolchain ships
+rust-lld, a folder on its PATH where `lld` and `ld.lld` name it: evcxr then links each cell with
+lld, which is several times faster than the system linker (evcxr falls back to the system linker
+by itself if lld fails)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 kernel_dir, binary, config_dir, cache_dir, linker_dir, slots_dir = (os.path.abspath(p) for p in sys.argv[1:7])
 launcher = os.path.join(os.path.dirname(os.path.abspath(__file__)), "evcxr", "launch.py")
 os.makedirs(kernel_dir, exist_ok=True)
-env = {"EVCXR_CONFIG_DIR": config_dir, "XDG_CACHE_HOME": cache_dir, "RAYON_NUM_THREADS": "1"}
+env = {"EVCXR_CONFIG_DIR": config_dir, "XDG_CACHE_HOME": cache_dir, "RAYON_NUM_THREADS": "1", "RUST_LIB_BACKTRACE": "0"}
 
 
 def rust_lld():
@@ -54,13 +57,13 @@ templates = os.path.join(os.path.dirname(os.path.abspath(__file__)), "evcxr")
 root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 commands = open(os.path.join(templates, "init.evcxr")).read().rstrip("\n") + "\n"
 dep = ':dep attention_zoo = { path = "%s", package = "attention-zoo" }\n' % root.replace("\\", "\\\\").replace('"', '\\"')
-os.makedirs(os.path.join(config_dir, "plain"), exist_ok=True)
+os.makedirs(config_dir, exist_ok=True)
 with open(os.path.join(config_dir, "init.evcxr"), "w") as f:
     f.write(commands + dep)
 with open(os.path.join(config_dir, "prelude.rs"), "w") as f:
     f.write(open(os.path.join(templates, "prelude.rs")).read())
-with open(os.path.join(config_dir, "plain", "init.evcxr"), "w") as f:
-    f.write(commands)
+# The launcher's fallback folder of earlier versions, if a clone still has it.
+shutil.rmtree(os.path.join(config_dir, "plain"), ignore_errors=True)
 
 data_dir = os.path.dirname(os.path.dirname(kernel_dir))
 subprocess.run([binary, "--install"], check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, JUPYTER_PATH=data_dir))
