@@ -76,9 +76,16 @@ $(EVCXR):
 $(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py tools/evcxr/init.evcxr tools/evcxr/prelude.rs $(VENV)/.installed
 	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(ZOO_CACHE) $(ZOO_CACHE)/lld $(SLOTS)
 
-pages-check:
+# Chromium from Debian's packages and Playwright (its Python driver, no browser download) for the checks.
+CHECKS := $(VENV)/.checks-installed
+$(CHECKS): tools/requirements-checks.txt $(VENV)/.installed
 	command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
-	$(PYTHON) tools/check_pages.py
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r $<
+	touch $@
+
+pages-check: $(CHECKS)
+	$(VENV)/bin/python tools/check_pages.py
+
 
 clean-tools:
 	rm -rf $(ZOO_CACHE) $(VENV) $(ROOT)/.jupyter $(ROOT)/.tools $(ROOT)/.cache

@@ -1,26 +1,62 @@
-"""Opens each executed notebook page (target/notebooks/*.html) in headless Chromium, offline, and
-checks what a reader sees: every formula typeset by the local MathJax (no `$$` left as raw text,
-no MathJax error) and every architecture diagram drawn. Writes a screenshot of each page's top
-beside it (NAME.png). `make pages-check` runs it after `make notebooks`.
+"""Opens each executed notebook page (target/notebooks/*.html) in headless Chromium (Playwright
+driving Debian's chromium), offline, and checks what a reader sees:
 
-    python3 tools/check_pages.py [PAGE.html...]
+- every formula typeset by the local MathJax (no `$$` left as raw text, no MathJax error), in
+  MathJax's own STIX web fonts: a variable in a formula drawn in the italic face, no formula in a
+  fallback font (the system's, which MathJax uses when its font files are missing);
+- every architecture diagram drawn;
+- no request leaving the page's folder (a CDN script, a web font) and no local file missing.
+
+Writes a screenshot of each page's top beside it (NAME.png). `make pages-check` runs it after
+`make notebooks`.
+
+    python tools/check_pages.py [PAGE.html...]
 """
+import asyncio
 import base64
 import glob
-import html
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--virtual-time-budget=15000",
-]
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# What the page reports once MathJax has finished: formulas, errors, fonts, diagrams.
+INSPECT = """() => {
+  const html = window.MathJax && MathJax.OutputJax && MathJax.OutputJax["HTML-CSS"];
+  // Every one-letter variable MathJax draws in italic (an <mi> whose mathvariant is italic): the
+  // face it was drawn in. \\mathrm, \\text and operator names are upright by design, not counted.
+  let italic = 0;
+  const upright = [];
+  const walk = (node) => {
+    if (!node || typeof node !== "object") return;
+    if (node.type === "mi") {
+      const text = (node.data || []).map(c => c && c.data ? c.data.join("") : "").join("");
+      if (/^[A-Za-z]$/.test(text) && node.Get("mathvariant") === "italic") {
+        italic++;
+        const span = node.HTMLspanElement && node.HTMLspanElement();
+        const family = span ? getComputedStyle(span).fontFamily : "(not drawn)";
+        if (!/STIXMathJax_.*italic/i.test(family)) upright.push(text + " in " + family);
+      }
+    }
+    (node.data || []).forEach(walk);
+  };
+  if (window.MathJax && MathJax.Hub.getAllJax) MathJax.Hub.getAllJax().forEach(j => walk(j.root));
+  const text = document.body.innerText;
+  return {
+    typeset: document.querySelectorAll(".MathJax, .MathJax_Display").length,
+    fontInUse: html ? html.fontInUse : null,
+    italic: italic,
+    upright: upright,
+    raw: (text.match(/\\$\\$[^$]+\\$\\$/g) || []).map(s => s.slice(0, 60)),
+    errors: document.body.innerHTML.includes("Math Processing Error"),
+    svgs: [...document.querySelectorAll("img")].map(i => i.src).filter(s => s.startsWith("data:image/svg+xml;base64,")),
+    asked: (text.match(/draw\\(Architecture/g) || []).length,
+  };
+}"""
 
 
 def chromium():
@@ -31,47 +67,70 @@ def chromium():
     sys.exit("check_pages: no Chromium found (Debian: apt-get install chromium)")
 
 
-def visible_text(dom):
-    dom = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", dom, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", " ", dom))
+async def check(browser, page_path):
+    folder = os.path.dirname(os.path.abspath(page_path))
+    page = await browser.new_page(viewport={"width": 1100, "height": 1400})
+    outside, failed = [], []
 
+    async def route(r):
+        url = r.request.url
+        if url.startswith("data:") or (url.startswith("file://") and os.path.abspath(url[7:].split("?")[0]).startswith(folder)):
+            await r.continue_()
+        else:
+            outside.append(url)
+            await r.abort()
 
-def check(browser, page, profile):
-    url = "file://" + os.path.abspath(page)
-    dom = subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
-                         capture_output=True, text=True, timeout=120).stdout
+    await page.route("**/*", route)
+    page.on("requestfailed", lambda r: failed.append(r.url) if r.url not in outside and not r.url.startswith("about:") else None)
+    await page.goto("file://" + os.path.abspath(page_path))
+    await page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue && MathJax.Hub.queue.pending === 0 && !MathJax.Hub.queue.running", timeout=60_000)
+    await page.evaluate("() => new Promise(done => MathJax.Hub.Queue(done))")
+    found = await page.evaluate(INSPECT)
     problems = []
-    typeset = len(re.findall(r'class="MathJax(_Display)?"', dom))
-    text = visible_text(dom)
-    raw = [m.group(0)[:60] for m in re.finditer(r"\$\$[^$]+\$\$", text)]
-    if raw:
-        problems.append(f"{len(raw)} formulas left as raw text, e.g. {raw[0]!r}")
-    if "Math Processing Error" in dom:
+    if found["raw"]:
+        problems.append(f"{len(found['raw'])} formulas left as raw text, e.g. {found['raw'][0]!r}")
+    if found["errors"]:
         problems.append("MathJax reported a processing error")
-    # nbconvert embeds SVG outputs as base64 images: decode them to find the diagrams
-    svgs = [base64.b64decode(m).decode("utf-8", "replace") for m in re.findall(r'data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)', dom)]
+    if found["typeset"] and found["fontInUse"] != "STIX-Web":
+        problems.append(f"formulas in a fallback font: MathJax's font in use is {found['fontInUse']!r}, not its STIX-Web")
+    if found["upright"]:
+        problems.append(f"{len(found['upright'])} of {found['italic']} variables not in STIX italic, e.g. {found['upright'][0]}")
+    if outside:
+        problems.append(f"{len(outside)} requests outside the page's folder, e.g. {outside[0]}")
+    if failed:
+        problems.append(f"{len(failed)} local files missing, e.g. {failed[0]}")
+    svgs = [base64.b64decode(s.split(",", 1)[1]).decode("utf-8", "replace") for s in found["svgs"]]
     diagrams = sum('<marker id="arrowhead-' in svg for svg in svgs)
-    asked = len(re.findall(r"draw\(Architecture", re.sub(r"<[^>]+>", "", dom)))
-    if diagrams < asked:
-        problems.append(f"{asked} cells draw an architecture but {diagrams} diagrams are on the page")
-    subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400",
-                    f"--screenshot={os.path.splitext(page)[0]}.png", url], capture_output=True, timeout=120)
-    return typeset, diagrams, len(svgs), problems
+    if diagrams < found["asked"]:
+        problems.append(f"{found['asked']} cells draw an architecture but {diagrams} diagrams are on the page")
+    await page.screenshot(path=os.path.splitext(page_path)[0] + ".png")
+    await page.close()
+    return found["typeset"], found["italic"], diagrams, len(svgs), problems
+
+
+async def main_async(pages):
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium(), headless=True, args=FLAGS)
+        failed = 0
+        try:
+            for path in pages:
+                typeset, italic, diagrams, figures, problems = await check(browser, path)
+                status = "FAIL" if problems else "ok  "
+                failed += bool(problems)
+                print(f"{status} {os.path.basename(path)}: {typeset} formulas typeset, {italic} one-letter variables checked, {figures} SVG images, {diagrams} of them diagrams"
+                      + "".join(f"\n     {p}" for p in problems), flush=True)
+        finally:
+            await browser.close()
+    return 1 if failed else 0
 
 
 def main(pages):
     pages = pages or sorted(glob.glob(os.path.join(ROOT, "target", "notebooks", "*.html")))
     if not pages:
         sys.exit("check_pages: no pages: run `make notebooks` first")
-    browser = chromium()
-    failed = 0
-    with tempfile.TemporaryDirectory() as profile:
-        for page in pages:
-            typeset, diagrams, figures, problems = check(browser, page, profile)
-            status = "FAIL" if problems else "ok  "
-            failed += bool(problems)
-            print(f"{status} {os.path.basename(page)}: {typeset} formulas typeset, {figures} SVG images, {diagrams} of them diagrams" + "".join(f"\n     {p}" for p in problems))
-    return 1 if failed else 0
+    return asyncio.run(main_async(pages))
 
 
 if __name__ == "__main__":

@@ -42,9 +42,21 @@ CELL_TIMEOUT = int(os.environ.get("NOTEBOOK_CELL_TIMEOUT", "900"))
 
 
 # The HTML pages load MathJax from a folder beside them (copied from the jupyter-server-mathjax
-# package), not from a CDN: a page opened without internet still renders its formulas.
+# package), not from a CDN: a page opened without internet still renders its formulas. That
+# package ships MathJax's STIX web fonts, not its TeX ones, which MathJax asks for first: without
+# them it drew the formulas in the system's fonts (upright variables, a square root's bar apart
+# from its d_k). Our config, local/zoo.js, makes it use the STIX web fonts and never the system's.
 MATHJAX_DIR = "mathjax"
-MATHJAX_URL = f"{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+MATHJAX_URL = f"{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe,local/zoo"
+# The hidden MathML copy MathJax keeps for screen readers gets MathJax's TeX web fonts from its
+# MathML styles (a double-struck R asked for MathJax_AMS-Regular.otf, which is not there either):
+# it inherits the page's fonts instead, being invisible anyway.
+MATHJAX_FONTS = """MathJax.Hub.Config({
+  "HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null},
+  styles: {".MJX_Assistive_MathML [mathvariant]": {"font-family": "inherit !important"}}
+});
+MathJax.Ajax.loadComplete("[MathJax]/config/local/zoo.js");
+"""
 
 
 def local_mathjax(out_dir):
@@ -52,6 +64,20 @@ def local_mathjax(out_dir):
     target = os.path.join(out_dir, MATHJAX_DIR)
     if not os.path.exists(os.path.join(target, "MathJax.js")):
         shutil.copytree(source, target, dirs_exist_ok=True)
+    os.makedirs(os.path.join(target, "config", "local"), exist_ok=True)
+    with open(os.path.join(target, "config", "local", "zoo.js"), "w") as f:
+        f.write(MATHJAX_FONTS)
+
+
+def page_of(nb):
+    """The notebook as an HTML page that needs nothing from the network: nbconvert's lab template
+    loads require.js from a CDN, which none of our outputs use, so that script tag is left out."""
+    exporter = HTMLExporter(template_name="lab", mathjax_url=MATHJAX_URL)
+    html, _ = exporter.from_notebook_node(nb)
+    tag = f'<script src="{exporter.require_js_url}"></script>'
+    if tag not in html:
+        raise NotebookFailure(f"nbconvert's page no longer has the require.js tag this runner removes ({tag})")
+    return html.replace(tag, "")
 
 
 class NotebookFailure(Exception):
@@ -279,7 +305,7 @@ def run(path, out_dir):
             break
     os.makedirs(out_dir, exist_ok=True)
     nbformat.write(nb, os.path.join(out_dir, f"{name}.ipynb"))
-    html, _ = HTMLExporter(template_name="lab", mathjax_url=MATHJAX_URL).from_notebook_node(nb)
+    html = page_of(nb)
     local_mathjax(out_dir)
     with open(os.path.join(out_dir, f"{name}.html"), "w", encoding="utf-8") as f:
         f.write(html)
