@@ -2,14 +2,22 @@
 # evcxr_jupyter and the kernels' build folders once per user under $(ZOO_CACHE).
 #   make notebooks   install what is missing, then execute every notebook under the real kernel
 #                    (a notebook unchanged since its last good run, with the crate and the kernel
-#                    set-up unchanged too, is skipped unless FORCE=1)
+#                    set-up unchanged too, is skipped unless FORCE=1); NB="a.ipynb ..." runs your
+#                    own notebooks instead, from any folder
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
-#                    then `make notebooks`
+#                    then `make notebooks`, then `make own-notebook-check` (notebooks of your own, from
+#                    a folder outside the clone, through `make notebooks NB=...`)
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
 #   make pages-check open the executed pages (target/notebooks/*.html) in headless Chromium, offline:
 #                    every formula typeset by the local MathJax, every diagram drawn (installs
 #                    Debian's chromium if missing; run after `make notebooks`)
-#   make lab         JupyterLab on 127.0.0.1 with the same kernel
+#   make lab         JupyterLab on 127.0.0.1 with the same kernel, on lab/ (your copies of the course
+#                    notebooks, ignored by git; notebooks/ is never written); DIR=path serves a folder
+#                    of your own instead
+#   make lab-check   the student's path through the real Lab (installs Chromium and Playwright):
+#                    30 kernel restarts the way JupyterLab restarts them, each with a cell queued at
+#                    once, the Lab in headless Chromium (run, Kernel > Restart, save), a second
+#                    notebook's start, and git status unchanged
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
@@ -46,14 +54,23 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab fixtures bench seeds fuzz setup cargo-test clean-tools pages-check
+.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench seeds fuzz setup cargo-test clean-tools pages-check
 
+# With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
+ifeq ($(NB),)
 	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS)
+else
+	$(VENV)/bin/python tools/run_notebooks.py --own $(NOTEBOOK_OUT)/yours $(NB)
+endif
 
-# CI always runs every notebook.
+# CI always runs every notebook, then a notebook of a student's own from outside the clone.
 test: lint cargo-test
 	$(MAKE) notebooks FORCE=1
+	$(MAKE) own-notebook-check
+
+own-notebook-check: setup
+	$(VENV)/bin/python tools/check_own_notebook.py
 
 lint:
 	cargo fmt --check
@@ -86,12 +103,14 @@ $(CHECKS): tools/requirements-checks.txt $(VENV)/.installed
 pages-check: $(CHECKS)
 	$(VENV)/bin/python tools/check_pages.py
 
+lab-check: setup $(CHECKS)
+	ZOO_SLOTS=$(SLOTS) $(VENV)/bin/python tools/check_lab.py
 
 clean-tools:
 	rm -rf $(ZOO_CACHE) $(VENV) $(ROOT)/.jupyter $(ROOT)/.tools $(ROOT)/.cache
 
 lab: setup
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(VENV)/bin/python tools/lab.py $(if $(DIR),--dir $(DIR),--course notebooks --dir $(ROOT)/lab) -- $(LAB_ARGS)
 
 $(REF_VENV)/.installed: tools/requirements-reference.txt
 	test -x $(REF_VENV)/bin/python || $(PYTHON) -m venv $(REF_VENV)

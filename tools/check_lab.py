@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""`make lab-check`: the student's path through JupyterLab, driven through the Lab's own server.
+
+First checks that a kernel whose start-up fails still runs cells and says why in the first one,
+and runs tools/evcxr/nudge_probe.py (the cause of the broken restarts, made certain: 100
+kernel_info requests queued on a control socket that closes at the first reply; the kernel must
+live and run a cell). Then starts `make lab` (the real command, on its folder `lab/`) on a free
+port, and:
+
+1. Restarts: RESTARTS times (default 30) restarts a notebook's kernel the way JupyterLab does
+   (the REST restart, then a new websocket on the same session, which jupyter_server answers by
+   nudging the starting kernel with kernel_info requests every 0.5 s; the client's own
+   kernel_info request and a cell queued at once). A restart counts as broken unless the queued
+   cell's rich output (a table of the tensor [1, 2]) arrives, with no error and nothing on stderr.
+2. The browser: headless Chromium (Playwright) opens a copy of a course notebook in the Lab,
+   runs its first cells, restarts the kernel BROWSER_RESTARTS times through the Kernel menu and
+   its dialog, running the cell again at once, and saves with Ctrl+S.
+3. A second notebook: opened in a second tab while the first one's kernel runs; its first cell's
+   time from opening is compared with the first notebook's (must be within 1.5x), and the disk
+   its kernel's build folder adds (hard links counted once) is reported.
+4. The repository: `git status` and every committed notebook's bytes are the same after the Lab
+   session as before it; the Lab cannot reach `notebooks/`.
+
+Prints a report and writes it to target/lab-check/report.json, with screenshots and the Lab's log
+beside it. Exits 1 when anything fails.
+
+    python tools/check_lab.py [--restarts N] [--browser-restarts K]
+"""
+import argparse
+import asyncio
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+from tornado.websocket import websocket_connect
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "target", "lab-check")
+LAB_DIR = os.path.join(ROOT, "lab")
+PREFIX = "lab-check-"
+# What a student types first: a tensor shown as a table, through the prelude the kernel imported.
+CELL = "show(&Tensor::new(&[[1f32, 2.]], &Device::Cpu)?)"
+CELL_TIMEOUT = 180
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def git_state():
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    committed = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*"))):
+        with open(path, "rb") as f:
+            committed[os.path.relpath(path, ROOT)] = hashlib.sha256(f.read()).hexdigest()
+    return status, committed
+
+
+def notebook(cells):
+    return {"cells": [{"cell_type": "code", "id": uuid.uuid4().hex[:8], "metadata": {}, "execution_count": None,
+                       "outputs": [], "source": source} for source in cells],
+            "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust (attention-zoo)", "language": "rust"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+class Lab:
+    """`make lab` in the background, and its REST API."""
+
+    def __init__(self):
+        self.port, self.token = free_port(), uuid.uuid4().hex
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.http = AsyncHTTPClient()
+        self.log_path = os.path.join(OUT, "lab.log")
+        self.process = None
+
+    async def start(self):
+        args = f"--port={self.port} --ServerApp.port_retries=0 --IdentityProvider.token={self.token}"
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=ROOT,
+                                        stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"`make lab` ended with {self.process.returncode}: see {self.log_path}")
+            try:
+                await self.api("GET", "/api/status")
+                return
+            except (OSError, HTTPClientError):
+                await asyncio.sleep(0.5)
+        raise RuntimeError("JupyterLab did not answer within 600 s")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process:
+            self.log.close()
+
+    async def api(self, method, path, body=None, allow=()):
+        request = HTTPRequest(self.base + path, method=method, headers={"Authorization": f"token {self.token}"},
+                              body=None if body is None and method == "GET" else json.dumps(body or {}),
+                              request_timeout=120, allow_nonstandard_methods=True)
+        try:
+            response = await self.http.fetch(request)
+        except HTTPClientError as e:
+            if e.code in allow:
+                return e.code
+            raise
+        return json.loads(response.body) if response.body else None
+
+    def ws_url(self, kernel_id, session_id):
+        return f"ws://127.0.0.1:{self.port}/api/kernels/{kernel_id}/channels?session_id={session_id}&token={self.token}"
+
+
+class KernelSocket:
+    """A websocket on a kernel, speaking Jupyter's JSON messages as JupyterLab does."""
+
+    def __init__(self, lab, kernel_id, session_id):
+        self.lab, self.kernel_id, self.session_id = lab, kernel_id, session_id
+
+    async def open(self):
+        self.ws = await websocket_connect(self.lab.ws_url(self.kernel_id, self.session_id))
+        return self
+
+    def send(self, channel, msg_type, content):
+        msg_id = uuid.uuid4().hex
+        header = {"msg_id": msg_id, "username": "student", "session": self.session_id, "msg_type": msg_type,
+                  "version": "5.3", "date": datetime.now(timezone.utc).isoformat()}
+        self.ws.write_message(json.dumps({"header": header, "parent_header": {}, "metadata": {}, "content": content,
+                                          "channel": channel, "buffers": []}))
+        return msg_id
+
+    def execute(self, code):
+        return self.send("shell", "execute_request", {"code": code, "silent": False, "store_history": True,
+                                                       "user_expressions": {}, "allow_stdin": False, "stop_on_error": True})
+
+    async def outcome(self, msg_id, timeout=CELL_TIMEOUT):
+        """Waits for the cell's reply: (seconds to its first rich output or None, problems)."""
+        started, first_rich, problems, replied = time.monotonic(), None, [], False
+        deadline = started + timeout
+        while not replied or first_rich is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                problems.append(f"no {'reply' if not replied else 'rich output'} within {timeout} s")
+                break
+            try:
+                raw = await asyncio.wait_for(self.ws.read_message(), remaining)
+            except asyncio.TimeoutError:
+                continue
+            if raw is None:
+                problems.append("the websocket closed")
+                break
+            msg = json.loads(raw)
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, content = msg.get("msg_type") or msg["header"]["msg_type"], msg.get("content", {})
+            if kind in ("display_data", "execute_result"):
+                if "text/html" in content.get("data", {}) and first_rich is None:
+                    first_rich = time.monotonic() - started
+                    html, text = content["data"]["text/html"], content["data"].get("text/plain", "")
+                    cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
+                    if cells != ["1.", "2."] or text != "tensor([[1., 2.]])":
+                        problems.append(f"the table shows {cells} and the text {text!r}, not [1., 2.] as PyTorch prints it")
+                elif "text/html" not in content.get("data", {}):
+                    problems.append(f"plain output: {str(content.get('data'))[:200]}")
+            elif kind == "stream" and content.get("name") == "stderr" and content.get("text", "").strip():
+                problems.append("stderr: " + content["text"].strip()[:300])
+            elif kind == "error":
+                problems.append("error: " + content.get("evalue", "")[:300])
+            elif kind == "execute_reply":
+                replied = True
+                if content.get("status") != "ok":
+                    problems.append(f"reply status {content.get('status')}")
+                if first_rich is None:
+                    problems.append("the cell replied without a rich output")
+                    break
+        return first_rich, problems
+
+    def close(self):
+        self.ws.close()
+
+
+async def restarts(lab, count, report):
+    """Restarts through the REST API and a new websocket, with a cell queued at once."""
+    name = PREFIX + "restarts.ipynb"
+    await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook([CELL])})
+    session = await lab.api("POST", "/api/sessions", {"path": name, "name": name, "type": "notebook", "kernel": {"name": "rust"}})
+    kernel_id, session_id = session["kernel"]["id"], uuid.uuid4().hex
+    results = []
+    try:
+        sock = await KernelSocket(lab, kernel_id, session_id).open()
+        sock.send("shell", "kernel_info_request", {})
+        first, problems = await sock.outcome(sock.execute(CELL))
+        print(f"  kernel start: first rich output after {first if first is None else round(first, 1)} s from connecting {problems or ''}", flush=True)
+        for k in range(1, count + 1):
+            started = time.monotonic()
+            await lab.api("POST", f"/api/kernels/{kernel_id}/restart", {})
+            sock.close()
+            sock = await KernelSocket(lab, kernel_id, session_id).open()
+            sock.send("shell", "kernel_info_request", {})
+            msg_id = sock.execute(CELL)
+            _, problems = await sock.outcome(msg_id)
+            seconds = time.monotonic() - started
+            results.append({"restart": k, "seconds_to_first_output": None if problems else seconds, "problems": problems})
+            print(f"  restart {k:2d}: {'BROKEN ' + '; '.join(problems) if problems else f'first rich output {seconds:.1f} s after the restart'}", flush=True)
+            if problems:
+                # A broken kernel stays broken: restart again from a clean state, as a student would.
+                await asyncio.sleep(1)
+        sock.close()
+    finally:
+        await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
+        await lab.api("DELETE", f"/api/contents/{name}", allow=(404,))
+    times = [r["seconds_to_first_output"] for r in results if r["seconds_to_first_output"] is not None]
+    report["restarts"] = {"count": count, "broken": sum(bool(r["problems"]) for r in results), "results": results,
+                          "seconds": summary(times)}
+
+
+def summary(times):
+    return None if not times else {"min": min(times), "median": statistics.median(times), "max": max(times)}
+
+
+def slot_disk(slots):
+    """Bytes on disk of each build slot beyond the slots before it: du counts a file with several
+    hard links once per run, for the first folder that holds it."""
+    lines = subprocess.run(["du", "-s", "-B1", *slots], capture_output=True, text=True).stdout.splitlines()
+    return {os.path.basename(path): int(size) for size, path in (line.split("\t", 1) for line in lines)}
+
+
+async def browser(lab, restarts_count, report):
+    """The real Lab in Chromium: a course notebook run, restarted through the menu, saved; then a second notebook."""
+    from playwright.async_api import async_playwright
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        raise RuntimeError("no Chromium (make lab-check installs Debian's chromium)")
+    course = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))[0]
+    first_name, second_name = PREFIX + course, PREFIX + "second.ipynb"
+    await lab.api("POST", "/api/contents", {"copy_from": course})  # the Lab's "Duplicate" on the student's copy
+    copies = [m["name"] for m in (await lab.api("GET", "/api/contents"))["content"] if m["name"].startswith(course[:-6] + "-Copy")]
+    await lab.api("PATCH", f"/api/contents/{copies[0]}", {"path": first_name})
+    await lab.api("PUT", f"/api/contents/{second_name}", {"type": "notebook", "format": "json", "content": notebook([CELL])})
+    result = {"notebook": course, "restarts": []}
+    workspace = PREFIX + uuid.uuid4().hex[:8]
+    report["browser"] = result
+    async with async_playwright() as p:
+        chrome = await p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = await chrome.new_page(viewport={"width": 1400, "height": 1000})
+            opened = time.monotonic()
+            # A workspace of the check's own, reset: not the student's open tabs.
+            await page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{first_name}?reset&token={lab.token}")
+            await page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+            # The first code cell (`:dep` and `use`) and the next one, as a student starts.
+            cells = page.locator(".jp-Notebook .jp-CodeCell")
+            try:
+                # Like a student, wait for the status bar's "Idle": before the notebook has a kernel,
+                # JupyterLab ignores Shift+Enter.
+                await kernel_idle(lab, first_name)
+                await run_cell(page, cells.nth(0))
+                await run_cell(page, cells.nth(1), want_output=True)
+            except Exception:
+                await page.screenshot(path=os.path.join(OUT, "first-notebook-failed.png"))
+                raise
+            result["first_notebook_seconds_to_first_output"] = time.monotonic() - opened
+            print(f"  browser: {course} opened, its first output {result['first_notebook_seconds_to_first_output']:.1f} s after opening", flush=True)
+            for k in range(1, restarts_count + 1):
+                started = time.monotonic()
+                await page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").click()
+                await page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel…$")).click()
+                await page.locator(".jp-Dialog-button.jp-mod-accept").click()
+                problems = []
+                try:
+                    await run_cell(page, cells.nth(1), want_output=True)
+                except Exception as e:  # a timeout or a wrong output
+                    problems.append(str(e).splitlines()[0][:300])
+                    await page.screenshot(path=os.path.join(OUT, f"restart-{k}-failed.png"))
+                seconds = time.monotonic() - started
+                result["restarts"].append({"restart": k, "seconds_to_first_output": None if problems else seconds, "problems": problems})
+                print(f"  browser restart {k}: {'BROKEN ' + '; '.join(problems) if problems else f'output {seconds:.1f} s after Restart'}", flush=True)
+            await page.screenshot(path=os.path.join(OUT, "first-notebook.png"))
+            await page.keyboard.press("Control+s")
+            await page.wait_for_timeout(2000)
+            # A second notebook while the first one's kernel runs: a second build slot.
+            second = await chrome.new_page(viewport={"width": 1400, "height": 1000})
+            opened = time.monotonic()
+            await second.goto(f"{lab.base}/lab/workspaces/{workspace}-2/tree/{second_name}?reset&token={lab.token}")
+            await second.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+            await kernel_idle(lab, second_name)
+            await run_cell(second, second.locator(".jp-Notebook .jp-CodeCell").nth(0), want_output=True)
+            result["second_notebook_seconds_to_first_output"] = time.monotonic() - opened
+            await second.screenshot(path=os.path.join(OUT, "second-notebook.png"))
+            ratio = result["second_notebook_seconds_to_first_output"] / result["first_notebook_seconds_to_first_output"]
+            result["second_to_first"] = ratio
+            print(f"  second notebook: first output {result['second_notebook_seconds_to_first_output']:.1f} s after opening ({ratio:.2f}x the first)", flush=True)
+        finally:
+            await chrome.close()
+    for session in await lab.api("GET", "/api/sessions"):
+        await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
+    for name in (workspace, workspace + "-2"):
+        await lab.api("DELETE", f"/lab/api/workspaces/{name}", allow=(404,))
+
+
+async def kernel_idle(lab, path, timeout=CELL_TIMEOUT):
+    """Waits until the notebook's kernel is connected and idle (the Lab's status bar's "Idle")."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for session in await lab.api("GET", "/api/sessions"):
+            kernel = session.get("kernel") or {}
+            if session.get("path") == path and kernel.get("execution_state") == "idle" and kernel.get("connections", 0) > 0:
+                return
+        await asyncio.sleep(0.25)
+    raise TimeoutError(f"{path}: its kernel was not idle within {timeout} s")
+
+
+async def run_cell(page, cell, want_output=False, timeout=CELL_TIMEOUT):
+    """Shift+Enter on a cell, then waits until its prompt is a number again; with want_output, until
+    it shows the tensor's table. Returns the output's text."""
+    await cell.locator(".jp-InputArea-editor").click()
+    await page.keyboard.press("Escape")
+    await page.keyboard.press("Shift+Enter")
+    prompt = cell.locator(".jp-InputArea-prompt")
+    await page.wait_for_function("(el) => /\\[\\d+\\]/.test(el.textContent)", arg=await prompt.element_handle(), timeout=timeout * 1000)
+    outputs = cell.locator(".jp-OutputArea-output")
+    text = await outputs.all_inner_texts() if await outputs.count() else []
+    joined = "\n".join(text)
+    if re.search(r"^error|panicked at|cannot find", joined, re.M):
+        raise RuntimeError(f"the cell failed: {joined[:300]}")
+    if want_output and not await cell.locator(".jp-OutputArea-output table").count():
+        raise RuntimeError(f"no table in the cell's output: {joined[:300]!r}")
+    return joined
+
+
+def course_copies_keep_work():
+    """`make lab`'s copies (tools/lab.py): made once; replaced when the course notebook changes
+    only if their code is untouched; kept, with a line saying so, when the student edited them."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import lab as lab_tool
+
+    base = os.path.join(OUT, "copies")
+    shutil.rmtree(base, ignore_errors=True)
+    course, mine = os.path.join(base, "course"), os.path.join(base, "lab")
+    os.makedirs(course)
+    os.makedirs(mine)
+    write = lambda path, cells: json.dump(notebook(cells), open(path, "w"))
+    read = lambda path: [c["source"] for c in json.load(open(path))["cells"]]
+    problems = []
+    write(os.path.join(course, "a.ipynb"), ["let x = 1;"])
+    write(os.path.join(course, "b.ipynb"), ["let y = 1;"])
+    lab_tool.copy_course(course, mine)
+    if read(os.path.join(mine, "a.ipynb")) != ["let x = 1;"]:
+        problems.append("the first `make lab` did not copy the course notebooks")
+    # The student runs a (outputs only) and edits b; then both course notebooks change.
+    nb = json.load(open(os.path.join(mine, "a.ipynb")))
+    nb["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "ran"}]
+    json.dump(nb, open(os.path.join(mine, "a.ipynb"), "w"))
+    write(os.path.join(mine, "b.ipynb"), ["let y = 2; // mine"])
+    write(os.path.join(course, "a.ipynb"), ["let x = 10;"])
+    write(os.path.join(course, "b.ipynb"), ["let y = 10;"])
+    said = lab_tool.copy_course(course, mine)
+    if read(os.path.join(mine, "a.ipynb")) != ["let x = 10;"]:
+        problems.append("a copy without edits was not replaced by the new course notebook")
+    if read(os.path.join(mine, "b.ipynb")) != ["let y = 2; // mine"]:
+        problems.append("a copy with the student's edits was overwritten")
+    if not any("b.ipynb" in line and "kept" in line for line in said):
+        problems.append(f"no line said the edited copy was kept: {said}")
+    shutil.rmtree(base, ignore_errors=True)
+    return problems
+
+
+def startup_failure_is_reported():
+    """A start-up that fails (here a prelude.rs naming what does not exist, as a broken crate
+    would) must leave a kernel that runs cells and says why in the first cell's output."""
+    from jupyter_client.manager import KernelManager
+
+    config = os.path.join(OUT, "broken-config")
+    shutil.rmtree(config, ignore_errors=True)
+    os.makedirs(config)
+    spec_config = KernelManager(kernel_name="rust").kernel_spec.env["EVCXR_CONFIG_DIR"]
+    shutil.copyfile(os.path.join(spec_config, "init.evcxr"), os.path.join(config, "init.evcxr"))
+    with open(os.path.join(config, "prelude.rs"), "w") as f:
+        f.write("let zoo_broken = attention_zoo::no_such_item;\n")
+    km = KernelManager(kernel_name="rust")
+    km.kernel_spec.env["EVCXR_CONFIG_DIR"] = config
+    km.start_kernel()
+    try:
+        kc = km.client()
+        kc.start_channels()
+        kc.wait_for_ready(timeout=300)
+        outputs = []
+        kc.execute_interactive("1 + 1", timeout=120, output_hook=outputs.append)
+        stderr = "".join(m["content"]["text"] for m in outputs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
+        result = [m["content"]["data"].get("text/plain") for m in outputs if m["msg_type"] == "execute_result"]
+        kc.stop_channels()
+        problems = []
+        if "start-up failed" not in stderr or "no_such_item" not in stderr:
+            problems.append(f"the first cell did not say why the start-up failed: stderr {stderr[:300]!r}")
+        if result != ["2"]:
+            problems.append(f"the kernel without its start-up gave {result} for 1 + 1")
+        return stderr.strip().splitlines()[0] if stderr.strip() else "", problems
+    finally:
+        km.shutdown_kernel(now=True)
+        shutil.rmtree(config, ignore_errors=True)
+
+
+async def main_async(args):
+    os.makedirs(OUT, exist_ok=True)
+    before = git_state()
+    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "failures": []}
+    probe = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "evcxr", "nudge_probe.py"), "100"],
+                           capture_output=True, text=True)
+    said = [line for line in probe.stdout.splitlines() if line.startswith("nudge probe")]
+    print("\n".join(said), flush=True)
+    report["nudge_probe"] = said
+    if probe.returncode != 0:
+        report["failures"].append("the nudge probe: " + (said[-1] if said else probe.stderr[-500:]))
+    problems = course_copies_keep_work()
+    print("`make lab`'s copies: " + ("; ".join(problems) if problems else "made once, replaced only without the student's edits"), flush=True)
+    report["failures"].extend("lab copies: " + p for p in problems)
+    first_line, problems = startup_failure_is_reported()
+    print(f"failed start-up: the first cell says {first_line[:120]!r}" if not problems else "failed start-up: " + "; ".join(problems), flush=True)
+    report["startup_failure"] = {"first_line": first_line, "problems": problems}
+    report["failures"].extend("failed start-up: " + p for p in problems)
+    lab = Lab()
+    print(f"lab-check: `make lab` on port {lab.port} (log: {os.path.relpath(lab.log_path, ROOT)})", flush=True)
+    try:
+        await lab.start()
+        reach = await lab.api("GET", "/api/contents/notebooks", allow=(404,))
+        if reach != 404 and not str(LAB_DIR).endswith("notebooks"):
+            report["failures"].append("the Lab serves the committed notebooks/ folder")
+        if args.restarts:
+            print(f"restarts through jupyter_server's REST API and websocket ({args.restarts}):", flush=True)
+            await restarts(lab, args.restarts, report)
+        if args.browser_restarts >= 0:
+            print("JupyterLab in Chromium:", flush=True)
+            await browser(lab, args.browser_restarts, report)
+    except Exception as e:
+        report["failures"].append(f"{type(e).__name__}: {e}")
+    finally:
+        for path in glob.glob(os.path.join(LAB_DIR, PREFIX + "*")):
+            os.remove(path)
+        lab.stop()
+    slots = sorted(p for p in glob.glob(os.path.join(os.environ.get("ZOO_SLOTS", ""), "slot-*")) if os.path.isdir(p))
+    if slots:
+        report["slot_disk_bytes"] = slot_disk(slots)
+    after = git_state()
+    log = open(lab.log_path, errors="replace").read()
+    report["lab_log"] = {"broken_pipe_lines": log.count("Broken pipe"), "kernel_died": len(re.findall(r"restarting kernel|KernelRestarter", log)),
+                         "startup_failed": log.count("start-up failed") + log.count("warm-up failed")}
+    if after[0] != before[0]:
+        report["failures"].append(f"git status changed:\n{before[0]}--- after ---\n{after[0]}")
+    if after[1] != before[1]:
+        report["failures"].append("a committed notebook changed: " + ", ".join(k for k in after[1] if after[1][k] != before[1].get(k)))
+    r = report.get("restarts")
+    if r and r["broken"]:
+        report["failures"].append(f"{r['broken']} of {r['count']} restarts broke the kernel")
+    b = report.get("browser", {})
+    broken = [x for x in b.get("restarts", []) if x["problems"]]
+    if broken:
+        report["failures"].append(f"{len(broken)} of {len(b['restarts'])} restarts in the browser broke the kernel")
+    if b.get("second_to_first") and b["second_to_first"] > 1.5:
+        report["failures"].append(f"the second notebook's first output took {b['second_to_first']:.2f}x the first's (1.5x allowed)")
+    with open(os.path.join(OUT, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print_summary(report)
+    return 1 if report["failures"] else 0
+
+
+def print_summary(report):
+    r = report.get("restarts")
+    if r:
+        s = r["seconds"]
+        print(f"restarts: {r['count'] - r['broken']} of {r['count']} gave the queued cell's output"
+              + (f"; restart to first rich output {s['min']:.1f} / {s['median']:.1f} / {s['max']:.1f} s (min / median / max)" if s else ""))
+    b = report.get("browser")
+    if b and b.get("restarts") is not None:
+        times = [x["seconds_to_first_output"] for x in b["restarts"] if x["seconds_to_first_output"]]
+        s = summary(times)
+        print(f"browser: {len(times)} of {len(b['restarts'])} restarts through the Kernel menu gave the cell's output"
+              + (f" ({s['min']:.1f} / {s['median']:.1f} / {s['max']:.1f} s)" if s else ""))
+    if "slot_disk_bytes" in report:
+        print("build folders' disk (each beyond those before it): " + ", ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in report["slot_disk_bytes"].items()))
+    print("Lab log: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report["lab_log"].items()))
+    for failure in report["failures"]:
+        print("FAIL " + failure)
+    print("lab-check: " + ("FAILED" if report["failures"] else "passed") + f" (report: {os.path.relpath(os.path.join(OUT, 'report.json'), ROOT)})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--restarts", type=int, default=int(os.environ.get("RESTARTS", "30")))
+    parser.add_argument("--browser-restarts", type=int, default=int(os.environ.get("BROWSER_RESTARTS", "3")))
+    return asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

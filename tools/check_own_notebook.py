@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""A student's own notebooks, from a folder outside the clone, through the README's documented
+path (`make notebooks NB=...`, the kernel `rust`). `make test` runs it.
+
+1. A notebook of the README's lines without a `:dep` (the kernel has the crate): the encoder of
+   the lecture's first example must print the lecture's hidden states, as PyTorch prints them.
+2. The same with the README's two lines for any evcxr kernel (`:dep` by the clone's path, `use`).
+3. A notebook whose second cell's `?` returns an error: the run must fail and name that cell
+   (plain `jupyter nbconvert --execute` goes on: evcxr reports such an error on stderr only).
+
+    python tools/check_own_notebook.py   (with the environment `make` sets)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The lecture's first example (000: torch.manual_seed(21), Encoder(n_features=2, hidden_dim=2) over
+# the first two corners), as PyTorch prints it; the PDF lost the first sign (../shared/seeds/README).
+EXPECTED = "tensor([[[ 0.0832, -0.0356],\n         [ 0.3105, -0.5263]]])"
+ENCODER = """manual_seed(21)?;
+let mut encoder = Encoder::new(2, 2)?;
+let x = Tensor::new(&[[[-1f32, -1.], [-1., 1.]]], &Device::Cpu)?;
+show(&encoder.forward(&x)?)"""
+DEP = ':dep attention_zoo = { path = "%s", package = "attention-zoo" }\nuse attention_zoo::prelude::*;' % ROOT
+
+
+def notebook(cells):
+    return {"cells": [{"cell_type": "code", "id": uuid.uuid4().hex[:8], "metadata": {}, "execution_count": None,
+                       "outputs": [], "source": source} for source in cells],
+            "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust (attention-zoo)", "language": "rust"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def run(paths):
+    return subprocess.run(["make", "--no-print-directory", "notebooks", "NB=" + " ".join(paths)], cwd=ROOT,
+                          capture_output=True, text=True)
+
+
+def printed(executed, cell):
+    outputs = [c for c in json.load(open(executed))["cells"] if c["cell_type"] == "code"][cell]["outputs"]
+    return ["".join(o["data"]["text/plain"]) for o in outputs if "data" in o and "text/plain" in o["data"]]
+
+
+def main():
+    folder = tempfile.mkdtemp(prefix="my-notes-")
+    failures = []
+    try:
+        if os.path.commonpath([folder, ROOT]) == ROOT:
+            sys.exit("check_own_notebook: the temporary folder is inside the clone")
+        plain, with_dep, broken = (os.path.join(folder, n) for n in ("mine.ipynb", "mine_with_dep.ipynb", "broken.ipynb"))
+        json.dump(notebook([ENCODER]), open(plain, "w"))
+        json.dump(notebook([DEP, ENCODER]), open(with_dep, "w"))
+        json.dump(notebook(["let n = 3;\nn", "Encoder::new(2, 2)?.forward(&Tensor::zeros((1, 2, 3), DType::F32, &Device::Cpu)?)?;"]),
+                  open(broken, "w"))
+        done = run([plain, with_dep])
+        if done.returncode != 0:
+            failures.append(f"`make notebooks NB=...` failed on the two good notebooks:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        else:
+            out = os.path.join(ROOT, "target", "notebooks", "yours")
+            for name, cell in (("mine", 0), ("mine_with_dep", 1)):
+                got = printed(os.path.join(out, name + ".ipynb"), cell)
+                if got != [EXPECTED]:
+                    failures.append(f"{name}: printed {got}, not the lecture's {EXPECTED!r}")
+                else:
+                    print(f"ok   {name}.ipynb from {folder}: {EXPECTED.splitlines()[0]} ...")
+        failed = run([broken])
+        said = failed.stdout + failed.stderr
+        if failed.returncode == 0 or "code cell 2" not in said or "Encoder" not in said:
+            failures.append(f"a `?` error in cell 2 did not stop the run with that cell named:\n{said[-2000:]}")
+        else:
+            print("ok   broken.ipynb: the `?` error of cell 2 stopped the run and was named")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
