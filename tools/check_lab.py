@@ -412,7 +412,7 @@ def startup_failure_is_reported():
         result = [m["content"]["data"].get("text/plain") for m in outputs if m["msg_type"] == "execute_result"]
         kc.stop_channels()
         problems = []
-        if "start-up failed" not in stderr or "no_such_item" not in stderr:
+        if not re.search(r"start-up \(.*\) failed", stderr) or "no_such_item" not in stderr:
             problems.append(f"the first cell did not say why the start-up failed: stderr {stderr[:300]!r}")
         if result != ["2"]:
             problems.append(f"the kernel without its start-up gave {result} for 1 + 1")
@@ -465,7 +465,7 @@ async def main_async(args):
     after = git_state()
     log = open(lab.log_path, errors="replace").read()
     report["lab_log"] = {"broken_pipe_lines": log.count("Broken pipe"), "kernel_died": len(re.findall(r"restarting kernel|KernelRestarter", log)),
-                         "startup_failed": log.count("start-up failed") + log.count("warm-up failed")}
+                         "startup_failed": len(re.findall(r"start-up \(.*\) failed|warm-up failed", log))}
     if after[0] != before[0]:
         report["failures"].append(f"git status changed:\n{before[0]}--- after ---\n{after[0]}")
     if after[1] != before[1]:
