@@ -9,8 +9,9 @@
 #                    a folder outside the clone, through `make notebooks NB=...`)
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
 #   make pages-check open the executed pages (target/notebooks/*.html) in headless Chromium, offline:
-#                    every formula typeset by the local MathJax, every diagram drawn (installs
-#                    Debian's chromium if missing; run after `make notebooks`)
+#                    every formula typeset by the local MathJax in its STIX web fonts, every diagram
+#                    drawn, no request outside the pages' folder (installs Debian's chromium and
+#                    Playwright if missing; run after `make notebooks`)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel, on lab/ (your copies of the course
 #                    notebooks, ignored by git; notebooks/ is never written); DIR=path serves a folder
 #                    of your own instead

@@ -43,6 +43,8 @@ import time
 import uuid
 from datetime import datetime, timezone
 
+from check_pages import FLAGS as CHROMIUM_FLAGS
+from check_pages import chromium
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
@@ -53,8 +55,6 @@ PREFIX = "lab-check-"
 # What a student types first: a tensor shown as a table, through the prelude the kernel imported.
 CELL = "show(&Tensor::new(&[[1f32, 2.]], &Device::Cpu)?)"
 CELL_TIMEOUT = 180
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def free_port():
@@ -250,9 +250,6 @@ async def browser(lab, restarts_count, report):
     """The real Lab in Chromium: a course notebook run, restarted through the menu, saved; then a second notebook."""
     from playwright.async_api import async_playwright
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        raise RuntimeError("no Chromium (make lab-check installs Debian's chromium)")
     course = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))[0]
     first_name, second_name = PREFIX + course, PREFIX + "second.ipynb"
     await lab.api("POST", "/api/contents", {"copy_from": course})  # the Lab's "Duplicate" on the student's copy
@@ -263,7 +260,7 @@ async def browser(lab, restarts_count, report):
     workspace = PREFIX + uuid.uuid4().hex[:8]
     report["browser"] = result
     async with async_playwright() as p:
-        chrome = await p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+        chrome = await p.chromium.launch(executable_path=chromium(), headless=True, args=CHROMIUM_FLAGS)
         try:
             page = await chrome.new_page(viewport={"width": 1400, "height": 1000})
             opened = time.monotonic()

@@ -16,7 +16,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
+
+from check_lab import notebook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The lecture's first example (000: torch.manual_seed(21), Encoder(n_features=2, hidden_dim=2) over
@@ -27,13 +28,6 @@ let mut encoder = Encoder::new(2, 2)?;
 let x = Tensor::new(&[[[-1f32, -1.], [-1., 1.]]], &Device::Cpu)?;
 show(&encoder.forward(&x)?)"""
 DEP = ':dep attention_zoo = { path = "%s", package = "attention-zoo" }\nuse attention_zoo::prelude::*;' % ROOT
-
-
-def notebook(cells):
-    return {"cells": [{"cell_type": "code", "id": uuid.uuid4().hex[:8], "metadata": {}, "execution_count": None,
-                       "outputs": [], "source": source} for source in cells],
-            "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust (attention-zoo)", "language": "rust"}},
-            "nbformat": 4, "nbformat_minor": 5}
 
 
 def run(paths):

@@ -17,6 +17,7 @@ needs no `:dep` line.
 JupyterLab runs on 127.0.0.1, without a browser of its own and without its network features (the
 update check and the news feed), which an offline machine would only wait for.
 """
+import filecmp
 import json
 import os
 import shutil
@@ -36,14 +37,6 @@ def code_sources(path):
         return None
 
 
-def same_file(a, b):
-    try:
-        with open(a, "rb") as fa, open(b, "rb") as fb:
-            return fa.read() == fb.read()
-    except OSError:
-        return False
-
-
 def copy_course(course, folder):
     """Copies each course notebook into `folder` unless a copy is there; replaces a copy without work
     of its own when the course notebook changed. Returns the lines to print."""
@@ -58,7 +51,7 @@ def copy_course(course, folder):
             shutil.copyfile(source, copy)
             shutil.copyfile(source, original)
             said.append(f"lab.py: copied notebooks/{name} to {os.path.relpath(copy, ROOT)}")
-        elif not same_file(source, original):
+        elif not (os.path.exists(original) and filecmp.cmp(source, original, shallow=False)):
             mine, theirs = code_sources(copy), code_sources(original)
             if mine is not None and mine == theirs:
                 shutil.copyfile(source, copy)

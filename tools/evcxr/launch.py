@@ -107,8 +107,10 @@ def seed(folder, slots_dir):
     others = []
     for name in os.listdir(slots_dir):
         other = os.path.join(slots_dir, name)
-        if re.fullmatch(r"slot-\d+", name) and other != folder and build_time(other) is not None:
-            others.append((build_time(other), other))
+        if re.fullmatch(r"slot-\d+", name) and other != folder:
+            time = build_time(other)
+            if time is not None:
+                others.append((time, other))
     if not others:
         return None
     newest_time, source = max(others)
@@ -118,9 +120,9 @@ def seed(folder, slots_dir):
     if names is None:
         return None
     # cargo holds these locks while it builds in the slot: wait for them, so the copy is whole.
-    locks = []
+    locks, source_layouts = [], layouts(source)
     try:
-        for layout in layouts(source):
+        for layout in source_layouts:
             locks.append(os.open(os.path.join(layout, ".cargo-lock"), os.O_RDWR | os.O_CREAT, 0o644))
             fcntl.flock(locks[-1], fcntl.LOCK_EX)
         target = os.path.join(folder, "target")
@@ -129,7 +131,7 @@ def seed(folder, slots_dir):
         for base, _, files in os.walk(os.path.join(source, "target")):
             rel_base = os.path.relpath(base, os.path.join(source, "target"))
             os.makedirs(os.path.join(target, rel_base), exist_ok=True)
-            layout = next((l for l in layouts(source) if base == l or base.startswith(l + os.sep)), None)
+            layout = next((l for l in source_layouts if base == l or base.startswith(l + os.sep)), None)
             for name in files:
                 src, dst = os.path.join(base, name), os.path.join(target, rel_base, name)
                 if SKIP.match(name) or name == ".cargo-lock":
