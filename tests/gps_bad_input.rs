@@ -87,8 +87,9 @@ fn broken_trajectories_are_errors_not_panics() {
         let e = r.unwrap_err().to_string();
         assert!(e.starts_with(&format!("{name}: ")) && e.contains("seq_len"), "{name}: {e}");
     }
-    assert!(zero.repeat_last().is_empty(), "no last observed point to repeat");
-    let e = lat_lon_mse(&zero.repeat_last(), &zero.targets).unwrap_err().to_string();
+    let e = zero.repeat_last().unwrap_err().to_string();
+    assert!(e.starts_with("Trajectories::repeat_last: ") && e.contains("Trajectories.seq_len must be at least 1"), "{e}");
+    let e = lat_lon_mse(&[], &zero.targets).unwrap_err().to_string();
     assert!(e.contains("lat_lon_mse"), "{e}");
     let _ = (zero.len(), zero.is_empty());
 
@@ -105,7 +106,8 @@ fn broken_trajectories_are_errors_not_panics() {
     t.targets.pop();
     let e = t.full_tensor().unwrap_err().to_string();
     assert!(e.starts_with("Trajectories::full_tensor: ") && e.contains("Trajectories.targets holds 5 points"), "{e}");
-    assert!(t.repeat_last().is_empty());
+    let e = t.repeat_last().unwrap_err().to_string();
+    assert!(e.starts_with("Trajectories::repeat_last: ") && e.contains("Trajectories.targets holds 5 points"), "{e}");
     t.seq_len = 3; // 10 sources in trajectories of 3
     let e = t.sources_tensor().unwrap_err().to_string();
     assert!(e.starts_with("Trajectories::sources_tensor: ") && e.contains("Trajectories.sources holds 10 points"), "{e}");
@@ -133,14 +135,14 @@ fn the_smallest_request_still_works() {
     assert_eq!(t.sources, vec![[FLORENCE.0, FLORENCE.1, c.start]]);
     assert_eq!(t.targets, vec![[FLORENCE.0, FLORENCE.1, c.start + 60.0]]);
     assert_eq!(t.full_tensor().unwrap().dims(), &[1, 2, 3]);
-    assert_eq!(t.repeat_last(), t.sources);
-    assert_eq!(lat_lon_mse(&t.repeat_last(), &t.targets).unwrap(), 0.0);
+    assert_eq!(t.repeat_last().unwrap(), t.sources);
+    assert_eq!(lat_lon_mse(&t.repeat_last().unwrap(), &t.targets).unwrap(), 0.0);
     // No trajectories at all is a valid (empty) value, if not something to generate.
     let empty = Trajectories::new(vec![], vec![], 5, 3).unwrap();
     assert_eq!((empty.len(), empty.is_empty()), (0, true));
     assert_eq!(empty.sources_tensor().unwrap().dims(), &[0, 5, 3]);
     assert_eq!(empty.full_tensor().unwrap().dims(), &[0, 8, 3]);
-    assert!(empty.repeat_last().is_empty());
+    assert!(empty.repeat_last().unwrap().is_empty());
 }
 
 /// `plot_trajectories` checks the public fields before slicing them (a `seq_len` edited to

@@ -180,6 +180,25 @@ fn a_pad_id_outside_the_target_vocabulary_is_refused() {
 }
 
 #[test]
+fn the_transformer_refuses_a_pad_id_outside_its_vocabularies_where_it_is_made() {
+    let small = |src_vocab, tgt_vocab, pad_id| TransformerConfig {
+        pad_id,
+        d_model: 8,
+        n_heads: 2,
+        d_ff: 8,
+        n_layers: 1,
+        ..TransformerConfig::small(src_vocab, tgt_vocab)
+    };
+    let e = err(Transformer::from_config(&small(20, 11, Some(11))));
+    assert!(e.starts_with("Transformer: ") && e.contains("pad_id 11") && e.contains("target vocabulary 0..11"), "{e}");
+    let e = err(Transformer::from_config(&small(5, 11, Some(7))));
+    assert!(e.starts_with("Transformer: ") && e.contains("pad_id 7") && e.contains("source vocabulary 0..5"), "{e}");
+    // The last id of both, and no padding at all, are models.
+    Transformer::from_config(&small(11, 11, Some(10))).unwrap();
+    Transformer::from_config(&small(11, 11, None)).unwrap();
+}
+
+#[test]
 fn recurrent_translators_refuse_padding_inside_a_source() {
     let _guard = common::serial();
     manual_seed(0).unwrap();

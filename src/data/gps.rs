@@ -148,15 +148,14 @@ impl Trajectories {
 
     /// The simplest forecast: every future point repeats the last observed one. Trajectories
     /// that break the invariant ([`Trajectories::check`]) have no last observed points to repeat:
-    /// they give no points at all, which [`lat_lon_mse`] then refuses.
-    pub fn repeat_last(&self) -> Vec<[f64; 3]> {
-        if self.checked("Trajectories::repeat_last").is_err() {
-            return Vec::new();
-        }
-        self.sources
+    /// an error says which field is off.
+    pub fn repeat_last(&self) -> Result<Vec<[f64; 3]>> {
+        self.checked("Trajectories::repeat_last")?;
+        Ok(self
+            .sources
             .chunks_exact(self.seq_len)
             .flat_map(|observed| std::iter::repeat_n(observed[self.seq_len - 1], self.pred_len))
-            .collect()
+            .collect())
     }
 }
 

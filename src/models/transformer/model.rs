@@ -105,6 +105,16 @@ impl Transformer {
     }
 
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
+        if let Some(pad) = cfg.pad_id {
+            for (side, size) in [("source", cfg.src_vocab), ("target", cfg.tgt_vocab)] {
+                if pad as usize >= size {
+                    return Err(crate::nn::shape::error(
+                        "Transformer",
+                        format!("pad_id {pad} is outside the {side} vocabulary 0..{size}: the padding id must be a token of both"),
+                    ));
+                }
+            }
+        }
         let build = || -> Result<Self> {
             let table = transformer_encoding_table(cfg.max_len, cfg.d_model)?.unsqueeze(0)?;
             let src_embedding = Embeddings::new(cfg.src_vocab, cfg.d_model)?;
