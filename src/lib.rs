@@ -50,6 +50,23 @@ pub mod notebook;
 pub mod repro;
 pub mod train;
 
+/// Settings of the whole process, which the crate never changes by itself: a program or a
+/// notebook opts in.
+///
+/// - **Memory**: [`keep_freed_memory`](tuning::keep_freed_memory) tells glibc's allocator to keep
+///   freed tensors' memory for the next ones. The notebook kernel's start-up and `make bench`
+///   call it; a training or decoding loop then runs about 10% faster (the README's speed table is
+///   measured with it).
+/// - **Threads**: candle's products run on rayon's global pool, whose size is read once from the
+///   environment variable `RAYON_NUM_THREADS` (default: one thread per core). Small models (the
+///   lecture's, hidden sizes of a few units) want `RAYON_NUM_THREADS=1`: a tiny product costs
+///   about 17 us across two threads and 0.3 us on one. Set it before the program starts (the
+///   shell, the kernel's environment); the crate reads it only where it says so
+///   ([`StepByStep::threads`](crate::train::StepByStep)).
+pub mod tuning {
+    pub use crate::nn::fused::heap::{MMAP_THRESHOLD, TRIM_THRESHOLD, keep_freed_memory};
+}
+
 /// Everything a notebook needs, in one `use`, grouped by the part of the lecture that
 /// introduces it (the table on the front page lists the groups).
 pub mod prelude {

@@ -225,10 +225,10 @@ fn contracts_are_implemented_in_the_models_own_folder() {
     assert!(misplaced.is_empty(), "contracts implemented away from their model's folder:\n{}", misplaced.join("\n"));
 }
 
-/// The public modules: the layers, the prelude and four concept groups. Everything else is a
+/// The public modules: the layers, the prelude, the process settings (`tuning`) and four concept groups. Everything else is a
 /// private file whose items the layer re-exports (`pub use`), so the public surface is what a
 /// user calls, not the crate's file tree; the fused kernels and the AVX port stay private.
-const PUBLIC_MODULES: [&str; 13] = [
+const PUBLIC_MODULES: [&str; 14] = [
     "attention",
     "data",
     "data::corpus",
@@ -242,6 +242,7 @@ const PUBLIC_MODULES: [&str; 13] = [
     "train::quick",
     "train::stats",
     "train::translation",
+    "tuning",
 ];
 
 #[test]
@@ -261,4 +262,29 @@ fn only_the_layers_and_concept_groups_are_public_modules() {
     }
     public.sort();
     assert_eq!(public, PUBLIC_MODULES, "public modules");
+}
+
+/// What only the kernel wing (`nn::fused`) may name: candle's custom-op machinery, its CPU storage,
+/// raw float32 slices and `unsafe`. The rooms a student reads beside the lecture (`nn`,
+/// `attention`, `models`) reach a kernel through one call into the wing.
+const KERNEL_WORDS: [&str; 6] = ["CustomOp", "CpuStorage", "apply_op", "unsafe", "[f32]", "as_slice::<f32>"];
+
+#[test]
+fn only_the_kernel_wing_names_custom_ops_raw_slices_or_unsafe() {
+    let mut found = vec![];
+    for (module, path) in modules() {
+        let front = ["nn", "attention", "models"].contains(&module.split("::").next().unwrap_or(""));
+        if !front || module == "nn::fused" || module.starts_with("nn::fused::") {
+            continue;
+        }
+        for (k, line) in code(&path).lines().enumerate() {
+            for word in KERNEL_WORDS.iter().filter(|w| line.contains(*w)) {
+                found.push(format!("{}:{}: {word}", path.display(), k + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "kernel words outside nn::fused:\n{}", found.join("\n"));
+    // The rule has something to hold: the wing does name them.
+    let wing = src().join("nn/fused/kernels.rs");
+    assert!(code(&wing).contains("CustomOp") && code(&wing).contains("[f32]"));
 }

@@ -76,6 +76,8 @@ fn seed_spread(path: &str) -> Result<()> {
 }
 
 fn main() -> Result<()> {
+    // as the notebook kernel does (attention_zoo::tuning); the README's speeds are measured so
+    attention_zoo::tuning::keep_freed_memory();
     let which: Vec<String> = std::env::args().skip(1).collect();
     let run = |name: &str| which.is_empty() || which.iter().any(|w| w == name);
     let report = |name: &str, (secs, loss, val): (f64, f64, f64)| {

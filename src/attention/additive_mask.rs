@@ -5,7 +5,7 @@
 //! A row that masks every key would make the softmax `0/0 = NaN`; it is an error naming the
 //! module and the row instead.
 
-use super::masked_softmax::masked_softmax;
+use crate::nn::fused::masked_softmax::masked_softmax;
 use crate::nn::shape::{check_float, check_size, error, shape_error};
 use candle_core::{D, DType, Device, Result, Tensor};
 

@@ -1,15 +1,13 @@
 //! The lecture's `Attention`: one attention head with affine maps of the query, the keys and the
 //! values, any scoring function of the slides, softmax and the context vector.
 
+use super::kv::transposed_in_memory;
 use super::mask::MASK_FILL;
-use super::score::{Score, context_vector, cosine_products, dot_products};
+use super::score::{Score, context_vector, cosine_products, dot_products, scaled_dot_products};
 use crate::nn::ops::{masked_fill, softmax};
-use crate::nn::rows::index_rows;
-use crate::nn::shape::same_tensor;
 use crate::nn::shape::{Within, check_batch};
 use crate::nn::{Linear, Walk, Walker};
-use candle_core::{D, Result, Tensor, bail};
-use std::sync::Mutex;
+use candle_core::{Result, Tensor, bail};
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
 /// keys and (optionally) the values, a scoring function, softmax, and the context vector.
@@ -31,57 +29,6 @@ pub struct Attention {
     pub values: Option<Tensor>,
     /// The alphas of the last call, `(N, Lq, L)`, detached (for plots).
     pub alphas: Option<Tensor>,
-    /// `proj_keys` transposed for the dot-product scores, made once per keys tensor.
-    keys_t: TransposedKeys,
-}
-
-/// The projected keys transposed and contiguous, `(N, d_k, L)`, as the dot-product scores read
-/// them, with the keys tensor they were made from: a decoder that attends over the same keys at
-/// every step (a translator decoding) transposes them once, not once a step. It is made again
-/// whenever the keys are another tensor (see `same_keys`: candle's tensor ids restart in every
-/// notebook cell, so the id alone is not enough). It holds on to the last keys and their copy (and, in
-/// training, to their graph) until the next call. A clone of the module starts with an empty
-/// one: the data-parallel step's replicas, each attending over its own half-batch, would
-/// otherwise replace each other's at every decoder step.
-#[derive(Debug, Default)]
-struct TransposedKeys(Mutex<Option<(Tensor, Tensor)>>);
-
-/// The memo's test: the same storage seen through the same layout (which tells tensors apart
-/// across notebook cells) and the same tensor id (which tells `keys` from `keys.detach()`, whose
-/// copy must not carry the other's graph).
-fn same_keys(kept: &Tensor, keys: &Tensor) -> bool {
-    kept.id() == keys.id() && same_tensor(kept, keys)
-}
-
-impl Clone for TransposedKeys {
-    fn clone(&self) -> Self {
-        TransposedKeys::default()
-    }
-}
-
-impl TransposedKeys {
-    fn of(&self, keys: &Tensor) -> Result<Tensor> {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_keys(k, keys)) {
-            return Ok(t.clone());
-        }
-        let rank = keys.rank();
-        let t = keys.transpose(rank - 2, rank - 1)?.contiguous()?;
-        *kept = Some((keys.clone(), t.clone()));
-        Ok(t)
-    }
-
-    /// When the memo holds `keys` transposed, makes it hold `picked = keys.index_select(rows, 0)`
-    /// transposed, by picking the same rows of the transposed copy (whole contiguous rows: much
-    /// cheaper than transposing `picked` afresh).
-    fn select_rows(&self, keys: &Tensor, picked: &Tensor, rows: &Tensor) -> Result<()> {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = kept.as_ref().filter(|(k, _)| same_keys(k, keys)) {
-            let t = index_rows(t, rows)?;
-            *kept = Some((picked.clone(), t));
-        }
-        Ok(())
-    }
 }
 
 impl Attention {
@@ -120,16 +67,7 @@ impl Attention {
             proj_keys: None,
             values: None,
             alphas: None,
-            keys_t: TransposedKeys::default(),
         })
-    }
-
-    /// Tells the attention that its projected keys `proj_keys` are being replaced by
-    /// `picked = proj_keys.index_select(rows, 0)` (a decoder dropping finished sentences or
-    /// reordering beams), so that the transposed copy the scores read follows without a new
-    /// transposition.
-    pub(crate) fn select_key_rows(&self, proj_keys: &Tensor, picked: &Tensor, rows: &Tensor) -> Result<()> {
-        self.keys_t.select_rows(proj_keys, picked, rows)
     }
 
     /// Takes the keys once: projects them, and the values too when `proj_values` (otherwise the
@@ -139,7 +77,13 @@ impl Attention {
     /// - `keys`: `(N, L, input_dim)`
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
         check_batch("Attention::init_keys", keys, self.input_dim)?;
-        self.proj_keys = Some(self.linear_key.forward(keys)?);
+        let proj_keys = self.linear_key.forward(keys)?;
+        // The dot-product scores read the keys transposed at every step: lay them out so once
+        // (the same shape and values), and the transposition at each step is free.
+        self.proj_keys = Some(match self.score {
+            Score::ScaledDot | Score::Dot => transposed_in_memory(&proj_keys)?,
+            _ => proj_keys,
+        });
         self.values = Some(if self.proj_values { self.linear_value.forward(keys)? } else { keys.clone() });
         self.keys = Some(keys.clone());
         Ok(())
@@ -169,9 +113,8 @@ impl Attention {
         let q = self.linear_query.forward(query)?;
         let missing = || candle_core::Error::Msg("Attention: score parameters are missing".into());
         match self.score {
-            // What `scaled_dot_products` and `dot_products` compute, the keys transposed once.
-            Score::ScaledDot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?)? / (q.dim(D::Minus1)? as f64).sqrt(),
-            Score::Dot => q.contiguous()?.matmul(&self.keys_t.of(proj_keys)?),
+            Score::ScaledDot => scaled_dot_products(&q, proj_keys),
+            Score::Dot => dot_products(&q, proj_keys),
             Score::Cosine => cosine_products(&q, proj_keys),
             Score::General => {
                 let w = self.linear_score.as_ref().ok_or_else(missing)?;

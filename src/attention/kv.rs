@@ -1,13 +1,28 @@
 //! Keys and values projected once and kept: what a decoder reuses at every step of incremental
 //! decoding (its own earlier positions, the encoder's memory), instead of projecting them again.
 
-use crate::nn::rows::index_rows;
+use crate::nn::fused::rows::index_rows;
 use candle_core::{Result, Tensor};
 
 /// Keys `(…, L, d_k)` as [`ProjectedKv`] keeps them: `(…, d_k, L)`, contiguous.
 pub(crate) fn transposed(keys: &Tensor) -> Result<Tensor> {
     let rank = keys.rank();
     keys.transpose(rank - 2, rank - 1)?.contiguous()
+}
+
+/// Keys `(…, L, d_k)` laid out transposed in memory: the same shape and values, but their
+/// transpose `(…, d_k, L)` is contiguous, so that scores `q kᵀ` read them without a copy. For keys
+/// made once and read at every decoder step (`Attention::init_keys`, a translator's state).
+pub(crate) fn transposed_in_memory(keys: &Tensor) -> Result<Tensor> {
+    let rank = keys.rank();
+    transposed(keys)?.transpose(rank - 2, rank - 1)
+}
+
+/// The rows `rows` of keys kept by [`transposed_in_memory`], laid out the same way (whole
+/// contiguous rows copied, no new transposition).
+pub(crate) fn select_rows_transposed(keys: &Tensor, rows: &Tensor) -> Result<Tensor> {
+    let rank = keys.rank();
+    index_rows(&keys.transpose(rank - 2, rank - 1)?, rows)?.transpose(rank - 2, rank - 1)
 }
 
 /// The projected keys and values of a multi-head attention, split into heads as it reads them:

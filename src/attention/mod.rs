@@ -8,11 +8,9 @@
 
 pub(crate) mod additive_mask;
 pub(crate) mod head;
-pub(crate) mod heads;
 pub(crate) mod kv;
 pub(crate) mod layer;
 pub(crate) mod mask;
-pub(crate) mod masked_softmax;
 pub(crate) mod multi_head;
 pub(crate) mod narrow;
 pub(crate) mod packed;
@@ -23,6 +21,7 @@ pub(crate) mod vectorised;
 pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive, target_mask};
 pub use head::Attention;
 pub use kv::ProjectedKv;
+pub(crate) use kv::{select_rows_transposed, transposed_in_memory};
 pub use layer::AttentionLayer;
 pub use mask::{MASK_FILL, source_mask, subsequent_mask};
 pub use multi_head::MultiHeadAttention;

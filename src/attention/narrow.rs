@@ -3,9 +3,9 @@
 //! one full-width head would (compare the lecture's wide [`MultiHeadAttention`](super::MultiHeadAttention),
 //! where every head is `d_model` wide).
 
-use super::additive_mask::{attend_transposed, check_additive_mask};
+use super::additive_mask::{attend_transposed, check_additive_mask, scaled_dot_product_attention_additive};
 use super::kv::{ProjectedKv, transposed};
-use crate::nn::shape::{check_float, error, in_module, shape_error};
+use crate::nn::shape::{Within, check_float, error, in_module, shape_error};
 use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -110,8 +110,18 @@ impl NarrowMultiHeadAttention {
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "NarrowMultiHeadAttention";
         check_qkv(module, self.d_model, query, key, value, mask)?;
-        let run = |me: &Self| me.attend_kv(query, &me.project_kv(key, value)?, mask);
-        in_module(module, run(self))
+        let (mut outputs, mut weights) = (vec![], vec![]);
+        for h in 0..self.n_heads {
+            let q = self.linear_qs[h].forward(query).within(module)?;
+            let k = self.linear_ks[h].forward(key).within(module)?;
+            let v = self.linear_vs[h].forward(value).within(module)?;
+            let (o, w) = scaled_dot_product_attention_additive(&q, &k, &v, mask).within(module)?;
+            outputs.push(o);
+            weights.push(w);
+        }
+        let concatenated = Tensor::cat(&outputs, D::Minus1).within(module)?;
+        let output = self.dropout.forward(&self.mha_linear.forward(&concatenated)?).within(module)?;
+        Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1).within(module)? })
     }
 
     /// The keys and values projected by every head, `(N, Lk, d_k)` each: what
@@ -122,8 +132,9 @@ impl NarrowMultiHeadAttention {
         Ok(ProjectedKv { keys_t, values })
     }
 
-    /// The queries' attention over keys and values projected already, without checks (the
-    /// callers check the shapes and the mask).
+    /// The queries' attention over keys and values projected already (incremental decoding:
+    /// [`NarrowMultiHeadAttention::forward`]'s arithmetic, the keys kept transposed), without
+    /// checks (the callers check the shapes and the mask).
     pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let (mut outputs, mut weights) = (vec![], vec![]);
         for ((l, k_t), v) in self.linear_qs.iter().zip(&kv.keys_t).zip(&kv.values) {

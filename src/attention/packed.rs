@@ -4,8 +4,9 @@
 
 use super::additive_mask::scaled_dot_product_attention_additive;
 use super::narrow::{MhaOutput, head_size};
+use crate::nn::fused::dense;
 use crate::nn::shape::{check_input_dtype, error, in_module, shape_error};
-use crate::nn::{Dropout, Linear, Param, Walk, Walker, dense};
+use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
 

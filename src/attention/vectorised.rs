@@ -8,8 +8,8 @@ use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use candle_core::{Result, Tensor};
 
 use super::additive_mask::attend_transposed;
-use super::heads::{merge_heads, split_heads, split_heads_transposed};
 use super::kv::ProjectedKv;
+use crate::nn::fused::heads::{merge_heads, split_heads, split_heads_transposed};
 
 /// The blog post's `MultiHeadAttention(embed_dim, num_heads)`: `query`, `key`, `value` and
 /// `output` are each a `Linear(d_model, d_model)`; the projections are viewed as

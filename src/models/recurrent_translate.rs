@@ -6,7 +6,7 @@
 
 use super::translate::{PAD_ID, SeenIds, SentenceAttention, Translate, prefix_ids};
 use crate::nn::Walk;
-use crate::nn::rows::index_rows;
+use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{in_module, shape_error};
 use candle_core::{Result, Tensor};
 

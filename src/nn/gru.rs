@@ -1,7 +1,7 @@
 //! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
 
-use super::cells::fusable;
-use super::gru_sequence::gru_sequence;
+use super::fused::cells::fusable;
+use super::fused::gru_sequence::gru_sequence;
 use super::ops::sigmoid;
 use super::packed::{check_lengths, keep_mask, reverse_within};
 use super::rnn::{CellKind, Recurrent, RnnWeights};
@@ -22,7 +22,7 @@ pub type Gru = Recurrent<GruKind>;
 
 /// One GRU step in PyTorch's arithmetic: gates `r, z, n`, `h' = (h - n) * z + n`.
 /// `gi`: `(N, 3H)` input gates, `h`: `(N, H)`. From hidden size 8 on, a layer runs each
-/// direction as one node instead ([`super::gru_sequence`]).
+/// direction as one node instead ([`super::fused::gru_sequence`]).
 pub fn gru_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor) -> Result<Tensor> {
     let hd = h.dim(1)?;
     let gh = w.hidden_gates(h)?;

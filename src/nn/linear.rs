@@ -1,6 +1,6 @@
 //! `nn.Linear`, with PyTorch's initialisation and float32 sums.
 
-use super::dense;
+use super::fused::dense;
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_input_dtype, check_last_dim, check_size};

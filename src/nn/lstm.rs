@@ -1,6 +1,6 @@
 //! `nn.LSTM`, batch-first, any number of layers, optionally bidirectional.
 
-use super::cells::lstm_step;
+use super::fused::cells::lstm_step;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
 use candle_core::{Result, Tensor};
 
@@ -17,7 +17,7 @@ impl CellKind for LstmKind {
 pub type Lstm = Recurrent<LstmKind>;
 
 /// One LSTM step in PyTorch's arithmetic: gates `i, f, g, o`; returns `(h', c')`.
-/// The gate arithmetic is one fused graph node from hidden size 8 on ([`super::cells`]).
+/// The gate arithmetic is one fused graph node from hidden size 8 on ([`super::fused::cells`]).
 pub fn lstm_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
     lstm_step(gi, &w.hidden_gates(h)?, c)
 }

@@ -4,31 +4,22 @@
 //! Each layer draws its initial weights from the default generator ([`crate::repro`]) in the
 //! order PyTorch draws them, so `manual_seed(s)` followed by a constructor gives the weights that
 //! `torch.manual_seed(s)` followed by the same PyTorch constructor gives. Every operation used here
-//! records a backward pass. The crate-private `kernels` make the lecture-sized linear layer, the
-//! layer norm, the bias, ReLU and the softmax single graph nodes with hand-written backward
-//! passes, `dense` the wide linear layers (through gemm), `cells` and the `*_sequence` modules the
-//! recurrent steps; `in_place` reads and updates float32 tensors where they lie; `rows` picks a
-//! decoder's rows; `heap` keeps freed tensors' memory for the next ones.
+//! records a backward pass.
+//!
+//! The layers read as the lecture's; where a float32 CPU tensor can go through a hand-written
+//! kernel (one graph node with its own backward pass in place of several), the layer makes one call
+//! into `fused`, the kernel wing, which answers with the plain-candle composition wherever the
+//! kernel does not apply.
 
-pub(crate) mod cells;
-pub(crate) mod dense;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
-pub(crate) mod fast_math;
 pub(crate) mod feed_forward;
+pub(crate) mod fused;
 pub(crate) mod gru;
-pub(crate) mod gru_sequence;
-pub(crate) mod heap;
-pub(crate) mod in_place;
-pub(crate) mod kernels;
-#[cfg(test)]
-mod kernels_tests;
 pub(crate) mod layer_norm;
 pub(crate) mod linear;
-pub(crate) mod log_softmax;
 pub(crate) mod lstm;
 pub(crate) mod lstm_cell;
-pub(crate) mod lstm_sequence;
 pub(crate) mod module;
 pub(crate) mod ops;
 pub(crate) mod packed;
@@ -36,7 +27,6 @@ pub(crate) mod param;
 mod pickle_scan;
 pub(crate) mod pytorch;
 pub(crate) mod rnn;
-pub(crate) mod rows;
 pub(crate) mod shape;
 
 pub use dropout::{Dropout, dropout};

@@ -1,6 +1,6 @@
 //! Small differentiable operations the layers share: sigmoid, softmax, relu, masked fill, time reversal.
 
-use super::kernels;
+use super::fused::kernels;
 use super::shape::{check_float, error};
 use candle_core::{Result, Tensor};
 

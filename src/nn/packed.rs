@@ -6,9 +6,9 @@
 //! length, so it starts at that sequence's last real token, not at the padding. The final states
 //! are therefore those at each sequence's true length.
 
-use super::cells::fusable;
+use super::fused::cells::fusable;
+use super::fused::lstm_sequence::lstm_sequence;
 use super::lstm::{Lstm, lstm_cell};
-use super::lstm_sequence::lstm_sequence;
 use super::rnn::RnnWeights;
 use super::shape::{error, shape_error};
 use candle_core::{DType, Device, Result, Tensor};

@@ -3,8 +3,8 @@
 //! runs any cell over layers and directions. [`Gru`](super::Gru) and [`Lstm`](super::Lstm) add
 //! their cell and their state.
 
-use super::cells::FUSED_CELL_MIN_HIDDEN;
-use super::kernels::add_bias;
+use super::fused::cells::FUSED_CELL_MIN_HIDDEN;
+use super::fused::kernels::add_bias;
 use super::module::{Walk, Walker};
 use super::ops::reverse_time;
 use super::param::Param;

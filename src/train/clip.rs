@@ -2,7 +2,7 @@
 //! a bound, between `loss.backward()` and the optimiser's step.
 
 use crate::nn::Param;
-use crate::nn::in_place::with_f32;
+use crate::nn::fused::in_place::with_f32;
 use crate::nn::shape::error;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Result, Tensor};

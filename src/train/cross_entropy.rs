@@ -139,7 +139,7 @@ impl CrossEntropyLoss {
             // On the CPU in float32 the log-softmax, the gather and the weights are one node, which
             // reads the logits in their own shape: a reshape would be one more node, whose gradient
             // candle zero-fills and adds into (a translator's logits are its largest tensor).
-            if let Some(nll) = crate::nn::log_softmax::nll_rows(logits, ids.clone(), weights.clone()) {
+            if let Some(nll) = crate::nn::fused::log_softmax::nll_rows(logits, ids.clone(), weights.clone()) {
                 return reduce(nll?);
             }
         }
@@ -219,7 +219,7 @@ pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
     if x.elem_count() == 0 {
         return Ok(x.clone()); // as PyTorch: nothing to normalise
     }
-    if let Some(y) = crate::nn::log_softmax::log_softmax_last_dim(x) {
+    if let Some(y) = crate::nn::fused::log_softmax::log_softmax_last_dim(x) {
         return y;
     }
     let max = x.max_keepdim(D::Minus1)?.detach();

@@ -1,7 +1,7 @@
 //! Optimisers: PyTorch's Adam, step for step in float32.
 
 use crate::nn::Param;
-use crate::nn::in_place::{is_f32_in_place, update_f32, with_f32};
+use crate::nn::fused::in_place::{is_f32_in_place, update_f32, with_f32};
 use crate::nn::shape::error;
 use crate::nn::shape::storage_address;
 use crate::train::pool::{SPLIT_MIN, map_halves};

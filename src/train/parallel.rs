@@ -13,7 +13,7 @@ use super::batches::Learner;
 use super::loss::Loss;
 use super::pool::{SPLIT_MIN, map_halves, pool};
 use crate::nn::Param;
-use crate::nn::in_place::with_f32;
+use crate::nn::fused::in_place::with_f32;
 use crate::nn::shape::error;
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};

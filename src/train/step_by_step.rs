@@ -241,13 +241,10 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
     /// stops training and names the epoch and the batch; the trainer is then as it was after
     /// the last good epoch.
     ///
-    /// On Linux with glibc, the first call in a process raises glibc's mmap and trim thresholds
-    /// (to 32 MiB and 256 MiB) so that freed tensors' memory is reused rather than faulted in again
-    /// (see the README's Speed section); it does nothing else to the allocator.
+    /// It changes nothing process-wide: [`crate::tuning`] says what a program may opt into.
     pub fn train(&mut self, n_epochs: usize) -> Result<()> {
         self.check_optimizer()?;
         self.optimizer.set_threads(self.threads);
-        crate::nn::heap::keep_freed_memory();
         self.set_seed(self.seed)?;
         // Parameters made in another notebook cell get ids from this cell's counter.
         self.model.rehome()?;

@@ -5,6 +5,9 @@
 // other (tools/evcxr/README.md). The variable is moved at the end, so evcxr does not keep it.
 Ok::<(), std::fmt::Error>(())?;
 use attention_zoo::prelude::*;
+// The one process-wide setting the kernel opts into (attention_zoo::tuning): freed tensors'
+// memory stays in the process for the next ones.
+attention_zoo::tuning::keep_freed_memory();
 let zoo_warm_up = Tensor::new(&[[[0f32, 1.0]]], &Device::Cpu)?;
 // rust-analyzer answers a trait's first use slowly (up to 0.7 s for the first iterator chain,
 // 0.3 s for the first `D::Minus1`): the usual ones once here, where nobody waits for them.

@@ -3,9 +3,10 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
+use crate::attention::{select_rows_transposed, transposed_in_memory};
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::translate::{PAD_ID, check_rows, source_lengths};
-use crate::nn::rows::index_rows;
+use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
@@ -50,7 +51,8 @@ impl GruTranslator {
         let lengths = source_lengths("GruTranslator", src)?;
         let run = || -> Result<GruState> {
             let (states, hidden) = self.encoder.forward(src, &lengths)?;
-            let proj_keys = self.decoder.attn.linear_key.forward(&states)?;
+            // laid out as `Attention::init_keys` lays them out: read at every step
+            let proj_keys = transposed_in_memory(&self.decoder.attn.linear_key.forward(&states)?)?;
             let mask = src.to_dtype(DType::U32)?.ne(PAD_ID)?.to_dtype(DType::U8)?.unsqueeze(1)?; // (N, 1, S): 1 at real tokens
             Ok(GruState { states, proj_keys, mask, hidden })
         };
@@ -123,8 +125,7 @@ impl RecurrentTranslate for GruTranslator {
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
         check_rows("GruTranslator::select_rows", rows, s.states.dim(0)?)?;
         let pick = |t: &Tensor| index_rows(t, rows);
-        let proj_keys = pick(&s.proj_keys)?;
-        self.decoder.attn.select_key_rows(&s.proj_keys, &proj_keys, rows)?;
+        let proj_keys = select_rows_transposed(&s.proj_keys, rows)?;
         // The hidden state is `(1, N, H)`: its rows are those of `(N, H)`.
         let hidden = pick(&s.hidden.squeeze(0)?)?.unsqueeze(0)?;
         Ok(GruState { states: pick(&s.states)?, proj_keys, mask: pick(&s.mask)?, hidden })

@@ -5,7 +5,6 @@
 pub(crate) mod config;
 pub(crate) mod decoder;
 pub(crate) mod encoder;
-mod fused_decoder;
 pub(crate) mod model;
 
 pub use config::LstmTranslatorConfig;

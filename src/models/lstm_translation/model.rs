@@ -3,12 +3,11 @@
 use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
-use super::fused_decoder::attn_lstm_sequence;
 use crate::attention::padding_mask;
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::translate::{PAD_ID, check_rows, source_lengths};
-use crate::nn::cells::fusable;
-use crate::nn::rows::index_rows;
+use crate::nn::fused::attn_lstm_decoder::attn_lstm_sequence;
+use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{error, in_module, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
@@ -67,10 +66,10 @@ impl LstmTranslator {
             &[n, t] if n == state.h.dim(0)? && t > 0 => t,
             d => return Err(shape_error("LstmTranslator", format!("target ids (N, T) with N = {} and T > 0", state.h.dim(0)?), d)),
         };
-        if fusable(state.h.dim(1)?, &[&state.keys, &state.outputs, &state.h]) {
-            // teacher forcing over the whole target as one graph node
-            let emb = in_module("AttnLstmDecoder", self.decoder.embed.forward(tgt))?;
-            let (hs, alphas) = attn_lstm_sequence(&self.decoder, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)?;
+        // teacher forcing over the whole target as one graph node where the kernel applies
+        let emb = in_module("AttnLstmDecoder", self.decoder.embed.forward(tgt))?;
+        let cell = &self.decoder.cell.weights;
+        if let Some((hs, alphas)) = attn_lstm_sequence(cell, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)? {
             return Ok((self.decoder.out.forward(&hs)?, alphas));
         }
         let (mut h, mut c) = (state.h.clone(), state.c.clone());

@@ -7,7 +7,7 @@ use super::cache::DecoderCache;
 use super::model::Transformer;
 use crate::models::translate::{SentenceAttention, Translate, check_rows, prefix_ids};
 use crate::nn::Walk;
-use crate::nn::rows::index_rows;
+use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{error, in_module, shape_error};
 use candle_core::{Result, Tensor};
 

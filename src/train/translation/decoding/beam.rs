@@ -85,9 +85,8 @@ pub struct Hypothesis {
 /// `beam_width` of 0, an `n_best` outside `1..=beam_width` or a length penalty's `alpha` that is
 /// not finite.
 ///
-/// On Linux with glibc, the first call in a process raises glibc's mmap and trim thresholds
-/// (to 32 MiB and 256 MiB) so that freed tensors' memory is reused rather than faulted in again
-/// (see the README's Speed section).
+/// A search frees and makes the same tensors at every step: a program that decodes much may opt
+/// into [`crate::tuning::keep_freed_memory`] (the notebook kernel does).
 ///
 /// # Shapes
 /// - `src`: source ids `(N, S)`
@@ -99,7 +98,6 @@ pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32
     if n == 0 {
         return Ok(vec![]);
     }
-    crate::nn::heap::keep_freed_memory();
     in_eval(model, |m| in_module(module, search(m, src, n, sos, eos, config)))
 }
 

@@ -17,9 +17,8 @@ use candle_core::{Result, Tensor};
 /// source that is not `(N, S)` integer ids with `S > 0`, `max_len` 0, `sos` or `eos` outside the target vocabulary, `sos` equal to the
 /// padding id, a source or `max_len` beyond the model's `max_len`.
 ///
-/// On Linux with glibc, the first call in a process raises glibc's mmap and trim thresholds
-/// (to 32 MiB and 256 MiB) so that freed tensors' memory is reused rather than faulted in again
-/// (see the README's Speed section).
+/// A search frees and makes the same tensors at every step: a program that decodes much may opt
+/// into [`crate::tuning::keep_freed_memory`] (the notebook kernel does).
 ///
 /// # Shapes
 /// - `src`: source ids `(N, S)`
@@ -30,7 +29,6 @@ pub fn greedy_decode<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u
     if n == 0 {
         return Ok(vec![]);
     }
-    crate::nn::heap::keep_freed_memory();
     in_eval(model, |m| in_module(module, run(m, src, sos, eos, max_len, n)))
 }
 

@@ -1,7 +1,7 @@
 //! The checks and helpers that greedy decoding and beam search share.
 
 use crate::models::translate::Translate;
-use crate::nn::in_place::with_f32;
+use crate::nn::fused::in_place::with_f32;
 use crate::nn::shape::{error, shape_error};
 use candle_core::{DType, Result, Tensor};
 

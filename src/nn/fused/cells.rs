@@ -17,7 +17,7 @@
 
 use super::fast_math::{sigmoid, tanh, with_avx2};
 use super::kernels::{cpu_f32, fused, values};
-use super::ops::sigmoid as sig;
+use crate::nn::ops::sigmoid as sig;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 

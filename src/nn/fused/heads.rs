@@ -6,7 +6,7 @@
 //! in one node, whose backward pass is the inverse permutation: the same values moved to the same
 //! places, so outputs and gradients equal the composed operations' to the bit.
 
-use crate::nn::kernels::cpu_f32;
+use crate::nn::fused::kernels::cpu_f32;
 use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Views a contiguous input as `dims`, permutes its axes by `perm` (output axis `i` is input

@@ -284,7 +284,7 @@ mod tests {
             let mut y_dims = lead.clone();
             y_dims.push(n_out);
             let up = Tensor::randn(0f32, 1.0, y_dims.as_slice(), &dev).unwrap();
-            let fused = crate::nn::dense::linear(&x, &w, Some(&b)).unwrap();
+            let fused = crate::nn::fused::dense::linear(&x, &w, Some(&b)).unwrap();
             let plain = x
                 .reshape((rows, n_in))
                 .unwrap()

@@ -12,19 +12,20 @@
 use std::sync::Once;
 
 /// Blocks up to this size come from the heap, not from a mapping of their own.
-pub(crate) const MMAP_THRESHOLD: i32 = 32 << 20;
+pub const MMAP_THRESHOLD: i32 = 32 << 20;
 /// Free space at the top of the heap kept before any goes back to the kernel.
-pub(crate) const TRIM_THRESHOLD: i32 = 256 << 20;
+pub const TRIM_THRESHOLD: i32 = 256 << 20;
 
 /// Sets glibc's `M_MMAP_THRESHOLD` to [`MMAP_THRESHOLD`] and `M_TRIM_THRESHOLD` to
-/// [`TRIM_THRESHOLD`], once per process (training and decoding call it before their loops), so
-/// that freed tensors' memory is reused rather than returned to the kernel and faulted in again.
+/// [`TRIM_THRESHOLD`], once per process, so that freed tensors' memory is reused rather than
+/// returned to the kernel and faulted in again. Nothing in the crate calls it: a program or a
+/// notebook opts in (the kernel's start-up and the bench do; see `crate::tuning`).
 /// The setting is process-wide: blocks up to 32 MiB come from the heap, freed space inside the
 /// heap stays with the process, and free space at its top goes back to the kernel only beyond
 /// 256 MiB. Elsewhere than Linux with glibc it does nothing; it leaves alone a limit set through
 /// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` in the environment (one set through
 /// `GLIBC_TUNABLES` is replaced).
-pub(crate) fn keep_freed_memory() {
+pub fn keep_freed_memory() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -5,13 +5,14 @@
 //! encoder's outputs once more, and candle's backward adds each use's gradient into a fresh tensor:
 //! for the translator's batches that was a quarter of a training step. Here the weights' gradients
 //! are one product each over every step at the end. The arithmetic is the step's
-//! ([`super::AttnLstmDecoder::step`]): scores `k_s . h / sqrt(H)` plus the mask, a softmax, the
+//! (`AttnLstmDecoder::step` in `models::lstm_translation`): scores `k_s . h / sqrt(H)` plus the mask, a softmax, the
 //! context, then the cell on `[embedding; context]`; matrix products go through candle, so sums
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
-use crate::nn::cells::{lstm_gates, tanh_all};
-use crate::nn::dense::{WeightT, rows_times};
-use crate::nn::kernels::{add_to_rows, column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
+use super::cells::{fusable, lstm_gates, tanh_all};
+use super::dense::{WeightT, rows_times};
+use super::kernels::{add_to_rows, column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
+use crate::nn::rnn::RnnWeights;
 use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
@@ -224,24 +225,30 @@ impl CustomOp3 for AttnLstmSequence {
     }
 }
 
-/// The decoder over a whole teacher-forced target as one graph node.
+/// The decoder over a whole teacher-forced target as one graph node, or `None` where the node does
+/// not apply (not float32 on the CPU, or a hidden size under
+/// [`FUSED_CELL_MIN_HIDDEN`](super::cells::FUSED_CELL_MIN_HIDDEN)): the caller then runs the steps.
+/// `cell` holds the decoder's `LSTMCell(E + H, H)` weights.
 ///
 /// # Shapes
 /// - `emb`: the target's embeddings `(N, T, E)`; `keys`, `outputs`: `(N, S, H)`; `mask`: additive
 ///   `(N, S)`; `h0`, `c0`: `(N, H)`
 /// - returns the hidden state of every step `(N, T, H)` and the attention weights `(N, T, S)`
 pub(crate) fn attn_lstm_sequence(
-    decoder: &super::AttnLstmDecoder,
+    cell: &RnnWeights,
     emb: &Tensor,
     keys: &Tensor,
     outputs: &Tensor,
     mask: &Tensor,
     h0: &Tensor,
     c0: &Tensor,
-) -> Result<(Tensor, Tensor)> {
+) -> Result<Option<(Tensor, Tensor)>> {
     let (n, t, e) = emb.dims3()?;
     let (s, h) = (keys.dim(1)?, h0.dim(1)?);
-    let w = &decoder.cell.weights;
+    if !fusable(h, &[emb, keys, outputs, h0]) {
+        return Ok(None);
+    }
+    let w = cell;
     if w.weight_ih.dims() != [4 * h, e + h] || w.weight_hh.dims() != [4 * h, h] || outputs.dims() != [n, s, h] || mask.dims() != [n, s] {
         bail!(
             "attention LSTM decoder: the cell's weights, keys {:?}, outputs {:?} and mask {:?} do not fit",
@@ -258,5 +265,5 @@ pub(crate) fn attn_lstm_sequence(
     let memory = Tensor::cat(&[keys, outputs], 2)?;
     let op = AttnLstmSequence { sizes: Sizes { n, t, s, e, h }, kept: Mutex::new(None) };
     let y = emb.contiguous()?.apply_op3(&memory, &params, op)?;
-    Ok((y.narrow(2, 0, h)?.contiguous()?, y.narrow(2, h, s)?.contiguous()?))
+    Ok(Some((y.narrow(2, 0, h)?.contiguous()?, y.narrow(2, h, s)?.contiguous()?)))
 }

@@ -7,8 +7,8 @@
 //! followed by the scale. The arithmetic is that of the three operations (`x * scale`, then `+ m`,
 //! then [`softmax_rows`]), so the weights and gradients are theirs to the bit.
 
-use crate::nn::in_place::with_f32_pair;
-use crate::nn::kernels::{cpu_f32, softmax_rows, softmax_rows_backward};
+use crate::nn::fused::in_place::with_f32_pair;
+use crate::nn::fused::kernels::{cpu_f32, softmax_rows, softmax_rows_backward};
 use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Storage, Tensor, bail};
 
 /// The mask broadcast to the scores: its values and, per dimension of the scores, its stride

@@ -1,0 +1,40 @@
+//! The kernel wing: hand-written CPU kernels behind the lecture's layers.
+//!
+//! The layers in `nn`, `attention` and `models` read as the lecture's classes. Where a float32
+//! CPU tensor can be computed faster as one graph node with its own backward pass (in place of the
+//! several nodes candle would record), the layer makes one call here; each entry point answers
+//! with the fused node where it applies and leaves the plain-candle composition to the caller (or
+//! makes it itself) where it does not. Only this wing names candle's `CustomOp*`, `CpuStorage`,
+//! `apply_op*`, raw `f32` slices or `unsafe` (`tests/layout.rs` checks it). Every kernel is
+//! tested against the plain-candle composition it replaces, values and gradients: in its own
+//! file's tests, in `kernels_tests` and in `tests/fused_kernels.rs`.
+//!
+//! | file | the kernel | its entry points |
+//! |---|---|---|
+//! | `kernels` | the lecture-sized affine map, bias, ReLU and the last-dimension softmax; the `Fused3`/`XwbKernel` adapter every three-input kernel uses | `ops::relu`, `ops::softmax`, `Linear::forward` |
+//! | `dense` | the wide affine maps through gemm, and their weight gradients | `Linear::forward` |
+//! | `layer_norm` | layer normalisation | `nn::layer_norm` |
+//! | `log_softmax` | the translators' log-softmax | `train::cross_entropy` |
+//! | `cells`, `fast_math` | one LSTM/GRU step, the gate arithmetic, `exp`/`sigmoid`/`tanh` | `Lstm`, `Gru`, `LstmCell` |
+//! | `gru_sequence`, `lstm_sequence` | a whole recurrent direction, back-propagating through time inside | `Gru::forward`, `Lstm::forward`, the packed LSTM |
+//! | `attn_lstm_decoder` | the blog post's attention LSTM decoder over a teacher-forced target | `LstmTranslator` |
+//! | `heads`, `masked_softmax` | splitting/merging attention heads; `softmax(scores * scale + mask)` | the vectorised multi-head attention, `attend` |
+//! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
+//! | `heap` | glibc's allocator told to keep freed tensors' memory (opt-in, see `crate::tuning`) | `tuning::keep_freed_memory` |
+
+pub(crate) mod attn_lstm_decoder;
+pub(crate) mod cells;
+pub(crate) mod dense;
+pub(crate) mod fast_math;
+pub(crate) mod gru_sequence;
+pub(crate) mod heads;
+pub(crate) mod heap;
+pub(crate) mod in_place;
+pub(crate) mod kernels;
+#[cfg(test)]
+mod kernels_tests;
+pub(crate) mod layer_norm;
+pub(crate) mod log_softmax;
+pub(crate) mod lstm_sequence;
+pub(crate) mod masked_softmax;
+pub(crate) mod rows;
