@@ -19,6 +19,7 @@ mod error_context;
 mod error_names;
 mod figures;
 mod fused_cells;
+mod fused_kernels;
 mod gps;
 mod gps_bad_input;
 mod gru_translation;

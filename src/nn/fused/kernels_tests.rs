@@ -2,7 +2,7 @@
 //! operations, and raw slices checked before use.
 
 use super::dense::linear;
-use super::kernels::{linear_backward, linear_forward, relu, softmax_last_dim, softmax_rows, softmax_rows_backward};
+use super::kernels::{add_bias, linear_backward, linear_forward, relu, softmax_last_dim, softmax_rows, softmax_rows_backward};
 use crate::repro::Generator;
 use candle_core::{D, Device, Tensor, Var};
 
@@ -104,4 +104,40 @@ fn raw_slice_kernels_check_their_slices() {
 fn an_empty_weight_is_refused() {
     let zeros = |shape: (usize, usize)| Tensor::zeros(shape, candle_core::DType::F32, &Device::Cpu).unwrap();
     refused_slice("linear with an empty weight", || linear(&zeros((2, 0)), &zeros((3, 0)), None), &["linear"]);
+}
+
+#[test]
+fn fused_bias_has_candles_values_and_gradients() {
+    let mut g = Generator::new(11);
+    for dims in [vec![3, 5], vec![2, 3, 4], vec![1, 1], vec![0, 4]] {
+        let n = *dims.last().unwrap();
+        let y = Var::from_tensor(&g.randn(dims.as_slice()).unwrap()).unwrap();
+        let b = Var::from_tensor(&g.randn(n).unwrap()).unwrap();
+        let up = g.randn(dims.as_slice()).unwrap();
+        let fused = add_bias(&y, &b).unwrap();
+        let plain = y.broadcast_add(&b).unwrap();
+        assert_eq!(fused.dims(), plain.dims());
+        close(&format!("add_bias {dims:?}"), &fused, &plain);
+        let gf = (&fused * &up).unwrap().sum_all().unwrap().backward().unwrap();
+        let gp = (&plain * &up).unwrap().sum_all().unwrap().backward().unwrap();
+        for (name, v) in [("y", &y), ("bias", &b)] {
+            let (f, p) = (gf.get(v), gp.get(v));
+            match (f, p) {
+                (Some(f), Some(p)) => close(&format!("add_bias {dims:?} d{name}"), f, p),
+                // an empty y: no gradient reaches either (candle's sum over no values)
+                (f, p) => assert!(
+                    dims[0] == 0
+                        && f.is_none_or(|t| t.sum_all().unwrap().to_scalar::<f32>().unwrap() == 0.0)
+                        && p.is_none_or(|t| t.sum_all().unwrap().to_scalar::<f32>().unwrap() == 0.0),
+                    "add_bias {dims:?} d{name}"
+                ),
+            }
+        }
+    }
+    // a transposed (non-contiguous) y, and a wrong bias, as candle and as an error
+    let y = g.randn((4, 3)).unwrap().t().unwrap();
+    let b = g.randn(4).unwrap();
+    close("add_bias transposed", &add_bias(&y, &b).unwrap(), &y.broadcast_add(&b).unwrap());
+    let e = add_bias(&y, &g.randn(3).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("add_bias: expected a bias (4)"), "{e}");
 }
