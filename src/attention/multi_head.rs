@@ -1,7 +1,7 @@
 //! The lecture's wide multi-head attention: every head sees all `d_model` dimensions.
 
 use super::head::Attention;
-use crate::nn::shape::{Within, in_module};
+use crate::nn::shape::Within;
 use crate::nn::{Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor, bail};
 
@@ -54,11 +54,10 @@ impl MultiHeadAttention {
     /// - `mask`: optional, broadcasting to `(N, Lq, L)` (the source mask `(N, 1, L)`, a target mask `(1, Lq, Lq)`)
     /// - returns `(N, Lq, D)` with `D = d_model`
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let contexts: Vec<Tensor> = me.attn_heads.iter_mut().map(|h| h.forward(query, mask)).collect::<Result<_>>()?;
-            me.linear_out.forward(&Tensor::cat(&contexts, D::Minus1)?)
-        };
-        in_module("MultiHeadAttention", run(self))
+        let module = "MultiHeadAttention";
+        let contexts: Vec<Tensor> = self.attn_heads.iter_mut().map(|h| h.forward(query, mask)).collect::<Result<_>>().within(module)?;
+        let concatenated = Tensor::cat(&contexts, D::Minus1).within(module)?;
+        self.linear_out.forward(&concatenated).within(module)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::additive_mask::{attend_transposed, check_additive_mask, scaled_dot_product_attention_additive};
 use super::kv::{ProjectedKv, transposed};
-use crate::nn::shape::{Within, check_float, error, in_module, shape_error};
+use crate::nn::shape::{Within, check_float, error, shape_error};
 use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -91,7 +91,7 @@ impl NarrowMultiHeadAttention {
     pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
         let module = "NarrowMultiHeadAttention";
         let d_k = head_size(module, d_model, n_heads)?;
-        let dropout = in_module(module, Dropout::new(p_drop))?;
+        let dropout = Dropout::new(p_drop).within(module)?;
         let heads = || (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>();
         let (linear_qs, linear_ks, linear_vs) = (heads()?, heads()?, heads()?);
         let mha_linear = Linear::new(d_model, d_model)?;
@@ -111,16 +111,16 @@ impl NarrowMultiHeadAttention {
         let module = "NarrowMultiHeadAttention";
         check_qkv(module, self.d_model, query, key, value, mask)?;
         let (mut outputs, mut weights) = (vec![], vec![]);
-        for h in 0..self.n_heads {
-            let q = self.linear_qs[h].forward(query).within(module)?;
-            let k = self.linear_ks[h].forward(key).within(module)?;
-            let v = self.linear_vs[h].forward(value).within(module)?;
+        for ((linear_q, linear_k), linear_v) in self.linear_qs.iter().zip(&self.linear_ks).zip(&self.linear_vs) {
+            let q = linear_q.forward(query).within(module)?;
+            let k = linear_k.forward(key).within(module)?;
+            let v = linear_v.forward(value).within(module)?;
             let (o, w) = scaled_dot_product_attention_additive(&q, &k, &v, mask).within(module)?;
             outputs.push(o);
             weights.push(w);
         }
         let concatenated = Tensor::cat(&outputs, D::Minus1).within(module)?;
-        let output = self.dropout.forward(&self.mha_linear.forward(&concatenated)?).within(module)?;
+        let output = self.dropout.forward(&self.mha_linear.forward(&concatenated).within(module)?).within(module)?;
         Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1).within(module)? })
     }
 

@@ -5,7 +5,7 @@
 use super::additive_mask::scaled_dot_product_attention_additive;
 use super::narrow::{MhaOutput, head_size};
 use crate::nn::fused::dense;
-use crate::nn::shape::{check_input_dtype, error, in_module, shape_error};
+use crate::nn::shape::{Within, check_input_dtype, error, shape_error};
 use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
@@ -48,7 +48,7 @@ pub fn key_padding_to_additive(module: &str, mask: &Tensor, n: usize, s: usize) 
 impl PackedMultiheadAttention {
     pub fn new(embed_dim: usize, num_heads: usize, dropout: f64) -> Result<Self> {
         head_size(MODULE, embed_dim, num_heads)?;
-        let out_proj = in_module(MODULE, Linear::new(embed_dim, embed_dim))?;
+        let out_proj = Linear::new(embed_dim, embed_dim).within(MODULE)?;
         if let Some(b) = &out_proj.bias {
             b.set(&Tensor::zeros(embed_dim, DType::F32, &candle_core::Device::Cpu)?)?;
         }
@@ -103,15 +103,14 @@ impl PackedMultiheadAttention {
             let weights = Tensor::zeros((0, self.num_heads, l, s), DType::F32, query.device())?;
             return Ok(MhaOutput { output, weights });
         }
-        let run = || -> Result<MhaOutput> {
-            let (q, k, v) = (self.project(query, 0)?, self.project(key, 1)?, self.project(value, 2)?);
-            let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref())?;
-            let weights = self.dropout.forward(&weights)?;
-            let context = if self.dropout.is_training() && self.dropout.p > 0.0 { weights.matmul(&v)? } else { context };
-            let context = context.permute((2, 0, 1, 3))?.reshape((l, n, e))?;
-            Ok(MhaOutput { output: self.out_proj.forward(&context)?, weights })
-        };
-        in_module(MODULE, run())
+        let q = self.project(query, 0).within(MODULE)?;
+        let k = self.project(key, 1).within(MODULE)?;
+        let v = self.project(value, 2).within(MODULE)?;
+        let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref()).within(MODULE)?;
+        let weights = self.dropout.forward(&weights).within(MODULE)?;
+        let context = if self.dropout.is_training() && self.dropout.p > 0.0 { weights.matmul(&v).within(MODULE)? } else { context };
+        let context = context.permute((2, 0, 1, 3)).within(MODULE)?.reshape((l, n, e)).within(MODULE)?;
+        Ok(MhaOutput { output: self.out_proj.forward(&context).within(MODULE)?, weights })
     }
 }
 

@@ -3,7 +3,7 @@
 //! transpose, so every head is computed in one batched product instead of a loop.
 
 use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_qkv, head_size};
-use crate::nn::shape::in_module;
+use crate::nn::shape::Within;
 use crate::nn::{Dropout, Linear, Param, Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -57,7 +57,7 @@ impl VectorisedMultiHeadAttention {
     pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
         let module = "VectorisedMultiHeadAttention";
         let d_k = head_size(module, d_model, n_heads)?;
-        let dropout = in_module(module, Dropout::new(p_drop))?;
+        let dropout = Dropout::new(p_drop).within(module)?;
         let query = Linear::new(d_model, d_model)?;
         let key = Linear::new(d_model, d_model)?;
         let value = Linear::new(d_model, d_model)?;
@@ -69,19 +69,17 @@ impl VectorisedMultiHeadAttention {
     /// query, key and value layers stacked row block by row block, its `mha_linear` as `output`,
     /// the same dropout probability and mode. Both then give the same output and weights.
     pub fn from_narrow(narrow: &NarrowMultiHeadAttention) -> Result<Self> {
-        let run = || -> Result<Self> {
-            Ok(VectorisedMultiHeadAttention {
-                d_model: narrow.d_model,
-                n_heads: narrow.n_heads,
-                d_k: narrow.d_k,
-                query: stack_heads(&narrow.linear_qs)?,
-                key: stack_heads(&narrow.linear_ks)?,
-                value: stack_heads(&narrow.linear_vs)?,
-                output: copy(&narrow.mha_linear)?,
-                dropout: narrow.dropout.clone(),
-            })
-        };
-        in_module("VectorisedMultiHeadAttention::from_narrow", run())
+        let module = "VectorisedMultiHeadAttention::from_narrow";
+        Ok(VectorisedMultiHeadAttention {
+            d_model: narrow.d_model,
+            n_heads: narrow.n_heads,
+            d_k: narrow.d_k,
+            query: stack_heads(&narrow.linear_qs).within(module)?,
+            key: stack_heads(&narrow.linear_ks).within(module)?,
+            value: stack_heads(&narrow.linear_vs).within(module)?,
+            output: copy(&narrow.mha_linear).within(module)?,
+            dropout: narrow.dropout.clone(),
+        })
     }
 
     /// `(N, L, D)` -> `(N, n_heads, L, d_k)`.
@@ -99,8 +97,8 @@ impl VectorisedMultiHeadAttention {
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "VectorisedMultiHeadAttention";
         check_qkv(module, self.d_model, query, key, value, mask)?;
-        let run = |me: &Self| me.attend_kv(query, &me.project_kv(key, value)?, mask);
-        in_module(module, run(self))
+        let kv = self.project_kv(key, value).within(module)?;
+        self.attend_kv(query, &kv, mask).within(module)
     }
 
     /// The keys and values projected and split into heads, `(N, n_heads, Lk, d_k)`: what

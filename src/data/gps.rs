@@ -2,7 +2,7 @@
 //! around the centre of Florence, drawn with Python's `random` module as 001 draws them.
 
 use super::scaler::MinMaxScaler;
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{Within, error, shape_error};
 use crate::repro::PyRandom;
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -141,8 +141,8 @@ impl Trajectories {
     pub fn scaled(&self, scaler: &MinMaxScaler) -> Result<Trajectories> {
         let module = "Trajectories::scaled";
         self.checked(module)?;
-        let sources = in_module(module, scaler.transform(&self.sources))?;
-        let targets = in_module(module, scaler.transform(&self.targets))?;
+        let sources = scaler.transform(&self.sources).within(module)?;
+        let targets = scaler.transform(&self.targets).within(module)?;
         Ok(Trajectories { sources, targets, ..self.clone() })
     }
 

@@ -2,7 +2,7 @@
 
 use super::seq2seq::{EncoderDecoder, StepDecoder, final_state_seq_first, gru_step};
 use crate::attention::Attention;
-use crate::nn::shape::{Within, in_module};
+use crate::nn::shape::Within;
 use crate::nn::{Gru, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -47,15 +47,13 @@ impl DecoderAttn {
     /// - `mask`: optional source mask `(N, 1, L)`
     /// - returns `(N, 1, F)`
     pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let (query, hidden) = gru_step("DecoderAttn", &me.basic_rnn, me.hidden.as_ref(), x)?;
-            me.hidden = Some(hidden);
-            let n = x.dim(0)?;
-            let context = me.attn.forward(&query, mask)?;
-            let concatenated = Tensor::cat(&[context, query], D::Minus1)?;
-            me.regression.forward(&concatenated)?.reshape((n, 1, me.n_features))
-        };
-        in_module("DecoderAttn", run(self))
+        let module = "DecoderAttn";
+        let (query, hidden) = gru_step(module, &self.basic_rnn, self.hidden.as_ref(), x).within(module)?;
+        self.hidden = Some(hidden);
+        let n = x.dim(0).within(module)?;
+        let context = self.attn.forward(&query, mask).within(module)?;
+        let concatenated = Tensor::cat(&[context, query], D::Minus1).within(module)?;
+        self.regression.forward(&concatenated).within(module)?.reshape((n, 1, self.n_features)).within(module)
     }
 }
 

@@ -3,7 +3,7 @@
 //! connection. As the post writes it, the block has no layer normalisation.
 
 use crate::attention::{MhaOutput, PackedMultiheadAttention};
-use crate::nn::shape::in_module;
+use crate::nn::shape::Within;
 use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -23,13 +23,11 @@ pub struct TransformerEncoderBlock {
 
 impl TransformerEncoderBlock {
     pub fn new(embed_dim: usize, num_heads: usize, ffn_dim: usize, dropout: f64) -> Result<Self> {
-        let build = || -> Result<Self> {
-            let attention = PackedMultiheadAttention::new(embed_dim, num_heads, dropout)?;
-            let ffn_in = Linear::new(embed_dim, ffn_dim)?;
-            let ffn_out = Linear::new(ffn_dim, embed_dim)?;
-            Ok(TransformerEncoderBlock { attention, ffn_in, ffn_out, dropout: Dropout::new(dropout)?, weights: None })
-        };
-        in_module("TransformerEncoderBlock", build())
+        let module = "TransformerEncoderBlock";
+        let attention = PackedMultiheadAttention::new(embed_dim, num_heads, dropout).within(module)?;
+        let ffn_in = Linear::new(embed_dim, ffn_dim).within(module)?;
+        let ffn_out = Linear::new(ffn_dim, embed_dim).within(module)?;
+        Ok(TransformerEncoderBlock { attention, ffn_in, ffn_out, dropout: Dropout::new(dropout).within(module)?, weights: None })
     }
 
     /// `x + attention(x)`, then `x + ffn(x)`.
@@ -40,15 +38,14 @@ impl TransformerEncoderBlock {
     ///   must be ignored (the opposite of the lecture's keep masks)
     /// - returns `(L, N, E)`
     pub fn forward(&mut self, x: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let MhaOutput { output, weights } = me.attention.forward(x, x, x, key_padding_mask)?;
-            me.weights = Some(weights);
-            let x = (x + output)?;
-            let hidden = me.dropout.forward(&crate::nn::relu(&me.ffn_in.forward(&x)?)?)?;
-            let ffn = me.dropout.forward(&me.ffn_out.forward(&hidden)?)?;
-            x + ffn
-        };
-        in_module("TransformerEncoderBlock", run(self))
+        let module = "TransformerEncoderBlock";
+        let MhaOutput { output, weights } = self.attention.forward(x, x, x, key_padding_mask).within(module)?;
+        self.weights = Some(weights);
+        let x = (x + output).within(module)?;
+        let hidden = crate::nn::relu(&self.ffn_in.forward(&x).within(module)?).within(module)?;
+        let hidden = self.dropout.forward(&hidden).within(module)?;
+        let ffn = self.dropout.forward(&self.ffn_out.forward(&hidden).within(module)?).within(module)?;
+        (x + ffn).within(module)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::translate::{PAD_ID, SeenIds, SentenceAttention, Translate, prefix_ids};
 use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{in_module, shape_error};
+use crate::nn::shape::{Within, shape_error};
 use candle_core::{Result, Tensor};
 
 /// A recurrent translator: its encoder, its teacher-forced decoder, and its decoder's step.
@@ -122,33 +122,32 @@ impl<M: RecurrentTranslate> Translate for M {
             &[_, t] if t > 0 => t,
             d => return Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", d)),
         };
-        let run = |me: &mut M, state: &mut RecurrentState<M::State>| -> Result<Tensor> {
-            let ids = prefix_ids(M::NAME, prefix, RecurrentTranslate::tgt_vocab(me))?;
-            // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
-            let (mut carry, read) = match state.carried.take() {
-                Some(c) if c.seen.continued_by(&ids, t) => (c.carry, c.seen.len()),
-                _ => (me.start_carry(&state.encoded)?, 0),
-            };
-            let mut logits = None;
-            for k in read..t {
-                let (next, new_carry) = me.step(&state.encoded, &carry, &prefix.narrow(1, k, 1)?.squeeze(1)?)?;
-                (logits, carry) = (Some(next), new_carry);
-            }
-            state.carried = Some(Carried { carry, seen: SeenIds::new(ids, t) });
-            logits.ok_or_else(|| candle_core::Error::Msg("no decoding step".into()))
+        let module = M::NAME;
+        let ids = prefix_ids(module, prefix, RecurrentTranslate::tgt_vocab(self)).within(module)?;
+        // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
+        let (mut carry, read) = match state.carried.take() {
+            Some(c) if c.seen.continued_by(&ids, t) => (c.carry, c.seen.len()),
+            _ => (self.start_carry(&state.encoded).within(module)?, 0),
         };
-        in_module(M::NAME, run(self, state))
+        let mut logits = None;
+        for k in read..t {
+            let token = prefix.narrow(1, k, 1).within(module)?.squeeze(1).within(module)?;
+            let (next, new_carry) = self.step(&state.encoded, &carry, &token).within(module)?;
+            (logits, carry) = (Some(next), new_carry);
+        }
+        state.carried = Some(Carried { carry, seen: SeenIds::new(ids, t) });
+        logits.ok_or_else(|| candle_core::Error::Msg("no decoding step".into())).within(module)
     }
 
     fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
-        Ok(in_module(M::NAME, self.decode(&state, tgt_input))?.0)
+        Ok(self.decode(&state, tgt_input).within(M::NAME)?.0)
     }
 
     /// The decoder's weights over the source at every target step, `(N, T, S)`.
     fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
         let state = self.encode(src)?;
-        Ok(SentenceAttention::Source(in_module(M::NAME, self.decode(&state, tgt_input))?.1))
+        Ok(SentenceAttention::Source(self.decode(&state, tgt_input).within(M::NAME)?.1))
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
-use crate::nn::shape::{MAX_ELEMENTS, Within, check_batch, error, in_module, shape_error};
+use crate::nn::shape::{MAX_ELEMENTS, Within, check_batch, error, shape_error};
 use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker};
 use crate::repro;
 use candle_core::{Result, Tensor, bail};
@@ -56,7 +56,7 @@ impl Encoder {
     /// - returns the hidden state after every step, `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         check_batch("Encoder", x, self.n_features)?;
-        let (out, hidden) = in_module("Encoder", self.basic_rnn.forward(x, None))?;
+        let (out, hidden) = self.basic_rnn.forward(x, None).within("Encoder")?;
         self.hidden = Some(hidden);
         Ok(out)
     }
@@ -215,46 +215,44 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     /// - returns `(N, target_len, F)`; with an attention decoder `self.alphas` becomes
     ///   `(N, target_len, input_len)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            // The fields are public: a length set to 0, or to one past any sequence, is refused here.
-            check_lengths("EncoderDecoder", me.input_len, me.target_len)?;
-            let (_, l) = check_batch("EncoderDecoder", x, me.encoder.n_features)?;
-            if l < me.input_len {
-                bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", me.input_len, x.dims())
+        let module = "EncoderDecoder";
+        // The fields are public: a length set to 0, or to one past any sequence, is refused here.
+        check_lengths(module, self.input_len, self.target_len)?;
+        let (_, l) = check_batch(module, x, self.encoder.n_features)?;
+        if l < self.input_len {
+            bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
+        }
+        let source = x.narrow(1, 0, self.input_len).within(module)?;
+        let target = x.narrow(1, self.input_len, l - self.input_len).within(module)?;
+        let hidden_seq = self.encoder.forward(&source).within(module)?;
+        StepDecoder::init_hidden(&mut self.decoder, &hidden_seq).within(module)?;
+        let mut dec_inputs = source.narrow(1, self.input_len - 1, 1).within(module)?;
+        let mut outs = Vec::with_capacity(self.target_len.min(l + 1));
+        let mut alphas = Vec::with_capacity(self.target_len.min(l + 1));
+        for i in 0..self.target_len {
+            let out = self.decoder.step(&dec_inputs, None).within(module)?;
+            if let Some(a) = self.decoder.step_alphas() {
+                alphas.push(a);
             }
-            let source = x.narrow(1, 0, me.input_len)?;
-            let target = x.narrow(1, me.input_len, l - me.input_len)?;
-            let hidden_seq = me.encoder.forward(&source)?;
-            StepDecoder::init_hidden(&mut me.decoder, &hidden_seq)?;
-            let mut dec_inputs = source.narrow(1, me.input_len - 1, 1)?;
-            let mut outs = Vec::with_capacity(me.target_len.min(l + 1));
-            let mut alphas = Vec::with_capacity(me.target_len.min(l + 1));
-            for i in 0..me.target_len {
-                let out = me.decoder.step(&dec_inputs, None)?;
-                if let Some(a) = me.decoder.step_alphas() {
-                    alphas.push(a);
+            let prob = if self.training.get() { check_probability(self.teacher_forcing_prob)? } else { 0.0 };
+            dec_inputs = if teacher_forcing(prob) {
+                if i >= target.dim(1).within(module)? {
+                    bail!(
+                        "EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}",
+                        self.input_len + self.target_len,
+                        x.dims()
+                    )
                 }
-                let prob = if me.training.get() { check_probability(me.teacher_forcing_prob)? } else { 0.0 };
-                dec_inputs = if teacher_forcing(prob) {
-                    if i >= target.dim(1)? {
-                        bail!(
-                            "EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}",
-                            me.input_len + me.target_len,
-                            x.dims()
-                        )
-                    }
-                    target.narrow(1, i, 1)?
-                } else {
-                    out.clone()
-                };
-                outs.push(out);
-            }
-            let outputs = Tensor::cat(&outs, 1)?;
-            me.outputs = Some(outputs.clone());
-            me.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1)?) };
-            Ok(outputs)
-        };
-        in_module("EncoderDecoder", run(self))
+                target.narrow(1, i, 1).within(module)?
+            } else {
+                out.clone()
+            };
+            outs.push(out);
+        }
+        let outputs = Tensor::cat(&outs, 1).within(module)?;
+        self.outputs = Some(outputs.clone());
+        self.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1).within(module)?) };
+        Ok(outputs)
     }
 }
 

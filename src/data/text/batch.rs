@@ -4,7 +4,7 @@
 use super::tokenizer::tokenize;
 use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
 use crate::attention::{padding_mask, target_mask};
-use crate::nn::shape::{check_size, error, in_module, shape_error};
+use crate::nn::shape::{Within, check_size, error, shape_error};
 use candle_core::{DType, Device, Result, Tensor};
 
 /// A pair of encoded sentences: source ids, target ids (`<sos>` ... `<eos>`).
@@ -129,7 +129,7 @@ impl TranslationBatch {
     /// # Shapes
     /// - returns `(N, 1, S)`, float32
     pub fn src_mask(&self) -> Result<Tensor> {
-        in_module("TranslationBatch::src_mask", padding_mask(&self.src, PAD_ID))
+        padding_mask(&self.src, PAD_ID).within("TranslationBatch::src_mask")
     }
 
     /// The additive mask of the decoder's input [`TranslationBatch::tgt_input`]: the causal mask
@@ -139,7 +139,7 @@ impl TranslationBatch {
     /// - returns `(N, T - 1, T - 1)`, float32
     pub fn tgt_mask(&self) -> Result<Tensor> {
         let module = "TranslationBatch::tgt_mask";
-        in_module(module, target_mask(&self.tgt_input()?, Some(PAD_ID)))
+        target_mask(&self.tgt_input()?, Some(PAD_ID)).within(module)
     }
 
     /// The keep/drop padding mask of the source, "1 keeps, 0 masks" as in the lecture.

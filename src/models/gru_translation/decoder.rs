@@ -2,7 +2,7 @@
 
 use super::config::GruTranslatorConfig;
 use crate::attention::Attention;
-use crate::nn::shape::in_module;
+use crate::nn::shape::Within;
 use crate::nn::{Embedding, Gru, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -25,16 +25,14 @@ pub struct GruAttnDecoder {
 impl GruAttnDecoder {
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
         cfg.check("GruAttnDecoder::new")?;
+        let module = "GruAttnDecoder";
         let h = cfg.hidden_dim;
-        let build = || -> Result<Self> {
-            Ok(GruAttnDecoder {
-                embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim)?,
-                basic_rnn: Gru::new(cfg.embed_dim, h)?,
-                attn: Attention::new(h, None, false)?,
-                out: Linear::new(2 * h, cfg.tgt_vocab)?,
-            })
-        };
-        in_module("GruAttnDecoder", build())
+        Ok(GruAttnDecoder {
+            embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim).within(module)?,
+            basic_rnn: Gru::new(cfg.embed_dim, h).within(module)?,
+            attn: Attention::new(h, None, false).within(module)?,
+            out: Linear::new(2 * h, cfg.tgt_vocab).within(module)?,
+        })
     }
 
     /// Runs the GRU over the target prefix from the encoder's final state, lets every output
@@ -54,12 +52,12 @@ impl GruAttnDecoder {
     /// # Shapes
     /// - as [`GruAttnDecoder::forward`]; returns the logits `(N, T, V)` and the hidden state `(1, N, H)`
     pub fn forward_with_hidden(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
-        let run = |me: &mut Self| -> Result<(Tensor, Tensor)> {
-            let (queries, last) = me.basic_rnn.forward(&me.embed.forward(tgt)?, Some(hidden))?;
-            let context = me.attn.forward(&queries, Some(mask))?;
-            Ok((me.out.forward(&Tensor::cat(&[context, queries], D::Minus1)?)?, last))
-        };
-        in_module("GruAttnDecoder", run(self))
+        let module = "GruAttnDecoder";
+        let embedded = self.embed.forward(tgt).within(module)?;
+        let (queries, last) = self.basic_rnn.forward(&embedded, Some(hidden)).within(module)?;
+        let context = self.attn.forward(&queries, Some(mask)).within(module)?;
+        let joined = Tensor::cat(&[context, queries], D::Minus1).within(module)?;
+        Ok((self.out.forward(&joined).within(module)?, last))
     }
 }
 

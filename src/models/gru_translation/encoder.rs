@@ -1,7 +1,7 @@
 //! The encoder: embeddings, then the lecture's GRU, its final state read at each true length.
 
 use super::config::GruTranslatorConfig;
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{Within, error, shape_error};
 use crate::nn::{Embedding, Gru, Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -16,10 +16,10 @@ pub struct GruEncoder {
 impl GruEncoder {
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
         cfg.check("GruEncoder::new")?;
-        let build = || -> Result<Self> {
-            Ok(GruEncoder { embed: Embedding::new(cfg.src_vocab, cfg.embed_dim)?, basic_rnn: Gru::new(cfg.embed_dim, cfg.hidden_dim)? })
-        };
-        in_module("GruEncoder", build())
+        let module = "GruEncoder";
+        let embed = Embedding::new(cfg.src_vocab, cfg.embed_dim).within(module)?;
+        let basic_rnn = Gru::new(cfg.embed_dim, cfg.hidden_dim).within(module)?;
+        Ok(GruEncoder { embed, basic_rnn })
     }
 
     /// Encodes a batch padded at the end. Each sentence stops at its last real token
@@ -30,20 +30,19 @@ impl GruEncoder {
     /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths, each in `1..=S`
     /// - returns the states `(N, S, H)` (zero at padding) and the final hidden state `(1, N, H)`
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, Tensor)> {
-        let run = || -> Result<(Tensor, Tensor)> {
-            let (n, s) = match src.dims() {
-                &[n, s] => (n, s),
-                d => return Err(shape_error("GruEncoder", "source ids (N, S)", d)),
-            };
-            if lengths.len() != n {
-                return Err(error("GruEncoder", format!("{} lengths for a batch of {n}", lengths.len())));
-            }
-            if let Some(k) = lengths.iter().position(|&l| l == 0 || l > s) {
-                return Err(error("GruEncoder", format!("length {} of sentence {k} is not in 1..={s}", lengths[k])));
-            }
-            self.basic_rnn.forward_padded(&self.embed.forward(src)?, lengths, None)
+        let module = "GruEncoder";
+        let (n, s) = match src.dims() {
+            &[n, s] => (n, s),
+            d => return Err(shape_error(module, "source ids (N, S)", d)),
         };
-        in_module("GruEncoder", run())
+        if lengths.len() != n {
+            return Err(error(module, format!("{} lengths for a batch of {n}", lengths.len())));
+        }
+        if let Some(k) = lengths.iter().position(|&l| l == 0 || l > s) {
+            return Err(error(module, format!("length {} of sentence {k} is not in 1..={s}", lengths[k])));
+        }
+        let embedded = self.embed.forward(src).within(module)?;
+        self.basic_rnn.forward_padded(&embedded, lengths, None).within(module)
     }
 }
 

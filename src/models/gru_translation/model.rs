@@ -7,7 +7,7 @@ use crate::attention::{select_rows_transposed, transposed_in_memory};
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::translate::{PAD_ID, check_rows, source_lengths};
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{Within, error, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{DType, Result, Tensor};
 
@@ -37,10 +37,9 @@ impl GruTranslator {
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
         const NEW: &str = "GruTranslator::new";
         cfg.check(NEW)?;
-        let build = || -> Result<Self> {
-            Ok(GruTranslator { config: cfg.clone(), encoder: GruEncoder::new(cfg)?, decoder: GruAttnDecoder::new(cfg)?, alphas: None })
-        };
-        in_module(NEW, build())
+        let encoder = GruEncoder::new(cfg).within(NEW)?;
+        let decoder = GruAttnDecoder::new(cfg).within(NEW)?;
+        Ok(GruTranslator { config: cfg.clone(), encoder, decoder, alphas: None })
     }
 
     /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
@@ -48,15 +47,13 @@ impl GruTranslator {
     /// # Shapes
     /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
     pub fn encode(&self, src: &Tensor) -> Result<GruState> {
-        let lengths = source_lengths("GruTranslator", src)?;
-        let run = || -> Result<GruState> {
-            let (states, hidden) = self.encoder.forward(src, &lengths)?;
-            // laid out as `Attention::init_keys` lays them out: read at every step
-            let proj_keys = transposed_in_memory(&self.decoder.attn.linear_key.forward(&states)?)?;
-            let mask = src.to_dtype(DType::U32)?.ne(PAD_ID)?.to_dtype(DType::U8)?.unsqueeze(1)?; // (N, 1, S): 1 at real tokens
-            Ok(GruState { states, proj_keys, mask, hidden })
-        };
-        in_module("GruTranslator", run())
+        let module = "GruTranslator";
+        let lengths = source_lengths(module, src)?;
+        let (states, hidden) = self.encoder.forward(src, &lengths).within(module)?;
+        // laid out as `Attention::init_keys` lays them out: read at every step
+        let proj_keys = transposed_in_memory(&self.decoder.attn.linear_key.forward(&states).within(module)?).within(module)?;
+        let mask = source_keep_mask(src).within(module)?;
+        Ok(GruState { states, proj_keys, mask, hidden })
     }
 
     /// The decoder's logits over `tgt` from `state`, and its attention weights.
@@ -89,10 +86,15 @@ impl GruTranslator {
     /// - returns the logits `(N, T, V)`; [`GruTranslator::alphas`] holds the weights `(N, T, S)`
     pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
-        let (logits, alphas) = in_module("GruTranslator", self.decode(&state, tgt_input))?;
+        let (logits, alphas) = self.decode(&state, tgt_input).within("GruTranslator")?;
         self.alphas = Some(alphas);
         Ok(logits)
     }
+}
+
+/// The keep mask of padded source ids `(N, S)`: `(N, 1, S)`, 1 at real tokens, 0 at [`PAD_ID`].
+fn source_keep_mask(src: &Tensor) -> Result<Tensor> {
+    src.to_dtype(DType::U32)?.ne(PAD_ID)?.to_dtype(DType::U8)?.unsqueeze(1)
 }
 
 impl Walk for GruTranslator {

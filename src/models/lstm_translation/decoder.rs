@@ -1,7 +1,7 @@
 //! The attention decoder: one `LstmCell` step per target token.
 
 use super::config::LstmTranslatorConfig;
-use crate::nn::shape::{error, in_module};
+use crate::nn::shape::{Within, error};
 use crate::nn::{Embedding, Linear, LstmCell, Walk, Walker, softmax};
 use candle_core::{D, Result, Tensor};
 
@@ -22,16 +22,14 @@ pub struct AttnLstmDecoder {
 impl AttnLstmDecoder {
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
         cfg.check("AttnLstmDecoder::new")?;
+        let module = "AttnLstmDecoder";
         let h = cfg.hidden_dim;
-        let build = || -> Result<Self> {
-            Ok(AttnLstmDecoder {
-                embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim)?,
-                attn: Linear::new(h, h)?,
-                cell: LstmCell::new(cfg.embed_dim + h, h)?,
-                out: Linear::new(h, cfg.tgt_vocab)?,
-            })
-        };
-        in_module("AttnLstmDecoder", build())
+        Ok(AttnLstmDecoder {
+            embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim).within(module)?,
+            attn: Linear::new(h, h).within(module)?,
+            cell: LstmCell::new(cfg.embed_dim + h, h).within(module)?,
+            out: Linear::new(h, cfg.tgt_vocab).within(module)?,
+        })
     }
 
     /// The keys the decoder compares its hidden state with: `attn(outputs)`, computed once.
@@ -59,7 +57,7 @@ impl AttnLstmDecoder {
         mask: &Tensor,
     ) -> Result<(Tensor, (Tensor, Tensor), Tensor)> {
         let ((h, c), alphas) = self.step(token, h, c, keys, outputs, mask)?;
-        let logits = in_module("AttnLstmDecoder", self.out.forward(&h))?;
+        let logits = self.out.forward(&h).within("AttnLstmDecoder")?;
         Ok((logits, (h, c), alphas))
     }
 
@@ -77,16 +75,11 @@ impl AttnLstmDecoder {
         outputs: &Tensor,
         mask: &Tensor,
     ) -> Result<((Tensor, Tensor), Tensor)> {
-        check_step(token, h, c, keys, outputs, mask).map_err(|why| error("AttnLstmDecoder", format!("expected {why}")))?;
-        let run = || -> Result<((Tensor, Tensor), Tensor)> {
-            let scale = (h.dim(1)? as f64).sqrt();
-            let scores = (keys.matmul(&h.unsqueeze(2)?)?.squeeze(2)? / scale)?; // (N, S)
-            let alphas = softmax(&(scores + mask)?)?;
-            let context = alphas.unsqueeze(1)?.matmul(outputs)?.squeeze(1)?; // (N, H)
-            let input = Tensor::cat(&[self.embed.forward(token)?, context], D::Minus1)?;
-            Ok((self.cell.forward(&input, Some((h, c)))?, alphas))
-        };
-        in_module("AttnLstmDecoder", run())
+        let module = "AttnLstmDecoder";
+        check_step(token, h, c, keys, outputs, mask).map_err(|why| error(module, format!("expected {why}")))?;
+        let (alphas, context) = attend(h, keys, outputs, mask).within(module)?;
+        let input = Tensor::cat(&[self.embed.forward(token).within(module)?, context], D::Minus1).within(module)?;
+        Ok((self.cell.forward(&input, Some((h, c))).within(module)?, alphas))
     }
 }
 
@@ -97,6 +90,17 @@ impl Walk for AttnLstmDecoder {
         w.child("cell", &self.cell);
         w.child("out", &self.out);
     }
+}
+
+/// The step's attention, the blog post's unspecified one as we read it: the scores
+/// `keys · h / sqrt(H)` (`(N, S)`, `mask` added), their softmax `alphas` and the context
+/// `alphas · outputs` (`(N, H)`). Returns `(alphas, context)`.
+fn attend(h: &Tensor, keys: &Tensor, outputs: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
+    let scale = (h.dim(1)? as f64).sqrt();
+    let scores = (keys.matmul(&h.unsqueeze(2)?)?.squeeze(2)? / scale)?; // (N, S)
+    let alphas = softmax(&(scores + mask)?)?;
+    let context = alphas.unsqueeze(1)?.matmul(outputs)?.squeeze(1)?; // (N, H)
+    Ok((alphas, context))
 }
 
 /// Checks one decoding step's shapes against each other (candle would say only "shape mismatch

@@ -1,7 +1,7 @@
 //! The encoder: embeddings, then an LSTM over the padded batch.
 
 use super::config::LstmTranslatorConfig;
-use crate::nn::shape::{error, in_module};
+use crate::nn::shape::{Within, error};
 use crate::nn::{Embedding, Lstm, Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -16,17 +16,15 @@ pub struct LstmEncoder {
 impl LstmEncoder {
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
         cfg.check("LstmEncoder::new")?;
-        let build = || -> Result<Self> {
-            if cfg.bidirectional && !cfg.hidden_dim.is_multiple_of(2) {
-                return Err(error("LstmEncoder", format!("a bidirectional encoder needs an even hidden_dim, got {}", cfg.hidden_dim)));
-            }
-            let units = if cfg.bidirectional { cfg.hidden_dim / 2 } else { cfg.hidden_dim };
-            Ok(LstmEncoder {
-                embed: Embedding::new(cfg.src_vocab, cfg.embed_dim)?,
-                rnn: Lstm::with_layers(cfg.embed_dim, units, 1, cfg.bidirectional)?,
-            })
-        };
-        in_module("LstmEncoder", build())
+        let module = "LstmEncoder";
+        if cfg.bidirectional && !cfg.hidden_dim.is_multiple_of(2) {
+            return Err(error(module, format!("a bidirectional encoder needs an even hidden_dim, got {}", cfg.hidden_dim)));
+        }
+        let units = if cfg.bidirectional { cfg.hidden_dim / 2 } else { cfg.hidden_dim };
+        Ok(LstmEncoder {
+            embed: Embedding::new(cfg.src_vocab, cfg.embed_dim).within(module)?,
+            rnn: Lstm::with_layers(cfg.embed_dim, units, 1, cfg.bidirectional).within(module)?,
+        })
     }
 
     /// Encodes a padded batch.
@@ -36,16 +34,16 @@ impl LstmEncoder {
     /// - returns the outputs `(N, S, H)` (zero at padding) and the final `(h, c)`, each `(N, H)`
     ///   (both directions side by side when bidirectional)
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, (Tensor, Tensor))> {
-        let run = || -> Result<(Tensor, (Tensor, Tensor))> {
-            let embedded = self.embed.forward(src)?;
-            let (out, (h, c)) = self.rnn.forward_padded(&embedded, lengths, None)?;
-            // (dirs, N, H / dirs) -> (N, H): the directions side by side.
-            let side_by_side =
-                |s: &Tensor| -> Result<Tensor> { Tensor::cat(&(0..s.dim(0)?).map(|k| s.get(k)).collect::<Result<Vec<_>>>()?, 1) };
-            Ok((out, (side_by_side(&h)?, side_by_side(&c)?)))
-        };
-        in_module("LstmEncoder", run())
+        let module = "LstmEncoder";
+        let embedded = self.embed.forward(src).within(module)?;
+        let (out, (h, c)) = self.rnn.forward_padded(&embedded, lengths, None).within(module)?;
+        Ok((out, (side_by_side(&h).within(module)?, side_by_side(&c).within(module)?)))
     }
+}
+
+/// A final state `(dirs, N, H / dirs)` as `(N, H)`: the directions side by side.
+fn side_by_side(s: &Tensor) -> Result<Tensor> {
+    Tensor::cat(&(0..s.dim(0)?).map(|k| s.get(k)).collect::<Result<Vec<_>>>()?, 1)
 }
 
 impl Walk for LstmEncoder {

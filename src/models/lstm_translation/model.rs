@@ -8,7 +8,7 @@ use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::translate::{PAD_ID, check_rows, source_lengths};
 use crate::nn::fused::attn_lstm_decoder::attn_lstm_sequence;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{Within, error, shape_error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -39,10 +39,9 @@ impl LstmTranslator {
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
         const NEW: &str = "LstmTranslator::new";
         cfg.check(NEW)?;
-        let build = || -> Result<Self> {
-            Ok(LstmTranslator { config: cfg.clone(), encoder: LstmEncoder::new(cfg)?, decoder: AttnLstmDecoder::new(cfg)?, alphas: None })
-        };
-        in_module(NEW, build())
+        let encoder = LstmEncoder::new(cfg).within(NEW)?;
+        let decoder = AttnLstmDecoder::new(cfg).within(NEW)?;
+        Ok(LstmTranslator { config: cfg.clone(), encoder, decoder, alphas: None })
     }
 
     /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
@@ -50,14 +49,12 @@ impl LstmTranslator {
     /// # Shapes
     /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
     pub fn encode(&self, src: &Tensor) -> Result<LstmState> {
-        let lengths = source_lengths("LstmTranslator", src)?;
-        let run = || -> Result<LstmState> {
-            let (outputs, (h, c)) = self.encoder.forward(src, &lengths)?;
-            let keys = self.decoder.keys(&outputs)?;
-            let mask = padding_mask(src, PAD_ID)?.squeeze(1)?; // (N, S): -inf at the padding
-            Ok(LstmState { outputs, keys, mask, h, c })
-        };
-        in_module("LstmTranslator", run())
+        let module = "LstmTranslator";
+        let lengths = source_lengths(module, src)?;
+        let (outputs, (h, c)) = self.encoder.forward(src, &lengths).within(module)?;
+        let keys = self.decoder.keys(&outputs).within(module)?;
+        let mask = padding_mask(src, PAD_ID).within(module)?.squeeze(1).within(module)?; // (N, S): -inf at the padding
+        Ok(LstmState { outputs, keys, mask, h, c })
     }
 
     /// Runs the decoder over `tgt` from `state`: the logits of every position and the weights.
@@ -67,7 +64,7 @@ impl LstmTranslator {
             d => return Err(shape_error("LstmTranslator", format!("target ids (N, T) with N = {} and T > 0", state.h.dim(0)?), d)),
         };
         // teacher forcing over the whole target as one graph node where the kernel applies
-        let emb = in_module("AttnLstmDecoder", self.decoder.embed.forward(tgt))?;
+        let emb = self.decoder.embed.forward(tgt).within("AttnLstmDecoder")?;
         let cell = &self.decoder.cell.weights;
         if let Some((hs, alphas)) = attn_lstm_sequence(cell, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)? {
             return Ok((self.decoder.out.forward(&hs)?, alphas));
@@ -93,7 +90,7 @@ impl LstmTranslator {
     /// - returns the logits `(N, T, V)`; [`LstmTranslator::alphas`] holds the weights `(N, T, S)`
     pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
-        let (logits, alphas) = in_module("LstmTranslator", self.decode(&state, tgt_input))?;
+        let (logits, alphas) = self.decode(&state, tgt_input).within("LstmTranslator")?;
         self.alphas = Some(alphas);
         Ok(logits)
     }

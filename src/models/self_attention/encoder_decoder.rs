@@ -4,7 +4,7 @@
 use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnEncoder};
 use crate::attention::subsequent_mask;
 use crate::models::seq2seq::check_lengths;
-use crate::nn::shape::{in_module, shape_error};
+use crate::nn::shape::{Within, shape_error};
 use crate::nn::{Model, TrainingMode, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
 
@@ -102,33 +102,31 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// - `source_mask`: optional `(N, 1, input_len)`
     /// - returns `(N, target_len, F)`
     pub fn forward_masked(&mut self, x: &Tensor, source_mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            check_lengths("EncoderDecoderSelfAttn", me.input_len, me.target_len)?;
-            let l = match x.dims() {
-                &[_, l, _] => l,
-                d => bail!("EncoderDecoderSelfAttn: expected a batch (N, L, F), got {d:?}"),
-            };
-            if l < me.input_len {
-                bail!("EncoderDecoderSelfAttn: expected at least input_len = {} steps, got {:?}", me.input_len, x.dims())
-            }
-            let source = x.narrow(1, 0, me.input_len)?;
-            me.encode(&source, source_mask)?;
-            if me.training.get() {
-                if l < me.input_len + me.target_len {
-                    bail!(
-                        "EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}",
-                        me.input_len + me.target_len,
-                        x.dims()
-                    )
-                }
-                let shifted = x.narrow(1, me.input_len - 1, me.target_len)?;
-                let mask = me.trg_masks.clone();
-                me.decode(&shifted, source_mask, Some(&mask))
-            } else {
-                me.predict(&source, source_mask)
-            }
+        let module = "EncoderDecoderSelfAttn";
+        check_lengths(module, self.input_len, self.target_len)?;
+        let l = match x.dims() {
+            &[_, l, _] => l,
+            d => bail!("EncoderDecoderSelfAttn: expected a batch (N, L, F), got {d:?}"),
         };
-        in_module("EncoderDecoderSelfAttn", run(self))
+        if l < self.input_len {
+            bail!("EncoderDecoderSelfAttn: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
+        }
+        let source = x.narrow(1, 0, self.input_len).within(module)?;
+        self.encode(&source, source_mask).within(module)?;
+        if self.training.get() {
+            if l < self.input_len + self.target_len {
+                bail!(
+                    "EncoderDecoderSelfAttn: training needs the target too: expected {} steps, got {:?}",
+                    self.input_len + self.target_len,
+                    x.dims()
+                )
+            }
+            let shifted = x.narrow(1, self.input_len - 1, self.target_len).within(module)?;
+            let mask = self.trg_masks.clone();
+            self.decode(&shifted, source_mask, Some(&mask)).within(module)
+        } else {
+            self.predict(&source, source_mask).within(module)
+        }
     }
 
     /// [`forward_masked`](Self::forward_masked) without a source mask.

@@ -2,7 +2,7 @@
 
 use super::config::SelfAttnConfig;
 use crate::attention::MultiHeadAttention;
-use crate::nn::shape::{Within, check_batch, in_module};
+use crate::nn::shape::{Within, check_batch};
 use crate::nn::{FeedForward, Walk, Walker};
 use candle_core::{Result, Tensor, bail};
 
@@ -41,13 +41,11 @@ impl EncoderSelfAttn {
     /// - `mask`: optional source mask `(N, 1, L)`
     /// - returns `(N, L, D)`
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            check_batch("EncoderSelfAttn", query, me.n_features)?;
-            me.self_attn_heads.init_keys(query)?;
-            let att = me.self_attn_heads.forward(query, mask)?;
-            me.ffn.forward(&att)
-        };
-        in_module("EncoderSelfAttn", run(self))
+        let module = "EncoderSelfAttn";
+        check_batch(module, query, self.n_features)?;
+        self.self_attn_heads.init_keys(query).within(module)?;
+        let att = self.self_attn_heads.forward(query, mask).within(module)?;
+        self.ffn.forward(&att).within(module)
     }
 }
 
@@ -105,22 +103,20 @@ impl DecoderSelfAttn {
     /// - `source_mask`: optional `(N, 1, L)`; `target_mask`: optional `(1, Lt, Lt)`
     /// - returns `(N, Lt, F)`
     pub fn forward(&mut self, query: &Tensor, source_mask: Option<&Tensor>, target_mask: Option<&Tensor>) -> Result<Tensor> {
-        let run = |me: &mut Self| -> Result<Tensor> {
-            let (_, lt) = check_batch("DecoderSelfAttn", query, me.n_features)?;
-            if let Some(m) = target_mask
-                && (m.rank() != 3 || m.dim(1)? != lt || m.dim(2)? != lt)
-            {
-                bail!("DecoderSelfAttn: expected a target mask of shape (1, {lt}, {lt}) for a target of {lt} steps, got {:?}", m.dims())
-            }
-            if me.cross_attn_heads.attn_heads.first().is_none_or(|h| h.proj_keys.is_none()) {
-                bail!("DecoderSelfAttn: no encoder states; call init_keys (or encode) first")
-            }
-            me.self_attn_heads.init_keys(query)?;
-            let att1 = me.self_attn_heads.forward(query, target_mask)?;
-            let att2 = me.cross_attn_heads.forward(&att1, source_mask)?;
-            me.ffn.forward(&att2)
-        };
-        in_module("DecoderSelfAttn", run(self))
+        let module = "DecoderSelfAttn";
+        let (_, lt) = check_batch(module, query, self.n_features)?;
+        if let Some(m) = target_mask
+            && (m.rank() != 3 || m.dim(1).within(module)? != lt || m.dim(2).within(module)? != lt)
+        {
+            bail!("DecoderSelfAttn: expected a target mask of shape (1, {lt}, {lt}) for a target of {lt} steps, got {:?}", m.dims())
+        }
+        if self.cross_attn_heads.attn_heads.first().is_none_or(|h| h.proj_keys.is_none()) {
+            bail!("DecoderSelfAttn: no encoder states; call init_keys (or encode) first")
+        }
+        self.self_attn_heads.init_keys(query).within(module)?;
+        let att1 = self.self_attn_heads.forward(query, target_mask).within(module)?;
+        let att2 = self.cross_attn_heads.forward(&att1, source_mask).within(module)?;
+        self.ffn.forward(&att2).within(module)
     }
 }
 

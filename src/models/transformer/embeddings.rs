@@ -1,7 +1,7 @@
 //! The Transformer's input side: token embeddings scaled by `sqrt(d_model)`, and the lecture's
 //! positional encoding (added without scaling the input, then dropout).
 
-use crate::nn::shape::{check_batch, check_size, error, in_module};
+use crate::nn::shape::{Within, check_batch, check_size, error};
 use crate::nn::{Dropout, Embedding, Walk, Walker};
 use candle_core::{Device, Result, Tensor};
 
@@ -15,7 +15,7 @@ pub struct Embeddings {
 
 impl Embeddings {
     pub fn new(len_vocab: usize, d_model: usize) -> Result<Self> {
-        Ok(Embeddings { d_model, embedding: in_module("Embeddings", Embedding::new(len_vocab, d_model))? })
+        Ok(Embeddings { d_model, embedding: Embedding::new(len_vocab, d_model).within("Embeddings")? })
     }
 
     /// Looks up each id's vector and scales it by `sqrt(d_model)`. An id outside
@@ -25,8 +25,8 @@ impl Embeddings {
     /// - `ids`: `(N, L)` integer ids (any shape `S` works)
     /// - returns `(N, L, D)` (`(S..., D)`)
     pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
-        let run = || self.embedding.forward(ids)? * (self.d_model as f64).sqrt();
-        in_module("Embeddings", run())
+        let module = "Embeddings";
+        (self.embedding.forward(ids).within(module)? * (self.d_model as f64).sqrt()).within(module)
     }
 }
 
@@ -89,7 +89,7 @@ impl TransformerPositionalEncoding {
             &[1, m, d] if m > 0 && d > 0 => (m, d),
             d => return Err(error(module, format!("expected a table of shape (1, max_len, d_model), got {d:?}"))),
         };
-        Ok(TransformerPositionalEncoding { d_model, max_len, pe, dropout: in_module(module, Dropout::new(p_drop))? })
+        Ok(TransformerPositionalEncoding { d_model, max_len, pe, dropout: Dropout::new(p_drop).within(module)? })
     }
 
     /// Adds each position's encoding, then dropout. A sequence longer than `max_len` is an error.
@@ -117,7 +117,7 @@ impl TransformerPositionalEncoding {
                 return Err(error(module, format!("a sequence of {steps} steps is longer than max_len = {}", self.max_len)));
             }
         }
-        in_module(module, self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, start, l)?)?))
+        self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, start, l)?)?).within(module)
     }
 }
 

@@ -4,7 +4,7 @@ use super::config::{HeadLayout, TransformerConfig};
 use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
 use crate::attention::ProjectedKv;
-use crate::nn::shape::{check_batch, error, in_module};
+use crate::nn::shape::{Within, check_batch, error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -52,14 +52,12 @@ impl EncoderLayer {
     }
 
     fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        let build = || -> Result<Self> {
-            let mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
-            let add_norm1 = AddNorm::new(d_model, p_drop)?;
-            let add_norm2 = AddNorm::new(d_model, p_drop)?;
-            let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
-            Ok(EncoderLayer { d_model, mha, add_norm1, add_norm2, pffn })
-        };
-        in_module("EncoderLayer", build())
+        let module = "EncoderLayer";
+        let mha = LayerAttention::new(heads, d_model, n_heads, p_drop).within(module)?;
+        let add_norm1 = AddNorm::new(d_model, p_drop).within(module)?;
+        let add_norm2 = AddNorm::new(d_model, p_drop).within(module)?;
+        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop).within(module)?;
+        Ok(EncoderLayer { d_model, mha, add_norm1, add_norm2, pffn })
     }
 
     /// Self-attention over the sequence, then the feed-forward network, each followed by AddNorm.
@@ -69,15 +67,13 @@ impl EncoderLayer {
     /// - `mask`: optional additive mask `(1 or N, 1 or L, L)`, such as the source padding mask `(N, 1, L)`
     /// - returns the output `(N, L, D)` and the self-attention weights `(N, n_heads, L, L)`
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<EncoderLayerOutput> {
-        let run = || -> Result<EncoderLayerOutput> {
-            check_batch("EncoderLayer", x, self.d_model)?;
-            let mha = self.mha.forward(x, x, x, mask)?;
-            let add_norm_1 = self.add_norm1.forward(&mha.output, x)?;
-            let pffn = self.pffn.forward(&add_norm_1)?;
-            let output = self.add_norm2.forward(&pffn, &add_norm_1)?;
-            Ok(EncoderLayerOutput { output, self_attention: mha.weights })
-        };
-        in_module("EncoderLayer", run())
+        let module = "EncoderLayer";
+        check_batch(module, x, self.d_model)?;
+        let mha = self.mha.forward(x, x, x, mask).within(module)?;
+        let add_norm_1 = self.add_norm1.forward(&mha.output, x).within(module)?;
+        let pffn = self.pffn.forward(&add_norm_1).within(module)?;
+        let output = self.add_norm2.forward(&pffn, &add_norm_1).within(module)?;
+        Ok(EncoderLayerOutput { output, self_attention: mha.weights })
     }
 }
 
@@ -117,16 +113,14 @@ impl DecoderLayer {
     }
 
     fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        let build = || -> Result<Self> {
-            let masked_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
-            let add_norm1 = AddNorm::new(d_model, p_drop)?;
-            let cross_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
-            let add_norm2 = AddNorm::new(d_model, p_drop)?;
-            let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
-            let add_norm3 = AddNorm::new(d_model, p_drop)?;
-            Ok(DecoderLayer { d_model, masked_mha, add_norm1, cross_mha, add_norm2, pffn, add_norm3 })
-        };
-        in_module("DecoderLayer", build())
+        let module = "DecoderLayer";
+        let masked_mha = LayerAttention::new(heads, d_model, n_heads, p_drop).within(module)?;
+        let add_norm1 = AddNorm::new(d_model, p_drop).within(module)?;
+        let cross_mha = LayerAttention::new(heads, d_model, n_heads, p_drop).within(module)?;
+        let add_norm2 = AddNorm::new(d_model, p_drop).within(module)?;
+        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop).within(module)?;
+        let add_norm3 = AddNorm::new(d_model, p_drop).within(module)?;
+        Ok(DecoderLayer { d_model, masked_mha, add_norm1, cross_mha, add_norm2, pffn, add_norm3 })
     }
 
     /// Masked self-attention, cross-attention over `memory`, feed-forward, each followed by
@@ -138,24 +132,19 @@ impl DecoderLayer {
     /// - `tgt_mask`: optional additive mask `(1 or N, 1 or T, T)` over the target (the causal mask `(N, T, T)`)
     /// - returns the output `(N, T, D)` and both attentions' weights
     pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
-        let run = |me: &Self| -> Result<DecoderLayerOutput> {
-            let (n, _) = check_batch("DecoderLayer", x, me.d_model)?;
-            let (nm, _) = check_batch("DecoderLayer", memory, me.d_model)?;
-            if nm != n {
-                return Err(error(
-                    "DecoderLayer",
-                    format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims()),
-                ));
-            }
-            let mha1 = me.masked_mha.forward(x, x, x, tgt_mask)?;
-            let add_norm_1 = me.add_norm1.forward(&mha1.output, x)?;
-            let mha2 = me.cross_mha.forward(&add_norm_1, memory, memory, src_mask)?;
-            let add_norm_2 = me.add_norm2.forward(&mha2.output, &add_norm_1)?;
-            let pffn = me.pffn.forward(&add_norm_2)?;
-            let output = me.add_norm3.forward(&pffn, &add_norm_2)?;
-            Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights })
-        };
-        in_module("DecoderLayer", run(self))
+        let module = "DecoderLayer";
+        let (n, _) = check_batch(module, x, self.d_model)?;
+        let (nm, _) = check_batch(module, memory, self.d_model)?;
+        if nm != n {
+            return Err(error(module, format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims())));
+        }
+        let mha1 = self.masked_mha.forward(x, x, x, tgt_mask).within(module)?;
+        let add_norm_1 = self.add_norm1.forward(&mha1.output, x).within(module)?;
+        let mha2 = self.cross_mha.forward(&add_norm_1, memory, memory, src_mask).within(module)?;
+        let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1).within(module)?;
+        let pffn = self.pffn.forward(&add_norm_2).within(module)?;
+        let output = self.add_norm3.forward(&pffn, &add_norm_2).within(module)?;
+        Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights })
     }
 }
 

@@ -5,7 +5,7 @@ use super::config::TransformerConfig;
 use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 use crate::attention::{padding_mask, target_mask};
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{Within, error, shape_error};
 use crate::nn::{Linear, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
@@ -105,32 +105,30 @@ impl Transformer {
     }
 
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
+        let module = "Transformer";
         if let Some(pad) = cfg.pad_id {
             for (side, size) in [("source", cfg.src_vocab), ("target", cfg.tgt_vocab)] {
                 if pad as usize >= size {
-                    return Err(crate::nn::shape::error(
-                        "Transformer",
+                    return Err(error(
+                        module,
                         format!("pad_id {pad} is outside the {side} vocabulary 0..{size}: the padding id must be a token of both"),
                     ));
                 }
             }
         }
-        let build = || -> Result<Self> {
-            let table = transformer_encoding_table(cfg.max_len, cfg.d_model)?.unsqueeze(0)?;
-            let src_embedding = Embeddings::new(cfg.src_vocab, cfg.d_model)?;
-            let src_pe = TransformerPositionalEncoding::with_table(table.clone(), cfg.dropout)?;
-            let encoder = TransformerEncoder::from_config(cfg)?;
-            let tgt_embedding = Embeddings::new(cfg.tgt_vocab, cfg.d_model)?;
-            let tgt_pe = TransformerPositionalEncoding::with_table(table, cfg.dropout)?;
-            let decoder = TransformerDecoder::from_config(cfg)?;
-            let linear = Linear::new(cfg.d_model, cfg.tgt_vocab)?;
-            let model = Transformer { config: cfg.clone(), src_embedding, src_pe, encoder, tgt_embedding, tgt_pe, decoder, linear };
-            if cfg.xavier_init {
-                xavier_uniform(&model)?;
-            }
-            Ok(model)
-        };
-        in_module("Transformer", build())
+        let table = transformer_encoding_table(cfg.max_len, cfg.d_model).within(module)?.unsqueeze(0).within(module)?;
+        let src_embedding = Embeddings::new(cfg.src_vocab, cfg.d_model).within(module)?;
+        let src_pe = TransformerPositionalEncoding::with_table(table.clone(), cfg.dropout).within(module)?;
+        let encoder = TransformerEncoder::from_config(cfg).within(module)?;
+        let tgt_embedding = Embeddings::new(cfg.tgt_vocab, cfg.d_model).within(module)?;
+        let tgt_pe = TransformerPositionalEncoding::with_table(table, cfg.dropout).within(module)?;
+        let decoder = TransformerDecoder::from_config(cfg).within(module)?;
+        let linear = Linear::new(cfg.d_model, cfg.tgt_vocab).within(module)?;
+        let model = Transformer { config: cfg.clone(), src_embedding, src_pe, encoder, tgt_embedding, tgt_pe, decoder, linear };
+        if cfg.xavier_init {
+            xavier_uniform(&model).within(module)?;
+        }
+        Ok(model)
     }
 
     /// The source mask the model uses when given none: the additive padding mask of `src`
@@ -145,7 +143,7 @@ impl Transformer {
         check_ids(module, "source", src)?;
         let Some(pad) = self.config.pad_id else { return Ok(None) };
         check_not_all_padding(module, src, pad)?;
-        in_module(module, padding_mask(src, pad)).map(Some)
+        padding_mask(src, pad).within(module).map(Some)
     }
 
     /// The target mask the model uses when given none: the causal mask plus, with a
@@ -156,7 +154,7 @@ impl Transformer {
     pub fn tgt_mask(&self, tgt: &Tensor) -> Result<Tensor> {
         let module = "Transformer::tgt_mask";
         check_ids(module, "target", tgt)?;
-        in_module(module, target_mask(tgt, self.config.pad_id))
+        target_mask(tgt, self.config.pad_id).within(module)
     }
 
     /// Embeds the source, adds the positional encoding and runs the encoder stack: the
@@ -174,11 +172,9 @@ impl Transformer {
     fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let module = "Transformer::encode";
         check_ids(module, "source", src)?;
-        let run = || -> Result<TransformerEncoderOutput> {
-            let x = self.src_pe.forward(&self.src_embedding.forward(src)?)?;
-            self.encoder.forward(&x, src_mask)
-        };
-        in_module(module, run())
+        let embedded = self.src_embedding.forward(src).within(module)?;
+        let x = self.src_pe.forward(&embedded).within(module)?;
+        self.encoder.forward(&x, src_mask).within(module)
     }
 
     /// Embeds the target, adds the positional encoding, runs the decoder stack over `memory` and
@@ -204,12 +200,10 @@ impl Transformer {
     ) -> Result<(Tensor, TransformerDecoderOutput)> {
         let module = "Transformer::decode";
         check_ids(module, "target", tgt)?;
-        let run = || -> Result<(Tensor, TransformerDecoderOutput)> {
-            let x = self.tgt_pe.forward(&self.tgt_embedding.forward(tgt)?)?;
-            let out = self.decoder.forward(&x, memory, src_mask, tgt_mask)?;
-            Ok((self.linear.forward(&out.output)?, out))
-        };
-        in_module(module, run())
+        let embedded = self.tgt_embedding.forward(tgt).within(module)?;
+        let x = self.tgt_pe.forward(&embedded).within(module)?;
+        let out = self.decoder.forward(&x, memory, src_mask, tgt_mask).within(module)?;
+        Ok((self.linear.forward(&out.output).within(module)?, out))
     }
 
     /// Encodes the source and decodes the (shifted) target in one go: the logits of the next
@@ -258,8 +252,8 @@ impl Transformer {
             Some(m) => m.clone(),
             None => self.tgt_mask(tgt)?,
         };
-        let encoded = in_module(module, self.encoder_pass(src, src_mask.as_ref()))?;
-        let (logits, decoded) = in_module(module, self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask)))?;
+        let encoded = self.encoder_pass(src, src_mask.as_ref()).within(module)?;
+        let (logits, decoded) = self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask)).within(module)?;
         let detached = |maps: Vec<Tensor>| maps.iter().map(Tensor::detach).collect();
         let maps = AttentionMaps {
             encoder_self: detached(encoded.self_attention),

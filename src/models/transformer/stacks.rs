@@ -2,7 +2,7 @@
 
 use super::config::TransformerConfig;
 use super::layers::{DecoderLayer, EncoderLayer};
-use crate::nn::shape::{error, in_module};
+use crate::nn::shape::{Within, error};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -37,13 +37,11 @@ impl TransformerEncoder {
     /// Draws the layers one after the other; uses `d_model`, `n_heads`, `d_ff`, `n_layers`,
     /// `dropout` and `heads` of `cfg`.
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
-        let build = || -> Result<Self> {
-            if cfg.n_layers == 0 {
-                return Err(error("TransformerEncoder", "n_layers must be positive"));
-            }
-            Ok(TransformerEncoder { layers: (0..cfg.n_layers).map(|_| EncoderLayer::from_config(cfg)).collect::<Result<_>>()? })
-        };
-        in_module("TransformerEncoder", build())
+        let module = "TransformerEncoder";
+        if cfg.n_layers == 0 {
+            return Err(error(module, "n_layers must be positive"));
+        }
+        Ok(TransformerEncoder { layers: (0..cfg.n_layers).map(|_| EncoderLayer::from_config(cfg)).collect::<Result<_>>().within(module)? })
     }
 
     /// Runs every layer in turn under the same mask.
@@ -53,17 +51,14 @@ impl TransformerEncoder {
     /// - `mask`: optional additive mask `(1 or N, 1 or S, S)`, such as the source padding mask `(N, 1, S)`
     /// - returns the memory `(N, S, D)` and every layer's self-attention weights
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
-        let run = || -> Result<TransformerEncoderOutput> {
-            let mut memory = x.clone();
-            let mut self_attention = Vec::with_capacity(self.layers.len());
-            for layer in &self.layers {
-                let out = layer.forward(&memory, mask)?;
-                memory = out.output;
-                self_attention.push(out.self_attention);
-            }
-            Ok(TransformerEncoderOutput { memory, self_attention })
-        };
-        in_module("TransformerEncoder", run())
+        let mut memory = x.clone();
+        let mut self_attention = Vec::with_capacity(self.layers.len());
+        for layer in &self.layers {
+            let out = layer.forward(&memory, mask).within("TransformerEncoder")?;
+            memory = out.output;
+            self_attention.push(out.self_attention);
+        }
+        Ok(TransformerEncoderOutput { memory, self_attention })
     }
 }
 
@@ -84,13 +79,11 @@ impl TransformerDecoder {
     /// Draws the layers one after the other; uses `d_model`, `n_heads`, `d_ff`, `n_layers`,
     /// `dropout` and `heads` of `cfg`.
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
-        let build = || -> Result<Self> {
-            if cfg.n_layers == 0 {
-                return Err(error("TransformerDecoder", "n_layers must be positive"));
-            }
-            Ok(TransformerDecoder { layers: (0..cfg.n_layers).map(|_| DecoderLayer::from_config(cfg)).collect::<Result<_>>()? })
-        };
-        in_module("TransformerDecoder", build())
+        let module = "TransformerDecoder";
+        if cfg.n_layers == 0 {
+            return Err(error(module, "n_layers must be positive"));
+        }
+        Ok(TransformerDecoder { layers: (0..cfg.n_layers).map(|_| DecoderLayer::from_config(cfg)).collect::<Result<_>>().within(module)? })
     }
 
     /// Runs every layer in turn over the same memory and masks.
@@ -106,18 +99,15 @@ impl TransformerDecoder {
         src_mask: Option<&Tensor>,
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerDecoderOutput> {
-        let run = || -> Result<TransformerDecoderOutput> {
-            let mut output = x.clone();
-            let (mut self_attention, mut cross_attention) = (vec![], vec![]);
-            for layer in &self.layers {
-                let out = layer.forward(&output, memory, src_mask, tgt_mask)?;
-                output = out.output;
-                self_attention.push(out.self_attention);
-                cross_attention.push(out.cross_attention);
-            }
-            Ok(TransformerDecoderOutput { output, self_attention, cross_attention })
-        };
-        in_module("TransformerDecoder", run())
+        let mut output = x.clone();
+        let (mut self_attention, mut cross_attention) = (vec![], vec![]);
+        for layer in &self.layers {
+            let out = layer.forward(&output, memory, src_mask, tgt_mask).within("TransformerDecoder")?;
+            output = out.output;
+            self_attention.push(out.self_attention);
+            cross_attention.push(out.cross_attention);
+        }
+        Ok(TransformerDecoderOutput { output, self_attention, cross_attention })
     }
 }
 

@@ -1,7 +1,7 @@
 //! The two sub-layer helpers of every Transformer layer: the residual connection with layer
 //! normalisation (`AddNorm`) and the position-wise feed-forward network.
 
-use crate::nn::shape::{check_last_dim, in_module};
+use crate::nn::shape::{Within, check_last_dim};
 use crate::nn::{Dropout, LayerNorm, Linear, Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -17,7 +17,7 @@ pub struct AddNorm {
 impl AddNorm {
     pub fn new(d_model: usize, p_drop: f64) -> Result<Self> {
         let module = "AddNorm";
-        Ok(AddNorm { layer_norm: in_module(module, LayerNorm::new(d_model))?, dropout: in_module(module, Dropout::new(p_drop))? })
+        Ok(AddNorm { layer_norm: LayerNorm::new(d_model).within(module)?, dropout: Dropout::new(p_drop).within(module)? })
     }
 
     /// Adds the sub-layer's output `x` to its input `res_input`, normalises, drops.
@@ -34,8 +34,9 @@ impl AddNorm {
                 format!("the sub-layer's output {:?} and its input {:?} must have the same shape", x.dims(), res_input.dims()),
             ));
         }
-        let run = || self.dropout.forward(&self.layer_norm.forward(&(res_input + x)?)?);
-        in_module(module, run())
+        let sum = (res_input + x).within(module)?;
+        let normed = self.layer_norm.forward(&sum).within(module)?;
+        self.dropout.forward(&normed).within(module)
     }
 }
 
@@ -59,9 +60,9 @@ pub struct PointwiseFeedforward {
 impl PointwiseFeedforward {
     pub fn new(d_model: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
         let module = "PointwiseFeedforward";
-        let linear1 = in_module(module, Linear::new(d_model, d_ff))?;
-        let dropout = in_module(module, Dropout::new(p_drop))?;
-        let linear2 = in_module(module, Linear::new(d_ff, d_model))?;
+        let linear1 = Linear::new(d_model, d_ff).within(module)?;
+        let dropout = Dropout::new(p_drop).within(module)?;
+        let linear2 = Linear::new(d_ff, d_model).within(module)?;
         Ok(PointwiseFeedforward { linear1, dropout, linear2 })
     }
 
@@ -71,8 +72,10 @@ impl PointwiseFeedforward {
     /// - `x`: `(N, L, D)` (any `(..., D)`)
     /// - returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let run = || self.linear2.forward(&self.dropout.forward(&crate::nn::relu(&self.linear1.forward(x)?)?)?);
-        in_module("PointwiseFeedforward", run())
+        let module = "PointwiseFeedforward";
+        let h = crate::nn::relu(&self.linear1.forward(x).within(module)?).within(module)?;
+        let h = self.dropout.forward(&h).within(module)?;
+        self.linear2.forward(&h).within(module)
     }
 }
 

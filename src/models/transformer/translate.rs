@@ -8,7 +8,7 @@ use super::model::Transformer;
 use crate::models::translate::{SentenceAttention, Translate, check_rows, prefix_ids};
 use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{error, in_module, shape_error};
+use crate::nn::shape::{Within, error, shape_error};
 use candle_core::{Result, Tensor};
 
 /// What the Transformer's encoder leaves for decoding.
@@ -49,15 +49,13 @@ impl Translate for Transformer {
     }
 
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
-        check_rows("Transformer::select_rows", rows, state.memory.dim(0)?)?;
-        let run = || -> Result<TransformerState> {
-            let memory = index_rows(&state.memory, rows)?;
-            let src_mask = state.src_mask.as_ref().map(|m| index_rows(m, rows)).transpose()?;
-            let kept = state.cache.as_ref().filter(|c| c.belongs_to(&state.memory));
-            let cache = kept.map(|c| c.select_rows(rows, &memory)).transpose()?;
-            Ok(TransformerState { memory, src_mask, cache })
-        };
-        in_module("Transformer::select_rows", run())
+        let module = "Transformer::select_rows";
+        check_rows(module, rows, state.memory.dim(0)?)?;
+        let memory = index_rows(&state.memory, rows).within(module)?;
+        let src_mask = state.src_mask.as_ref().map(|m| index_rows(m, rows)).transpose().within(module)?;
+        let kept = state.cache.as_ref().filter(|c| c.belongs_to(&state.memory));
+        let cache = kept.map(|c| c.select_rows(rows, &memory)).transpose().within(module)?;
+        Ok(TransformerState { memory, src_mask, cache })
     }
 
     /// Decodes only the positions the state's cache does not hold: a prefix that continues the
@@ -74,19 +72,16 @@ impl Translate for Transformer {
         if t > self.config.max_len {
             return Err(error(module, format!("a prefix of {t} tokens is longer than max_len = {}", self.config.max_len)));
         }
-        let run = |me: &Self, state: &mut TransformerState| -> Result<Tensor> {
-            let ids = prefix_ids(module, prefix, me.config.tgt_vocab)?;
-            // Taken out while the layers grow it: a step that fails leaves no half-grown cache.
-            // A cache made from another memory (the field replaced) is not read.
-            let mut cache = match state.cache.take() {
-                Some(cache) if cache.belongs_to(&state.memory) => cache,
-                _ => DecoderCache::new(me, &state.memory)?,
-            };
-            let logits = me.decode_incremental(prefix, &ids, state.src_mask.as_ref(), &mut cache)?;
-            state.cache = Some(cache);
-            Ok(logits)
+        let ids = prefix_ids(module, prefix, self.config.tgt_vocab).within(module)?;
+        // Taken out while the layers grow it: a step that fails leaves no half-grown cache.
+        // A cache made from another memory (the field replaced) is not read.
+        let mut cache = match state.cache.take() {
+            Some(cache) if cache.belongs_to(&state.memory) => cache,
+            _ => DecoderCache::new(self, &state.memory).within(module)?,
         };
-        in_module(module, run(self, state))
+        let logits = self.decode_incremental(prefix, &ids, state.src_mask.as_ref(), &mut cache).within(module)?;
+        state.cache = Some(cache);
+        Ok(logits)
     }
 
     /// The decoder reads `<sos>` and the target without its last token under the causal and

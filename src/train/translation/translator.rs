@@ -7,7 +7,7 @@ use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
 use crate::models::translate::in_eval;
 use crate::models::{AttentionMaps, PAD_ID, SentenceAttention, Transformer, Translate};
-use crate::nn::shape::{error, in_module};
+use crate::nn::shape::{Within, error};
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
 use candle_core::{Device, Result, Tensor};
 
@@ -126,10 +126,10 @@ impl<M: Translate> Translator<M> {
         for chunk in sentences.chunks(self.batch_size.max(1)) {
             let src = self.sources(module, chunk)?;
             let best: Vec<Vec<u32>> = match beam_width {
-                None => in_module(module, greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len))?,
+                None => greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len).within(module)?,
                 Some(width) => {
                     let config = BeamConfig::new(width, self.max_len);
-                    let found = in_module(module, beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config))?;
+                    let found = beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config).within(module)?;
                     let first = |hyps: Vec<_>| hyps.into_iter().next().map(|h: super::decoding::Hypothesis| h.tokens);
                     found
                         .into_iter()
@@ -138,7 +138,7 @@ impl<M: Translate> Translator<M> {
                 }
             };
             for ids in best {
-                out.push(in_module(module, self.words(&ids))?);
+                out.push(self.words(&ids).within(module)?);
             }
         }
         Ok(out)
@@ -172,7 +172,7 @@ impl<M: Translate> Translator<M> {
         let sources: Vec<&str> = pairs.iter().map(|(s, _)| s.as_ref()).collect();
         let references: Vec<String> = pairs.iter().map(|(_, t)| detokenize(&tokenize(t.as_ref()))).collect();
         let hypotheses = self.translate(module, &sources, (beam_width > 1).then_some(beam_width))?;
-        in_module(module, corpus_bleu(&hypotheses, &references))
+        corpus_bleu(&hypotheses, &references).within(module)
     }
 
     /// Source and target token names of one sentence's ids.
@@ -209,7 +209,7 @@ impl<M: Translate> Translator<M> {
                 if room == 0 {
                     return Err(error(module, "the model's max_len 1 leaves no room for a translation after <sos>"));
                 }
-                in_module(module, greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room))?.remove(0)
+                greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room).within(module)?.remove(0)
             }
         };
         Ok(std::iter::once(SOS_ID).chain(ids).collect())
@@ -235,8 +235,8 @@ impl<M: Translate> Translator<M> {
         let src = self.sources(module, &[sentence])?;
         let tgt_ids = self.target_ids(module, &src, target)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
-        let attention = in_module(module, in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt)))?;
-        let (src_tokens, tgt_tokens) = in_module(module, self.token_names(&src, &tgt_ids))?;
+        let attention = in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt)).within(module)?;
+        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids).within(module)?;
         Ok((attention, src_tokens, tgt_tokens))
     }
 

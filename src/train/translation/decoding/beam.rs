@@ -3,7 +3,7 @@
 
 use super::support::{check_request, for_each_row, log_sum_exp, prefix_tensor};
 use crate::models::translate::{Translate, in_eval};
-use crate::nn::shape::{error, in_module};
+use crate::nn::shape::{Within, error};
 use candle_core::{Result, Tensor};
 
 /// How a hypothesis' score is normalised by its length `len` (the tokens its log-probability sums
@@ -98,7 +98,7 @@ pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32
     if n == 0 {
         return Ok(vec![]);
     }
-    in_eval(model, |m| in_module(module, search(m, src, n, sos, eos, config)))
+    in_eval(model, |m| search(m, src, n, sos, eos, config).within(module))
 }
 
 fn check_config(module: &str, config: &BeamConfig) -> Result<()> {

@@ -2,7 +2,7 @@
 
 use super::support::{argmax, check_request, for_each_row, prefix_tensor};
 use crate::models::translate::{Translate, in_eval};
-use crate::nn::shape::in_module;
+use crate::nn::shape::Within;
 use candle_core::{Result, Tensor};
 
 /// Decodes every source sentence greedily: starting from `<sos>`, each step appends the token of
@@ -29,7 +29,7 @@ pub fn greedy_decode<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u
     if n == 0 {
         return Ok(vec![]);
     }
-    in_eval(model, |m| in_module(module, run(m, src, sos, eos, max_len, n)))
+    in_eval(model, |m| run(m, src, sos, eos, max_len, n).within(module))
 }
 
 fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize, n: usize) -> Result<Vec<Vec<u32>>> {
