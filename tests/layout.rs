@@ -284,6 +284,13 @@ fn only_the_kernel_wing_names_custom_ops_raw_slices_or_unsafe() {
         }
     }
     assert!(found.is_empty(), "kernel words outside nn::fused:\n{}", found.join("\n"));
+    // One generic adapter makes every three-input kernel a candle node.
+    let custom_op3: Vec<String> = modules()
+        .into_iter()
+        .filter(|(_, p)| code(p).contains("CustomOp3 for"))
+        .map(|(m, _)| format!("{m}: {}", code(&src().join(m.replace("::", "/") + ".rs")).matches("CustomOp3 for").count()))
+        .collect();
+    assert_eq!(custom_op3, ["nn::fused::node: 1"], "impl CustomOp3 outside the one adapter (Node3)");
     // The rule has something to hold: the wing does name them.
     let wing = src().join("nn/fused/kernels.rs");
     assert!(code(&wing).contains("CustomOp") && code(&wing).contains("[f32]"));

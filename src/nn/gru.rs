@@ -1,10 +1,9 @@
 //! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
 
-use super::fused::cells::fusable;
 use super::fused::gru_sequence::gru_sequence;
 use super::ops::sigmoid;
 use super::packed::{check_lengths, keep_mask, reverse_within};
-use super::rnn::{CellKind, Recurrent, RnnWeights};
+use super::rnn::{CellKind, Recurrent, RnnWeights, by_steps};
 use super::shape::error;
 use candle_core::{Result, Tensor};
 
@@ -48,12 +47,12 @@ impl Recurrent<GruKind> {
             return Ok((out, h0));
         }
         let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
-        let (out, finals) = if fusable(self.hidden_size, &[x]) {
-            // each direction one graph node, back-propagating through time inside
-            self.run_directions(x, initial, |w, gi, h0| gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0, None))?
-        } else {
-            self.run(x, initial, gru_cell, Tensor::clone)?
-        };
+        // each direction one graph node where the kernel wing has one, else step by step
+        let (out, finals) =
+            self.run_directions(x, initial, |w, gi, h0| match gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0, None)? {
+                Some(done) => Ok(done),
+                None => by_steps(w, gi, h0, &gru_cell, &Tensor::clone),
+            })?;
         Ok((out, Tensor::stack(&finals, 0)?))
     }
 
@@ -81,14 +80,13 @@ impl Recurrent<GruKind> {
         }
         let initial = (0..h0.dim(0)?).map(|k| h0.get(k)).collect::<Result<Vec<_>>>()?;
         let reverse = |t: &Tensor| reverse_within(t, lengths);
-        let (out, finals) = if fusable(self.hidden_size, &[x]) {
-            self.run_directions_with(x, initial, reverse, |w, gi, h0| {
-                gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0, Some(lengths))
-            })?
-        } else {
-            let keep = keep_mask(lengths, x.dim(1)?, x.dtype(), x.device())?;
-            self.run_directions_with(x, initial, reverse, |w, gi, h0| padded_steps(w, gi, &keep, h0))?
-        };
+        let keep = keep_mask(lengths, x.dim(1)?, x.dtype(), x.device())?;
+        let (out, finals) = self.run_directions_with(x, initial, reverse, |w, gi, h0| {
+            match gru_sequence(gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), &h0, Some(lengths))? {
+                Some(done) => Ok(done),
+                None => padded_steps(w, gi, &keep, h0),
+            }
+        })?;
         Ok((out, Tensor::stack(&finals, 0)?))
     }
 }

@@ -6,7 +6,6 @@
 //! length, so it starts at that sequence's last real token, not at the padding. The final states
 //! are therefore those at each sequence's true length.
 
-use super::fused::cells::fusable;
 use super::fused::lstm_sequence::lstm_sequence;
 use super::lstm::{Lstm, lstm_cell};
 use super::rnn::RnnWeights;
@@ -50,13 +49,20 @@ pub(crate) fn keep_mask(lengths: &[usize], l: usize, dtype: DType, device: &Devi
     Tensor::from_vec(keep, (lengths.len(), l), device)?.to_dtype(dtype)
 }
 
-/// One direction of one layer over a padded batch read front to back.
-fn run_direction(w: &RnnWeights, x: &Tensor, keep: &Tensor, h0: Tensor, c0: Tensor) -> Result<(Tensor, (Tensor, Tensor))> {
+/// One direction of one layer over a padded batch read front to back: the kernel wing's single
+/// node where it applies, otherwise step by step, each step's state kept where `keep` is 1.
+fn run_direction(
+    w: &RnnWeights,
+    x: &Tensor,
+    lengths: &[usize],
+    keep: &Tensor,
+    h0: Tensor,
+    c0: Tensor,
+) -> Result<(Tensor, (Tensor, Tensor))> {
     let l = x.dim(1)?;
     let gi = w.input_gates(x)?;
-    if fusable(h0.dim(1)?, &[x, keep]) {
-        // the whole direction one graph node, back-propagating through time inside
-        return lstm_sequence(&gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), keep, &h0, &c0);
+    if let Some(done) = lstm_sequence(&gi, &w.weight_hh.tensor(), &w.bias_hh.tensor(), Some(lengths), &h0, &c0)? {
+        return Ok(done);
     }
     let (mut h, mut c) = (h0, c0);
     let mut outs = Vec::with_capacity(l);
@@ -99,7 +105,7 @@ impl Lstm {
                 for (dir, w) in weights.iter().enumerate() {
                     let k = layer * dirs + dir;
                     let seq = if dir == 1 { reverse_within(&input, lengths)? } else { input.clone() };
-                    let (mut out, (h, c)) = run_direction(w, &seq, &keep, h0.get(k)?, c0.get(k)?)?;
+                    let (mut out, (h, c)) = run_direction(w, &seq, lengths, &keep, h0.get(k)?, c0.get(k)?)?;
                     if dir == 1 {
                         out = reverse_within(&out, lengths)?;
                     }

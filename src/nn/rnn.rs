@@ -125,7 +125,7 @@ fn run_stack<S>(
 
 /// One direction step by step: `step` advances the state over the input gates `gi (N, L, G*H)`
 /// one time step at a time and `output` reads the hidden state out of it.
-fn by_steps<S>(
+pub(crate) fn by_steps<S>(
     w: &RnnWeights,
     gi: &Tensor,
     mut state: S,

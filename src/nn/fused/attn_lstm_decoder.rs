@@ -9,11 +9,12 @@
 //! context, then the cell on `[embedding; context]`; matrix products go through candle, so sums
 //! may round in another order than the step-by-step graph's (within float32 rounding).
 
-use super::cells::{fusable, lstm_gates, tanh_all};
-use super::dense::{WeightT, rows_times};
-use super::kernels::{add_to_rows, column_sums, cpu_f32, softmax_rows, softmax_rows_backward, values};
+use super::cells::{fusable, lstm_gates, lstm_unit_backward, tanh_all};
+use super::dense::{WeightT, rows_times, weight_grads};
+use super::kernels::{add_to_rows, softmax_rows, softmax_rows_backward, values};
+use super::node::{Kernel3, Node3};
 use crate::nn::rnn::RnnWeights;
-use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
+use candle_core::{Device, Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
 /// Sizes: batch, target steps, source positions, embedding and hidden widths.
@@ -56,22 +57,12 @@ struct AttnLstmSequence {
     kept: Mutex<Option<Kept>>,
 }
 
-impl CustomOp3 for AttnLstmSequence {
-    fn name(&self) -> &'static str {
-        "attn-lstm-sequence"
-    }
+impl Kernel3 for AttnLstmSequence {
+    const NAME: &'static str = "attn-lstm-sequence";
+    const OP: &'static str = "attention LSTM decoder";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let op = "attention LSTM decoder";
-        let (emb, mem, p) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+    fn forward(&self, emb: &[f32], mem: &[f32], p: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
+        let op = Self::OP;
         let Sizes { n, t, s, e, h } = self.sizes;
         let o = self.sizes.offsets();
         if emb.len() != n * t * e || mem.len() != n * s * 2 * h || p.len() != o[7] {
@@ -130,10 +121,10 @@ impl CustomOp3 for AttnLstmSequence {
             kept.alphas.extend_from_slice(&alphas);
         }
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(kept);
-        Ok((CpuStorage::F32(y), Shape::from((n, t, h + s))))
+        Ok((y, Shape::from((n, t, h + s))))
     }
 
-    fn bwd(
+    fn backward(
         &self,
         emb: &Tensor,
         mem: &Tensor,
@@ -163,15 +154,12 @@ impl CustomOp3 for AttnLstmSequence {
                     let k5 = ((step * n + i) * h + j) * 5;
                     let [ig, fg, gg, og, tc] = [0, 1, 2, 3, 4].map(|q| kept.gates[k5 + q]);
                     let dh_t = g[(i * t + step) * (h + s) + j] + dh[i * h + j];
-                    let d_o = dh_t * tc;
-                    let dcc = dc[i * h + j] + (dh_t * og) * (1.0 - tc * tc);
                     let c_prev = kept.c_prev[(step * n + i) * h + j];
-                    let d = &mut dgates[i * 4 * h..(i + 1) * 4 * h];
-                    d[j] = (dcc * gg) * (1.0 - ig) * ig;
-                    d[h + j] = (dcc * c_prev) * (1.0 - fg) * fg;
-                    d[2 * h + j] = (dcc * ig) * (1.0 - gg * gg);
-                    d[3 * h + j] = d_o * (1.0 - og) * og;
-                    dc_prev[i * h + j] = dcc * fg;
+                    let (d, dc_cell) = lstm_unit_backward(dh_t, dc[i * h + j], [ig, fg, gg, og], tc, c_prev);
+                    for (q, dq) in d.into_iter().enumerate() {
+                        dgates[i * 4 * h + q * h + j] = dq;
+                    }
+                    dc_prev[i * h + j] = dc_cell;
                 }
             }
             let dx = rows_times(dgates, n, &w_ih)?; // (N, E + H)
@@ -204,13 +192,11 @@ impl CustomOp3 for AttnLstmSequence {
             (dh, dc) = (dh_prev, dc_prev);
         }
         // the weights' gradients over every step at once
-        let dg = Tensor::from_vec(dgates_all, (t * n, 4 * h), &Device::Cpu)?;
-        let dw_ih = dg.t()?.matmul(&Tensor::from_slice(&kept.x, (t * n, e + h), &Device::Cpu)?)?.flatten_all()?.to_vec1::<f32>()?;
-        let dw_hh = dg.t()?.matmul(&Tensor::from_slice(&kept.h_prev, (t * n, h), &Device::Cpu)?)?.flatten_all()?.to_vec1::<f32>()?;
-        let db = column_sums(&dg.flatten_all()?.to_vec1::<f32>()?, 4 * h)?;
+        let (dws, db) = weight_grads(dgates_all, 4 * h, &[(&kept.x, e + h), (&kept.h_prev, h)])?;
         let mut dp = Vec::with_capacity(o[7]);
-        dp.extend(dw_ih);
-        dp.extend(dw_hh);
+        for dw in dws {
+            dp.extend(dw.flatten_all()?.to_vec1::<f32>()?);
+        }
         dp.extend_from_slice(&db);
         dp.extend(db);
         dp.extend(dh);
@@ -264,6 +250,6 @@ pub(crate) fn attn_lstm_sequence(
     let params = Tensor::cat(&flat, 0)?;
     let memory = Tensor::cat(&[keys, outputs], 2)?;
     let op = AttnLstmSequence { sizes: Sizes { n, t, s, e, h }, kept: Mutex::new(None) };
-    let y = emb.contiguous()?.apply_op3(&memory, &params, op)?;
+    let y = emb.contiguous()?.apply_op3(&memory, &params, Node3(op))?;
     Ok(Some((y.narrow(2, 0, h)?.contiguous()?, y.narrow(2, h, s)?.contiguous()?)))
 }

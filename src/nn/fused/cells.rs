@@ -16,9 +16,10 @@
 //! and devices.
 
 use super::fast_math::{sigmoid, tanh, with_avx2};
-use super::kernels::{cpu_f32, fused, values};
+use super::kernels::{fused, values};
+use super::node::{Kernel3, Node3};
 use crate::nn::ops::sigmoid as sig;
-use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor, bail};
+use candle_core::{Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
 /// The smallest hidden size whose steps run as one fused node.
@@ -103,22 +104,24 @@ fn lstm_gates_body(gi: &[f32], gh: &[f32], out: &mut [f32]) {
     }
 }
 
-impl CustomOp3 for LstmStep {
-    fn name(&self) -> &'static str {
-        "lstm-step"
-    }
+/// One unit of an LSTM cell's backward pass, `h' = o tanh(c')` and `c' = f c + i g`: from the
+/// gradients `dh`, `dc` reaching `h'` and `c'`, the unit's gates `[i, f, g, o]`, `tc = tanh(c')` and
+/// the old `c`, the gradients of the four gates' pre-activations and the part of the old `c`'s
+/// gradient that goes through the cell. Every LSTM node's backward pass (the step, the sequence,
+/// the attention decoder) goes through it.
+#[inline(always)]
+pub(crate) fn lstm_unit_backward(dh: f32, dc: f32, [i, f, g, o]: [f32; 4], tc: f32, c_old: f32) -> ([f32; 4], f32) {
+    let d_o = dh * tc;
+    let dcc = dc + (dh * o) * (1.0 - tc * tc);
+    ([(dcc * g) * (1.0 - i) * i, (dcc * c_old) * (1.0 - f) * f, (dcc * i) * (1.0 - g * g), d_o * (1.0 - o) * o], dcc * f)
+}
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let op = "lstm step";
-        let (gi, gh, cp) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+impl Kernel3 for LstmStep {
+    const NAME: &'static str = "lstm-step";
+    const OP: &'static str = "lstm step";
+
+    fn forward(&self, gi: &[f32], gh: &[f32], cp: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
+        let op = Self::OP;
         let h = self.h;
         let n = rows(op, h, &[(gi, 4), (gh, 4), (cp, 1)])?;
         let (mut out, mut kept) = (vec![0f32; n * 2 * h], vec![0f32; n * 5 * h]);
@@ -136,10 +139,10 @@ impl CustomOp3 for LstmStep {
             }
         }
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
-        Ok((CpuStorage::F32(out), Shape::from((n, 2 * h))))
+        Ok((out, Shape::from((n, 2 * h))))
     }
 
-    fn bwd(
+    fn backward(
         &self,
         gi: &Tensor,
         _gh: &Tensor,
@@ -155,17 +158,12 @@ impl CustomOp3 for LstmStep {
         for row in 0..n {
             let (o4, o2, o1, k) = (row * 4 * h, row * 2 * h, row * h, &kept[row * 5 * h..(row + 1) * 5 * h]);
             for j in 0..h {
-                let (i, f, gg, o, tc) = (k[j], k[h + j], k[2 * h + j], k[3 * h + j], k[4 * h + j]);
-                let (gh_out, gc_out) = (g[o2 + j], g[o2 + h + j]);
-                // h' = o tanh(c'), c' = f c + i g
-                let d_o = gh_out * tc;
-                let dc = gc_out + (gh_out * o) * (1.0 - tc * tc);
-                let (df, di, dg) = (dc * cp_v[o1 + j], dc * gg, dc * i);
-                dc_prev[o1 + j] = dc * f;
-                dgates[o4 + j] = di * (1.0 - i) * i;
-                dgates[o4 + h + j] = df * (1.0 - f) * f;
-                dgates[o4 + 2 * h + j] = dg * (1.0 - gg * gg);
-                dgates[o4 + 3 * h + j] = d_o * (1.0 - o) * o;
+                let gates = [k[j], k[h + j], k[2 * h + j], k[3 * h + j]];
+                let (d, dc) = lstm_unit_backward(g[o2 + j], g[o2 + h + j], gates, k[4 * h + j], cp_v[o1 + j]);
+                dc_prev[o1 + j] = dc;
+                for (q, dq) in d.into_iter().enumerate() {
+                    dgates[o4 + q * h + j] = dq;
+                }
             }
         }
         let dev = gi.device();
@@ -182,7 +180,7 @@ impl CustomOp3 for LstmStep {
 pub fn lstm_step(gi: &Tensor, gh: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
     let hd = c.dim(1)?;
     if fusable(hd, &[gi, gh, c]) {
-        let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, LstmStep { h: hd, kept: Mutex::new(vec![]) })?;
+        let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, Node3(LstmStep { h: hd, kept: Mutex::new(vec![]) }))?;
         return Ok((both.narrow(1, 0, hd)?, both.narrow(1, hd, hd)?));
     }
     let gates = (gi + gh)?;

@@ -12,8 +12,9 @@
 //! forward, `g @ W` and `x^T @ g` backward, the last one written straight into `W`'s layout), so
 //! the values are candle's to the bit and the PyTorch parity of the wide layers is unchanged.
 
-use super::kernels::{FUSED_LINEAR_MAX_IN, Fused3, LinearOp, XwbKernel, add_bias, add_to_rows, column_sums, fused, with_last_dim};
-use candle_core::{CpuStorage, Result, Storage, Tensor, bail};
+use super::kernels::{FUSED_LINEAR_MAX_IN, add_bias, add_to_rows, column_sums, fused, linear_backward, linear_forward, with_last_dim};
+use super::node::{Fused3, Node3, XwbKernel};
+use candle_core::{CpuStorage, Device, Result, Storage, Tensor, bail};
 
 /// `x W^T + b`: `x (..., n_in)`, `weight (n_out, n_in)`, `bias (n_out)` -> `(..., n_out)`. With a
 /// bias, on the CPU in f32, one graph node with its own backward: `kernels`' loops up to
@@ -26,9 +27,9 @@ pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tens
     if let Some(b) = bias.filter(|b| fused(&[x, weight, b])) {
         let (x, weight, b) = (x.contiguous()?, weight.contiguous()?, b.contiguous()?);
         return if n_in <= FUSED_LINEAR_MAX_IN {
-            x.apply_op3(&weight, &b, Fused3(LinearOp { n_in, n_out }))
+            x.apply_op3(&weight, &b, Node3(Fused3(LinearOp { n_in, n_out })))
         } else {
-            x.apply_op3(&weight, &b, Fused3(DenseOp { n_in, n_out }))
+            x.apply_op3(&weight, &b, Node3(Fused3(DenseOp { n_in, n_out })))
         };
     }
     let mut dims = x.dims().to_vec();
@@ -164,6 +165,35 @@ impl<'a> WeightT<'a> {
         let (rs, cs) = if self.rows { (cols, 1) } else { (1, k) };
         rows_by("WeightT::times", a, rows, k, cols, Strided { data: &self.data, rs, cs })
     }
+
+    /// A recurrent step's hidden gates `h W^T + b` for the rows `rows` of the states `h` (`n` rows
+    /// of `n_in`), side by side: the rows of a padded batch that take the step (all `n` of them:
+    /// the product as it is).
+    pub(crate) fn step_gates(&self, states: &[f32], n: usize, rows: &[usize], b: &[f32]) -> Result<Vec<f32>> {
+        let mut gates = if rows.len() == n {
+            self.times(states, n)?
+        } else {
+            let k = self.n_in;
+            let running: Vec<f32> = rows.iter().flat_map(|&i| states[i * k..(i + 1) * k].iter().copied()).collect();
+            self.times(&running, rows.len())?
+        };
+        add_to_rows(&mut gates, b);
+        Ok(gates)
+    }
+}
+
+/// The weights' and bias's gradients of a recurrent node over all its steps at once, from the
+/// gate pre-activations' gradients `dg` (every step's rows stacked, rows of `width`): for each
+/// input `x` (as many rows, of its own width) that a weight multiplied, `dW = dgᵀ x`
+/// `(width, x_width)`; and `db`, the column sums of `dg`. One product a weight for every step,
+/// not one a step.
+pub(crate) fn weight_grads(dg: Vec<f32>, width: usize, inputs: &[(&[f32], usize)]) -> Result<(Vec<Tensor>, Vec<f32>)> {
+    let rows = dg.len() / width.max(1);
+    let db = column_sums(&dg, width)?;
+    let dg = Tensor::from_vec(dg, (rows, width), &Device::Cpu)?;
+    let dws =
+        inputs.iter().map(|&(x, x_width)| dg.t()?.matmul(&Tensor::from_slice(x, (rows, x_width), &Device::Cpu)?)).collect::<Result<_>>()?;
+    Ok((dws, db))
 }
 
 /// The transpose `(cols, rows)` of a row-major `(rows, cols)` matrix, tile by tile (16 by 16):
@@ -225,6 +255,27 @@ pub(crate) fn dense_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out
     let mut dw = vec![0f32; n_out * n_in];
     product(n_in, n_out, rows, &mut dw, (1, n_in), Strided { data: x, rs: 1, cs: n_in }, gs)?;
     Ok((dx, dw, column_sums(g, n_out)?))
+}
+
+/// The lecture-sized linear map as a [`Fused3`] node: [`linear_forward`]'s and
+/// [`linear_backward`]'s loops, which keep PyTorch's order of sums.
+pub(crate) struct LinearOp {
+    pub n_in: usize,
+    pub n_out: usize,
+}
+
+impl XwbKernel for LinearOp {
+    const NAME: &'static str = "linear";
+    const OP: &'static str = "linear";
+
+    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
+        let y = linear_forward(x, w, b, self.n_in, self.n_out)?;
+        Ok((y, with_last_dim(x_dims, self.n_out)))
+    }
+
+    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+        linear_backward(x, w, g, self.n_in, self.n_out)
+    }
 }
 
 /// The node's kernel (a [`Fused3`] node): `x (..., n_in)`, `W (n_out, n_in)`, `b (n_out)`, all

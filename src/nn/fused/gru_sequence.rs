@@ -8,10 +8,12 @@
 //! (candle's product `h W^T` with the transposed weight, the bias, then [`super::cells`]'s gate
 //! arithmetic, whose `exp` and `tanh` are [`super::fast_math`]'s).
 
-use super::cells::gru_gates;
-use super::dense::{WeightT, rows_times};
-use super::kernels::{add_to_rows, column_sums, cpu_f32, values};
-use candle_core::{CpuStorage, CustomOp3, Device, Layout, Result, Shape, Tensor, bail};
+use super::cells::{fusable, gru_gates};
+use super::dense::{WeightT, rows_times, weight_grads};
+use super::kernels::values;
+use super::node::{Kernel3, Node3};
+use super::padding::Lengths;
+use candle_core::{Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
 /// `gi (N, L, 3H)` (input gates, `b_ih` added), `w_hh (3H, H)`, `extra` = `[h0 (N*H); b_hh (3H)]`
@@ -23,29 +25,19 @@ struct GruSequence {
     /// Each row's real length when the batch is padded (empty: every row has `L` steps). Past its
     /// length a row's state is carried unchanged and its outputs are zero; those steps are not
     /// computed.
-    lengths: Vec<usize>,
+    lengths: Lengths,
     /// What the backward pass needs of every step and unit, kept by the forward pass as
     /// `(L, N, 4H)`: the gates `r`, `z`, `n` and the hidden gate `h_(t-1) W_hn^T + b_hn`
     /// (recomputing them would take the transcendental functions twice).
     kept: Mutex<Vec<f32>>,
 }
 
-impl CustomOp3 for GruSequence {
-    fn name(&self) -> &'static str {
-        "gru-sequence"
-    }
+impl Kernel3 for GruSequence {
+    const NAME: &'static str = "gru-sequence";
+    const OP: &'static str = "gru sequence";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let op = "gru sequence";
-        let (gi, w, extra) = (cpu_f32(op, s1, l1)?, cpu_f32(op, s2, l2)?, cpu_f32(op, s3, l3)?);
+    fn forward(&self, gi: &[f32], w: &[f32], extra: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
+        let op = Self::OP;
         let (n, l, h) = (self.n, self.l, self.h);
         if gi.len() != n * l * 3 * h || w.len() != 3 * h * h || extra.len() != n * h + 3 * h {
             bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values", 3 * h, 3 * h, n * h + 3 * h)
@@ -56,15 +48,9 @@ impl CustomOp3 for GruSequence {
         let mut kept = vec![0f32; l * n * 4 * h];
         let mut prev = h0.to_vec();
         for t in 0..l {
-            let rows = self.rows_at(t);
-            let mut gh = if rows.len() == n {
-                w_hh_t.times(&prev, n)?
-            } else {
-                // only the rows still running, side by side
-                let running: Vec<f32> = rows.iter().flat_map(|&i| prev[i * h..(i + 1) * h].iter().copied()).collect();
-                w_hh_t.times(&running, rows.len())?
-            };
-            add_to_rows(&mut gh, b);
+            // only the rows still running, side by side
+            let rows = self.lengths.rows_at(n, t);
+            let gh = w_hh_t.step_gates(&prev, n, &rows, b)?;
             for (a, &i) in rows.iter().enumerate() {
                 let (gi, gh) = (&gi[(i * l + t) * 3 * h..(i * l + t + 1) * 3 * h], &gh[a * 3 * h..(a + 1) * 3 * h]);
                 // kept: [r | z | n | gh_n] of this step and row
@@ -81,10 +67,10 @@ impl CustomOp3 for GruSequence {
             }
         }
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
-        Ok((CpuStorage::F32(out), Shape::from((n, l, h))))
+        Ok((out, Shape::from((n, l, h))))
     }
 
-    fn bwd(
+    fn backward(
         &self,
         gi: &Tensor,
         w: &Tensor,
@@ -112,7 +98,7 @@ impl CustomOp3 for GruSequence {
         for t in (0..l).rev() {
             let mut dh_prev = vec![0f32; n * h];
             for i in 0..n {
-                if !self.runs(i, t) {
+                if !self.lengths.runs(i, t) {
                     // a padded step: the state passes through, the zero output takes no gradient
                     dh_prev[i * h..(i + 1) * h].copy_from_slice(&dh_next[i * h..(i + 1) * h]);
                     continue;
@@ -147,58 +133,43 @@ impl CustomOp3 for GruSequence {
             dh_next = dh_prev;
         }
         // dW_hh = dgh^T prev over every step at once; db_hh = the column sums of dgh
-        let dgh = Tensor::from_vec(dgh_all, (l * n, 3 * h), &Device::Cpu)?;
-        let prev = Tensor::from_vec(prev_all, (l * n, h), &Device::Cpu)?;
-        let dw = dgh.t()?.matmul(&prev)?;
-        let db = column_sums(&dgh.flatten_all()?.to_vec1::<f32>()?, 3 * h)?;
+        let (mut dw, db) = weight_grads(dgh_all, 3 * h, &[(&prev_all, h)])?;
         let mut dextra = dh_next;
         dextra.extend(db);
         let dev = gi.device();
-        Ok((Some(Tensor::from_vec(dgi, gi.shape(), dev)?), Some(dw), Some(Tensor::from_vec(dextra, extra.shape(), dev)?)))
+        Ok((Some(Tensor::from_vec(dgi, gi.shape(), dev)?), Some(dw.remove(0)), Some(Tensor::from_vec(dextra, extra.shape(), dev)?)))
     }
 }
 
-impl GruSequence {
-    /// The rows that take step `t`, in order.
-    fn rows_at(&self, t: usize) -> Vec<usize> {
-        (0..self.n).filter(|&i| self.runs(i, t)).collect()
-    }
-
-    /// Whether row `i` takes step `t` (it is within its length).
-    fn runs(&self, i: usize, t: usize) -> bool {
-        self.lengths.get(i).is_none_or(|&len| t < len)
-    }
-}
-
-/// A GRU direction over a whole sequence as one graph node. With `lengths` (a padded batch, each
-/// row's real length in `1..=L`), a row stops at its length: its later outputs are zero, its
-/// state is carried, and the last state returned is the one at its length.
+/// A GRU direction over a whole sequence as one graph node; `None` where the node does not apply
+/// (not float32 on the CPU, or a hidden size under
+/// [`FUSED_CELL_MIN_HIDDEN`](super::cells::FUSED_CELL_MIN_HIDDEN)): the caller then runs the steps.
+/// With `lengths` (a padded batch, each row's real length in `1..=L`), a row stops at its length:
+/// its later outputs are zero, its state is carried, and the last state returned is the one at
+/// its length.
 ///
 /// # Shapes
 /// - `gi`: `(N, L, 3H)` input gates (`b_ih` added); `w_hh`: `(3H, H)`; `b_hh`: `(3H)`; `h0`: `(N, H)`
 /// - `lengths`: `None` or `N` lengths
 /// - returns the hidden states of every step `(N, L, H)` and the last one `(N, H)`
-pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor, lengths: Option<&[usize]>) -> Result<(Tensor, Tensor)> {
+pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor, lengths: Option<&[usize]>) -> Result<Option<(Tensor, Tensor)>> {
     let (n, l, g) = gi.dims3()?;
     let h = h0.dim(1)?;
+    if !fusable(h, &[gi, h0]) {
+        return Ok(None);
+    }
     if g != 3 * h || w_hh.dims() != [3 * h, h] || b_hh.dims() != [3 * h] || h0.dims() != [n, h] {
         bail!("gru sequence: gates {:?}, weight {:?}, bias {:?} and state {:?} do not fit", gi.dims(), w_hh.dims(), b_hh.dims(), h0.dims())
     }
-    if let Some(ls) = lengths
-        && (ls.len() != n || ls.iter().any(|&len| len == 0 || len > l))
-    {
-        bail!("gru sequence: lengths {ls:?} for {n} rows of {l} steps")
-    }
-    // every row at full length: the plain sequence
-    let lengths = lengths.filter(|ls| ls.iter().any(|&len| len < l)).unwrap_or(&[]);
+    let lengths = Lengths::new("gru sequence", lengths, n, l)?;
     let extra = Tensor::cat(&[h0.flatten_all()?, b_hh.clone()], 0)?;
-    let op = GruSequence { n, l, h, lengths: lengths.to_vec(), kept: Mutex::new(vec![]) };
-    let out = gi.contiguous()?.apply_op3(&w_hh.contiguous()?, &extra, op)?;
-    let last = if lengths.is_empty() {
+    let op = GruSequence { n, l, h, lengths: lengths.clone(), kept: Mutex::new(vec![]) };
+    let out = gi.contiguous()?.apply_op3(&w_hh.contiguous()?, &extra, Node3(op))?;
+    let last = if lengths.is_full() {
         out.narrow(1, l - 1, 1)?.squeeze(1)?.contiguous()?
     } else {
-        let at: Vec<u32> = lengths.iter().flat_map(|&len| std::iter::repeat_n(len as u32 - 1, h)).collect();
+        let at: Vec<u32> = lengths.as_slice().iter().flat_map(|&len| std::iter::repeat_n(len as u32 - 1, h)).collect();
         out.gather(&Tensor::from_vec(at, (n, 1, h), out.device())?, 1)?.squeeze(1)?
     };
-    Ok((out, last))
+    Ok(Some((out, last)))
 }

@@ -13,8 +13,8 @@
 //! over slices ([`linear_forward`], [`softmax_rows`], ...); the `CustomOp` types only move data.
 //! Other devices and dtypes fall back to candle's tensor operations.
 
-use crate::nn::fused::in_place::{with_f32, with_f32_pair};
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Device, Layout, Result, Shape, Tensor, bail};
+use crate::nn::fused::in_place::with_f32_pair;
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
 /// slice exactly its length. Returns the number of rows.
@@ -136,70 +136,6 @@ pub(crate) fn fused(t: &[&Tensor]) -> bool {
     t.iter().all(|t| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu))
 }
 
-/// A fused operation of an input, a weight and a bias on f32 CPU slices, with a hand-written
-/// backward pass. [`Fused3`] turns one into a candle `CustomOp3`, so the scaffolding (reading
-/// the storages, making the gradients' tensors) is written once for every such kernel.
-pub(crate) trait XwbKernel: Send + Sync {
-    /// The operation's name in candle's graph.
-    const NAME: &'static str;
-    /// The name its errors carry.
-    const OP: &'static str;
-
-    /// The output's values and dims, from the input's dims.
-    ///
-    /// # Shapes
-    /// - `x`: the input's values, dims `x_dims` `(..., n_in)`; `w`, `b`: the weight's and the bias's
-    /// - returns the output's values and dims (`(..., n_out)`)
-    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)>;
-
-    /// The gradients `(dx, dw, db)` from the gradient `g` of the output.
-    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)>;
-}
-
-/// A [`XwbKernel`] as one node of candle's graph.
-pub(crate) struct Fused3<K>(pub K);
-
-impl<K: XwbKernel> CustomOp3 for Fused3<K> {
-    fn name(&self) -> &'static str {
-        K::NAME
-    }
-
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let (x, w, b) = (cpu_f32(K::OP, s1, l1)?, cpu_f32(K::OP, s2, l2)?, cpu_f32(K::OP, s3, l3)?);
-        let (y, dims) = self.0.forward(x, w, b, l1.dims())?;
-        Ok((CpuStorage::F32(y), Shape::from(dims)))
-    }
-
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        b: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let grad = grad.contiguous()?;
-        let grads = with_f32(x, |x| with_f32(w, |w| with_f32(&grad, |g| self.0.backward(x, w, g))));
-        let (dx, dw, db) = match grads {
-            Some(Some(Some(grads))) => grads?,
-            _ => self.0.backward(&values(x)?, &values(w)?, &values(&grad)?)?,
-        };
-        Ok((
-            Some(Tensor::from_vec(dx, x.shape(), x.device())?),
-            Some(Tensor::from_vec(dw, w.shape(), w.device())?),
-            Some(Tensor::from_vec(db, b.shape(), b.device())?),
-        ))
-    }
-}
-
 /// `dims` with its last entry replaced by `n` (the output of a layer of `n` outputs).
 pub(crate) fn with_last_dim(dims: &[usize], n: usize) -> Vec<usize> {
     let mut dims = dims.to_vec();
@@ -207,25 +143,6 @@ pub(crate) fn with_last_dim(dims: &[usize], n: usize) -> Vec<usize> {
         *last = n;
     }
     dims
-}
-
-pub(crate) struct LinearOp {
-    pub n_in: usize,
-    pub n_out: usize,
-}
-
-impl XwbKernel for LinearOp {
-    const NAME: &'static str = "linear";
-    const OP: &'static str = "linear";
-
-    fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
-        let y = linear_forward(x, w, b, self.n_in, self.n_out)?;
-        Ok((y, with_last_dim(x_dims, self.n_out)))
-    }
-
-    fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
-        linear_backward(x, w, g, self.n_in, self.n_out)
-    }
 }
 
 /// The widest input a linear layer runs through the fused kernel: the lecture's layers (a few

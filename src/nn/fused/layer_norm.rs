@@ -2,7 +2,8 @@
 //! hand-written backward pass; `nn::layer_norm` composes the same of candle's operations
 //! wherever this node does not apply, and `tests/fused_kernels.rs` checks one against the other.
 
-use super::kernels::{Fused3, XwbKernel, fused};
+use super::kernels::fused;
+use super::node::{Fused3, Node3, XwbKernel};
 use candle_core::{Result, Tensor, bail};
 use std::sync::OnceLock;
 
@@ -13,7 +14,7 @@ pub(crate) fn layer_norm_node(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f
     if !fused(&[x, weight, bias]) || n == 0 {
         return Ok(None);
     }
-    let op = Fused3(LayerNormOp { n, eps, kept: OnceLock::new() });
+    let op = Node3(Fused3(LayerNormOp { n, eps, kept: OnceLock::new() }));
     x.contiguous()?.apply_op3(&weight.contiguous()?, &bias.contiguous()?, op).map(Some)
 }
 

@@ -11,12 +11,13 @@
 //!
 //! | file | the kernel | its entry points |
 //! |---|---|---|
-//! | `kernels` | the lecture-sized affine map, bias, ReLU and the last-dimension softmax; the `Fused3`/`XwbKernel` adapter every three-input kernel uses | `ops::relu`, `ops::softmax`, `Linear::forward` |
+//! | `node` | `Kernel3` and `Node3`, the one adapter that makes a three-input kernel a candle node (`Fused3` for the input-weight-bias ones) | every node below |
+//! | `kernels` | the lecture-sized affine map, bias, ReLU and the last-dimension softmax | `ops::relu`, `ops::softmax`, `Linear::forward` |
 //! | `dense` | the wide affine maps through gemm, and their weight gradients | `Linear::forward` |
 //! | `layer_norm` | layer normalisation | `nn::layer_norm` |
 //! | `log_softmax` | the translators' log-softmax | `train::cross_entropy` |
 //! | `cells`, `fast_math` | one LSTM/GRU step, the gate arithmetic, `exp`/`sigmoid`/`tanh` | `Lstm`, `Gru`, `LstmCell` |
-//! | `gru_sequence`, `lstm_sequence` | a whole recurrent direction, back-propagating through time inside | `Gru::forward`, `Lstm::forward`, the packed LSTM |
+//! | `gru_sequence`, `lstm_sequence`, `padding` | a whole recurrent direction, back-propagating through time inside; padding as each row's length | `Gru::forward`, `Gru::forward_padded`, `Lstm::forward_padded` |
 //! | `attn_lstm_decoder` | the blog post's attention LSTM decoder over a teacher-forced target | `LstmTranslator` |
 //! | `heads`, `masked_softmax` | splitting/merging attention heads; `softmax(scores * scale + mask)` | the vectorised multi-head attention, `attend` |
 //! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
@@ -37,4 +38,6 @@ pub(crate) mod layer_norm;
 pub(crate) mod log_softmax;
 pub(crate) mod lstm_sequence;
 pub(crate) mod masked_softmax;
+pub(crate) mod node;
+pub(crate) mod padding;
 pub(crate) mod rows;
