@@ -1,6 +1,7 @@
 //! `nn.LSTM`, batch-first, any number of layers, optionally bidirectional.
 
-use super::fused::cells::lstm_step;
+use super::fused::cells::lstm_step_node;
+use super::ops::sigmoid;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
 use candle_core::{Result, Tensor};
 
@@ -17,9 +18,22 @@ impl CellKind for LstmKind {
 pub type Lstm = Recurrent<LstmKind>;
 
 /// One LSTM step in PyTorch's arithmetic: gates `i, f, g, o`; returns `(h', c')`.
-/// The gate arithmetic is one fused graph node from hidden size 8 on ([`super::fused::cells`]).
+/// From hidden size 8 on (float32 on the CPU) the gate arithmetic is one graph node of the kernel
+/// wing, with the same arithmetic.
 pub fn lstm_cell(w: &RnnWeights, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
-    lstm_step(gi, &w.hidden_gates(h)?, c)
+    let gh = w.hidden_gates(h)?;
+    if let Some(hc) = lstm_step_node(gi, &gh, c)? {
+        return Ok(hc);
+    }
+    let hd = c.dim(1)?;
+    let gates = (gi + gh)?;
+    let i = sigmoid(&gates.narrow(1, 0, hd)?)?;
+    let f = sigmoid(&gates.narrow(1, hd, hd)?)?;
+    let g = gates.narrow(1, 2 * hd, hd)?.tanh()?;
+    let o = sigmoid(&gates.narrow(1, 3 * hd, hd)?)?;
+    let c = ((f * c)? + (i * g)?)?;
+    let h = (o * c.tanh()?)?;
+    Ok((h, c))
 }
 
 impl Recurrent<LstmKind> {

@@ -18,7 +18,6 @@
 use super::fast_math::{sigmoid, tanh, with_avx2};
 use super::kernels::{fused, values};
 use super::node::{Kernel3, Node3};
-use crate::nn::ops::sigmoid as sig;
 use candle_core::{Result, Shape, Tensor, bail};
 use std::sync::Mutex;
 
@@ -172,23 +171,19 @@ impl Kernel3 for LstmStep {
     }
 }
 
-/// One LSTM step's gate arithmetic: `c' = f * c + i * g`, `h' = o * tanh(c')`.
+/// One LSTM step's gate arithmetic (`c' = f * c + i * g`, `h' = o * tanh(c')`) as one graph node,
+/// or `None` where the node does not apply (not float32 on the CPU, or a hidden size under
+/// [`FUSED_CELL_MIN_HIDDEN`]): `nn::lstm_cell` then composes it of candle's operations.
 ///
 /// # Shapes
 /// - `gi`, `gh`: `(N, 4H)` input and hidden gates `i, f, g, o` (biases added); `c`: `(N, H)`
 /// - returns `(h', c')`, each `(N, H)`
-pub fn lstm_step(gi: &Tensor, gh: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
+pub(crate) fn lstm_step_node(gi: &Tensor, gh: &Tensor, c: &Tensor) -> Result<Option<(Tensor, Tensor)>> {
     let hd = c.dim(1)?;
-    if fusable(hd, &[gi, gh, c]) {
-        let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, Node3(LstmStep { h: hd, kept: Mutex::new(vec![]) }))?;
-        return Ok((both.narrow(1, 0, hd)?, both.narrow(1, hd, hd)?));
+    if !fusable(hd, &[gi, gh, c]) {
+        return Ok(None);
     }
-    let gates = (gi + gh)?;
-    let i = sig(&gates.narrow(1, 0, hd)?)?;
-    let f = sig(&gates.narrow(1, hd, hd)?)?;
-    let g = gates.narrow(1, 2 * hd, hd)?.tanh()?;
-    let o = sig(&gates.narrow(1, 3 * hd, hd)?)?;
-    let c = ((f * c)? + (i * g)?)?;
-    let h = (o * c.tanh()?)?;
-    Ok((h, c))
+    let op = Node3(LstmStep { h: hd, kept: Mutex::new(vec![]) });
+    let both = gi.contiguous()?.apply_op3(&gh.contiguous()?, &c.contiguous()?, op)?;
+    Ok(Some((both.narrow(1, 0, hd)?, both.narrow(1, hd, hd)?)))
 }
