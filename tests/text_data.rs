@@ -1,6 +1,7 @@
 //! Text to tensors: corpus files, the tokenizer, `Vocab`, padded batches and the bucketing
 //! iterator, with the error of each bad input.
 
+use attention_zoo::attention::{padding_mask, target_mask};
 use attention_zoo::data::text::*;
 use candle_core::{Result, Tensor};
 use std::path::PathBuf;
@@ -256,12 +257,15 @@ fn batch_pads_with_zero_and_keeps_lengths() -> Result<()> {
     assert_eq!((b.len(), b.target_tokens()), (3, 4 + 2 + 1));
     assert_eq!(b.tgt_input()?.to_vec2::<u32>()?, vec![vec![1, 10, 11, 12], vec![1, 8, 2, 0], vec![1, 2, 0, 0]]);
     assert_eq!(b.tgt_output()?.to_vec2::<u32>()?, vec![vec![10, 11, 12, 2], vec![8, 2, 0, 0], vec![2, 0, 0, 0]]);
-    assert_eq!(b.src_keep()?.to_vec2::<u8>()?, vec![vec![1, 0, 0], vec![1, 1, 1], vec![1, 1, 0]]);
-    assert_eq!(b.tgt_keep()?.to_vec2::<u8>()?[1], vec![1, 1, 1, 0, 0]);
+    // the masks a model makes of the batch: keep/drop, then the Transformer's additive ones
+    let keep = |t: &Tensor| t.ne(PAD_ID).unwrap().to_dtype(candle_core::DType::U8).unwrap();
+    assert_eq!(keep(&b.src).to_vec2::<u8>()?, vec![vec![1, 0, 0], vec![1, 1, 1], vec![1, 1, 0]]);
+    assert_eq!(keep(&b.tgt).to_vec2::<u8>()?[1], vec![1, 1, 1, 0, 0]);
     let inf = f32::NEG_INFINITY;
-    assert_eq!(b.src_mask()?.dims(), &[3, 1, 3]);
-    assert_eq!(b.src_mask()?.to_vec3::<f32>()?[0], vec![vec![0., inf, inf]]);
-    let tm = b.tgt_mask()?.to_vec3::<f32>()?;
+    let src_mask = padding_mask(&b.src, PAD_ID)?;
+    assert_eq!(src_mask.dims(), &[3, 1, 3]);
+    assert_eq!(src_mask.to_vec3::<f32>()?[0], vec![vec![0., inf, inf]]);
+    let tm = target_mask(&b.tgt_input()?, Some(PAD_ID))?.to_vec3::<f32>()?;
     assert_eq!(tm.len(), 3);
     assert_eq!(tm[0][3], vec![0., 0., 0., 0.]);
     assert_eq!(tm[1][3], vec![0., 0., 0., inf]);

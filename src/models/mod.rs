@@ -24,6 +24,7 @@ pub(crate) mod lstm_translation;
 pub(crate) mod recurrent_translate;
 pub(crate) mod self_attention;
 pub(crate) mod seq2seq;
+pub(crate) mod special_ids;
 pub(crate) mod transformer;
 pub(crate) mod translate;
 
@@ -37,10 +38,11 @@ pub use self_attention::{
     WithPe, shifted_target,
 };
 pub use seq2seq::{Decoder, Encoder, EncoderDecoder, StepDecoder, teacher_forcing};
+pub use special_ids::{EOS_ID, PAD_ID, SOS_ID, UNK_ID};
 pub use transformer::{
-    AddNorm, AttentionMaps, DecoderCache, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout,
-    LayerAttention, PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
+    AddNorm, DecoderCache, DecoderLayer, DecoderLayerOutput, Embeddings, EncoderLayer, EncoderLayerOutput, HeadLayout, LayerAttention,
+    PointwiseFeedforward, Transformer, TransformerConfig, TransformerDecoder, TransformerDecoderOutput, TransformerEncoder,
     TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
     xavier_uniform,
 };
-pub use translate::{PAD_ID, SentenceAttention, Translate, source_lengths};
+pub use translate::{AttentionMaps, SentenceAttention, Translate, source_lengths};

@@ -4,7 +4,8 @@
 //! decoder's state from one step to the next ([`RecurrentState`]), so a prefix one token longer
 //! than the last costs one step.
 
-use super::translate::{PAD_ID, SeenIds, SentenceAttention, Translate, prefix_ids};
+use super::special_ids::PAD_ID;
+use super::translate::{SeenIds, SentenceAttention, Translate, prefix_ids};
 use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{Within, shape_error};

@@ -5,15 +5,10 @@
 //!
 //! The Transformer, the GRU translator and the LSTM translator implement it.
 
-use super::transformer::AttentionMaps;
+use super::special_ids::PAD_ID;
 use crate::nn::Walk;
 use crate::nn::shape::{MAX_ELEMENTS, error, shape_error};
 use candle_core::{DType, Result, Tensor};
-
-/// The padding id, owned here by the translation contract: the vocabularies put `<pad>` at it
-/// (`data::text::Vocab`), padded batches and [`Translator`](crate::train::Translator) fill with
-/// it, the translators' configs default to it, and the translation trainer's loss ignores it.
-pub const PAD_ID: u32 = 0;
 
 /// The real lengths of a batch of source ids padded with [`PAD_ID`] at the end of each row.
 /// `module` names the caller in the errors: a row of padding alone, or a padding id inside a
@@ -124,6 +119,18 @@ impl SeenIds {
         let ids = picked.iter().flat_map(|&r| self.ids[r as usize * self.len..][..self.len].iter().copied()).collect();
         Ok(SeenIds { ids, len: self.len })
     }
+}
+
+/// Every attention map of a layered attention model's forward pass (the Transformer's), one
+/// tensor per layer, for plots.
+#[derive(Clone, Debug)]
+pub struct AttentionMaps {
+    /// Encoder self-attention, per layer `(N, n_heads, S, S)`.
+    pub encoder_self: Vec<Tensor>,
+    /// Decoder masked self-attention, per layer `(N, n_heads, T, T)`.
+    pub decoder_self: Vec<Tensor>,
+    /// Decoder cross-attention over the source, per layer `(N, n_heads, T, S)`.
+    pub cross: Vec<Tensor>,
 }
 
 /// What a translator shows of its attention over one sentence.

@@ -160,7 +160,7 @@ proptest! {
         let indices: Vec<usize> = (0..pairs.len() + 1).rev().collect();
         let _ = TranslationBatch::new(&pairs, &indices);
         if let Ok(b) = TranslationBatch::from_pairs(&pairs) {
-            let _ = (b.tgt_input(), b.tgt_output(), b.src_mask(), b.tgt_mask(), b.src_keep(), b.tgt_keep(), b.target_tokens());
+            let _ = (b.tgt_input(), b.tgt_output(), b.target_tokens());
             let _ = b.rows(1..batch_size);
             let _ = b.rows(batch_size..1);
         }

@@ -3,9 +3,8 @@
 
 use super::tokenizer::tokenize;
 use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
-use crate::attention::{padding_mask, target_mask};
-use crate::nn::shape::{Within, check_size, error, shape_error};
-use candle_core::{DType, Device, Result, Tensor};
+use crate::nn::shape::{check_size, error, shape_error};
+use candle_core::{Device, Result, Tensor};
 
 /// A pair of encoded sentences: source ids, target ids (`<sos>` ... `<eos>`).
 pub type EncodedPair = (Vec<u32>, Vec<u32>);
@@ -122,40 +121,6 @@ impl TranslationBatch {
     /// - returns `(N, T - 1)`, u32, ending with `<eos>` then `<pad>`s
     pub fn tgt_output(&self) -> Result<Tensor> {
         tgt_output(&self.tgt)
-    }
-
-    /// The additive source mask of the Transformer: 0 on tokens, `-inf` on padding.
-    ///
-    /// # Shapes
-    /// - returns `(N, 1, S)`, float32
-    pub fn src_mask(&self) -> Result<Tensor> {
-        padding_mask(&self.src, PAD_ID).within("TranslationBatch::src_mask")
-    }
-
-    /// The additive mask of the decoder's input [`TranslationBatch::tgt_input`]: the causal mask
-    /// plus its padding mask.
-    ///
-    /// # Shapes
-    /// - returns `(N, T - 1, T - 1)`, float32
-    pub fn tgt_mask(&self) -> Result<Tensor> {
-        let module = "TranslationBatch::tgt_mask";
-        target_mask(&self.tgt_input()?, Some(PAD_ID)).within(module)
-    }
-
-    /// The keep/drop padding mask of the source, "1 keeps, 0 masks" as in the lecture.
-    ///
-    /// # Shapes
-    /// - returns `(N, S)`, u8
-    pub fn src_keep(&self) -> Result<Tensor> {
-        self.src.ne(PAD_ID)?.to_dtype(DType::U8)
-    }
-
-    /// The keep/drop padding mask of the whole target.
-    ///
-    /// # Shapes
-    /// - returns `(N, T)`, u8
-    pub fn tgt_keep(&self) -> Result<Tensor> {
-        self.tgt.ne(PAD_ID)?.to_dtype(DType::U8)
     }
 
     /// The rows `range` of the batch, as a batch of their own (padding kept as wide as the whole

@@ -14,11 +14,8 @@ pub const SOS: &str = "<sos>";
 pub const EOS: &str = "<eos>";
 /// The token every unknown word becomes, id [`UNK_ID`].
 pub const UNK: &str = "<unk>";
-/// The padding id, where `<pad>` sits: the translation contract owns it ([`crate::models::PAD_ID`]).
-pub use crate::models::PAD_ID;
-pub const SOS_ID: u32 = 1;
-pub const EOS_ID: u32 = 2;
-pub const UNK_ID: u32 = 3;
+/// The four special ids, defined in `models::special_ids` (the models and the decoders use them too).
+pub use crate::models::{EOS_ID, PAD_ID, SOS_ID, UNK_ID};
 /// The specials, in id order.
 pub const SPECIALS: [&str; 4] = [PAD, SOS, EOS, UNK];
 

@@ -1,6 +1,6 @@
 //! The hyperparameters of the Transformer, in one place.
 
-use crate::models::translate::PAD_ID;
+use crate::models::special_ids::PAD_ID;
 
 /// How the multi-head attention of every layer lays out its heads (the two give the same
 /// numbers for the same weights; they differ in parameters' names and in speed).

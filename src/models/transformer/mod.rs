@@ -20,7 +20,7 @@ pub use config::{HeadLayout, TransformerConfig};
 pub use embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 pub use layers::{DecoderLayer, DecoderLayerOutput, EncoderLayer, EncoderLayerOutput};
 pub use mha::LayerAttention;
-pub use model::{AttentionMaps, Transformer, TransformerOutput, xavier_uniform};
+pub use model::{Transformer, TransformerOutput, xavier_uniform};
 pub use stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 pub use sublayers::{AddNorm, PointwiseFeedforward};
 pub use translate::TransformerState;

@@ -5,21 +5,11 @@ use super::config::TransformerConfig;
 use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 use crate::attention::{padding_mask, target_mask};
+use crate::models::translate::AttentionMaps;
 use crate::nn::shape::{Within, error, shape_error};
 use crate::nn::{Linear, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
-
-/// Every attention map of one forward pass, one tensor per layer, for plots.
-#[derive(Clone, Debug)]
-pub struct AttentionMaps {
-    /// Encoder self-attention, per layer `(N, n_heads, S, S)`.
-    pub encoder_self: Vec<Tensor>,
-    /// Decoder masked self-attention, per layer `(N, n_heads, T, T)`.
-    pub decoder_self: Vec<Tensor>,
-    /// Decoder cross-attention over the source, per layer `(N, n_heads, T, S)`.
-    pub cross: Vec<Tensor>,
-}
 
 /// What [`Transformer::forward_with_attention`] computes.
 #[derive(Clone, Debug)]

@@ -1,0 +1,14 @@
+//! The special token ids, defined together and only here: the vocabularies put their four special
+//! tokens at these ids (`data::text::Vocab`), padded batches and
+//! [`Translator`](crate::train::Translator) fill with [`PAD_ID`], decoding starts from [`SOS_ID`]
+//! and stops at [`EOS_ID`], the translators mask [`PAD_ID`] (the Transformer's config defaults to
+//! it) and the translation trainer's loss ignores it.
+
+/// `<pad>`: what a padded batch is filled with, and what the models and losses ignore.
+pub const PAD_ID: u32 = 0;
+/// `<sos>`: the decoder's first input.
+pub const SOS_ID: u32 = 1;
+/// `<eos>`: the decoder's last output; decoding stops at it.
+pub const EOS_ID: u32 = 2;
+/// `<unk>`: every word the vocabulary does not hold.
+pub const UNK_ID: u32 = 3;
