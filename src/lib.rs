@@ -63,6 +63,13 @@ pub mod train;
 ///   about 17 us across two threads and 0.3 us on one. Set it before the program starts (the
 ///   shell, the kernel's environment); the crate reads it only where it says so
 ///   ([`StepByStep::threads`](crate::train::StepByStep)).
+///
+/// One process-wide write remains, and it is not a setting: under evcxr every notebook cell links
+/// its own copy of the crate, so the default generator (`manual_seed`'s) is made once on the heap
+/// and its address is left in one environment variable, `ATTENTION_ZOO_DEFAULT_GENERATOR_<version>_<size>`,
+/// where the copies of later cells find it (the environment is the one name space a process's
+/// copies share without foreign calls). It is written once, at the generator's first use, and
+/// names the process, so a child process makes its own.
 pub mod tuning {
     pub use crate::nn::fused::heap::{MMAP_THRESHOLD, TRIM_THRESHOLD, keep_freed_memory};
 }
