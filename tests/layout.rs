@@ -284,13 +284,15 @@ fn only_the_kernel_wing_names_custom_ops_raw_slices_or_unsafe() {
         }
     }
     assert!(found.is_empty(), "kernel words outside nn::fused:\n{}", found.join("\n"));
-    // One generic adapter makes every three-input kernel a candle node.
-    let custom_op3: Vec<String> = modules()
-        .into_iter()
-        .filter(|(_, p)| code(p).contains("CustomOp3 for"))
-        .map(|(m, _)| format!("{m}: {}", code(&src().join(m.replace("::", "/") + ".rs")).matches("CustomOp3 for").count()))
-        .collect();
-    assert_eq!(custom_op3, ["nn::fused::node: 1"], "impl CustomOp3 outside the one adapter (Node3)");
+    // One generic adapter each makes every one- and three-input kernel a candle node.
+    for op in ["CustomOp1 for", "CustomOp3 for"] {
+        let impls: Vec<String> = modules()
+            .into_iter()
+            .filter(|(_, p)| code(p).contains(op))
+            .map(|(m, p)| format!("{m}: {}", code(&p).matches(op).count()))
+            .collect();
+        assert_eq!(impls, ["nn::fused::node: 1"], "impl {op} outside the adapters (Node1, Node3)");
+    }
     // The rule has something to hold: the wing does name them.
     let wing = src().join("nn/fused/kernels.rs");
     assert!(code(&wing).contains("CustomOp") && code(&wing).contains("[f32]"));

@@ -11,7 +11,8 @@
 
 use super::cells::{fusable, lstm_gates, lstm_unit_backward, tanh_all};
 use super::dense::{WeightT, rows_times, weight_grads};
-use super::kernels::{add_to_rows, softmax_rows, softmax_rows_backward, values};
+use super::kernels::{add_to_rows, softmax_rows, softmax_rows_backward};
+use super::node::values;
 use super::node::{Kernel3, Node3};
 use crate::nn::rnn::RnnWeights;
 use candle_core::{Device, Result, Shape, Tensor, bail};

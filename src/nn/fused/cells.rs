@@ -16,7 +16,8 @@
 //! and devices.
 
 use super::fast_math::{sigmoid, tanh, with_avx2};
-use super::kernels::{fused, values};
+use super::kernels::fused;
+use super::node::values;
 use super::node::{Kernel3, Node3};
 use candle_core::{Result, Shape, Tensor, bail};
 use std::sync::Mutex;

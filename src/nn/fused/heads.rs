@@ -6,8 +6,8 @@
 //! in one node, whose backward pass is the inverse permutation: the same values moved to the same
 //! places, so outputs and gradients equal the composed operations' to the bit.
 
-use crate::nn::fused::kernels::cpu_f32;
-use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Tensor, bail};
+use super::node::{Kernel1, Node1};
+use candle_core::{DType, Device, Result, Shape, Tensor, bail};
 
 /// Views a contiguous input as `dims`, permutes its axes by `perm` (output axis `i` is input
 /// axis `perm[i]`) and copies the result into `out` (any shape of the same size).
@@ -46,27 +46,25 @@ fn permute4(x: &[f32], dims: [usize; 4], perm: [usize; 4]) -> Vec<f32> {
     y
 }
 
-impl CustomOp1 for HeadsOp {
-    fn name(&self) -> &'static str {
-        "heads"
-    }
+impl Kernel1 for HeadsOp {
+    const NAME: &'static str = "heads";
+    const OP: &'static str = "heads";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_f32("heads", s, l)?;
+    fn forward(&self, x: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
         if Some(x.len()) != elements(self.dims) || x.len() != self.out.elem_count() {
             bail!("heads: {} values do not make {:?} or {:?}", x.len(), self.dims, self.out.dims())
         }
-        Ok((CpuStorage::F32(permute4(x, self.dims, self.perm)), self.out.clone()))
+        Ok((permute4(x, self.dims, self.perm), self.out.clone()))
     }
 
-    fn bwd(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    fn backward(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let permuted = self.perm.map(|p| self.dims[p]);
         let mut inverse = [0usize; 4];
         for (i, &p) in self.perm.iter().enumerate() {
             inverse[p] = i;
         }
         let back = HeadsOp { dims: permuted, perm: inverse, out: x.shape().clone() };
-        Ok(Some(grad.contiguous()?.apply_op1(back)?))
+        Ok(Some(grad.contiguous()?.apply_op1(Node1(back))?))
     }
 }
 
@@ -77,7 +75,7 @@ fn heads(x: &Tensor, dims: [usize; 4], perm: [usize; 4], out: Shape) -> Result<T
         bail!("heads: a tensor of shape {:?} cannot be viewed as {dims:?} and copied as {:?}", x.dims(), out.dims())
     }
     if x.dtype() == DType::F32 && matches!(x.device(), Device::Cpu) {
-        return x.contiguous()?.apply_op1(HeadsOp { dims, perm, out });
+        return x.contiguous()?.apply_op1(Node1(HeadsOp { dims, perm, out }));
     }
     x.reshape(dims.to_vec())?.permute(perm.to_vec())?.contiguous()?.reshape(out)
 }

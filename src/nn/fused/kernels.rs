@@ -13,8 +13,9 @@
 //! over slices ([`linear_forward`], [`softmax_rows`], ...); the `CustomOp` types only move data.
 //! Other devices and dtypes fall back to candle's tensor operations.
 
+use super::node::{Kernel1, Node1, cpu_f32, values};
 use crate::nn::fused::in_place::with_f32_pair;
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Result, Shape, Tensor, bail};
+use candle_core::{CpuStorage, CustomOp2, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
 /// slice exactly its length. Returns the number of rows.
@@ -117,21 +118,6 @@ pub fn softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Result<Vec<f32>>
     Ok(dx)
 }
 
-pub(crate) fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
-    let CpuStorage::F32(data) = s else { bail!("{op}: expected f32 storage") };
-    if l.shape().elem_count() == 0 {
-        return Ok(&[]);
-    }
-    match l.contiguous_offsets() {
-        Some((start, end)) => data.get(start..end).ok_or_else(|| candle_core::Error::Msg(format!("{op}: storage shorter than its layout"))),
-        None => bail!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()),
-    }
-}
-
-pub(crate) fn values(t: &Tensor) -> Result<Vec<f32>> {
-    t.flatten_all()?.to_vec1::<f32>()
-}
-
 pub(crate) fn fused(t: &[&Tensor]) -> bool {
     t.iter().all(|t| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu))
 }
@@ -216,17 +202,15 @@ struct SoftmaxOp {
     n: usize,
 }
 
-impl CustomOp1 for SoftmaxOp {
-    fn name(&self) -> &'static str {
-        "softmax-last-dim"
+impl Kernel1 for SoftmaxOp {
+    const NAME: &'static str = "softmax-last-dim";
+    const OP: &'static str = "softmax";
+
+    fn forward(&self, x: &[f32], dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
+        Ok((softmax_rows(x, self.n)?, Shape::from(dims)))
     }
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_f32("softmax", s, l)?;
-        Ok((CpuStorage::F32(softmax_rows(x, self.n)?), l.shape().clone()))
-    }
-
-    fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    fn backward(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let dx = with_f32_pair(res, grad, |y, g| softmax_rows_backward(y, g, self.n))??;
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
@@ -237,25 +221,23 @@ pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
     crate::nn::shape::check_float("softmax", x)?;
     let Some(&n) = x.dims().last() else { bail!("softmax: expected a tensor with at least one dimension, got a scalar") };
     if fused(&[x]) {
-        return x.contiguous()?.apply_op1(SoftmaxOp { n });
+        return x.contiguous()?.apply_op1(Node1(SoftmaxOp { n }));
     }
     candle_nn::ops::softmax(x, candle_core::D::Minus1)
 }
 
 struct ReluOp;
 
-impl CustomOp1 for ReluOp {
-    fn name(&self) -> &'static str {
-        "relu"
-    }
+impl Kernel1 for ReluOp {
+    const NAME: &'static str = "relu";
+    const OP: &'static str = "relu";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_f32("relu", s, l)?;
-        Ok((CpuStorage::F32(x.iter().map(|v| v.max(0.0)).collect()), l.shape().clone()))
+    fn forward(&self, x: &[f32], dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
+        Ok((x.iter().map(|v| v.max(0.0)).collect(), Shape::from(dims)))
     }
 
     /// PyTorch's `threshold_backward`: the gradient where the output is positive, 0 elsewhere.
-    fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    fn backward(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let dx = with_f32_pair(res, grad, |y, g| y.iter().zip(g).map(|(&y, &g)| if y > 0.0 { g } else { 0.0 }).collect::<Vec<f32>>())?;
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
     }
@@ -265,7 +247,7 @@ impl CustomOp1 for ReluOp {
 /// its backward pass: a comparison, a cast and a product); candle's `relu` elsewhere.
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     if fused(&[x]) {
-        return x.contiguous()?.apply_op1(ReluOp);
+        return x.contiguous()?.apply_op1(Node1(ReluOp));
     }
     x.relu()
 }

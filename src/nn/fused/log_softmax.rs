@@ -7,8 +7,9 @@
 
 use super::fast_math::{exp, with_avx2};
 use super::in_place::with_f32_pair;
-use super::kernels::{cpu_f32, fused};
-use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor, bail};
+use super::kernels::fused;
+use super::node::{Kernel1, Node1};
+use candle_core::{Result, Shape, Tensor, bail};
 
 /// `x - max - ln(sum(exp(x - max)))` of each row of `n` values.
 pub fn log_softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
@@ -87,13 +88,11 @@ struct NllOp {
     stats: std::sync::Mutex<Vec<(f32, f32)>>,
 }
 
-impl CustomOp1 for NllOp {
-    fn name(&self) -> &'static str {
-        "nll-of-log-softmax"
-    }
+impl Kernel1 for NllOp {
+    const NAME: &'static str = "nll-of-log-softmax";
+    const OP: &'static str = "cross-entropy";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_f32("cross-entropy", s, l)?;
+    fn forward(&self, x: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
         let n = self.n;
         if n == 0 || x.len() != n * self.ids.len() || self.weights.len() != self.ids.len() {
             bail!("cross-entropy: {} logits and {} weights for {} targets of {n} classes", x.len(), self.weights.len(), self.ids.len());
@@ -109,10 +108,10 @@ impl CustomOp1 for NllOp {
             .map(|(((max, log_sum), xr), (&y, &w))| -(((xr[y as usize] - max) - log_sum) * w))
             .collect();
         *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
-        Ok((CpuStorage::F32(nll), Shape::from(self.ids.len())))
+        Ok((nll, Shape::from(self.ids.len())))
     }
 
-    fn bwd(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    fn backward(&self, x: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let n = self.n;
         let stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
         // The logits read where they lie: rows x C values, whatever their leading dims, often
@@ -152,7 +151,7 @@ impl CustomOp1 for NllOp {
 /// `(rows)`; `None` for other dtypes and devices (the caller composes it then).
 pub(crate) fn nll_rows(x: &Tensor, ids: Vec<u32>, weights: Vec<f32>) -> Option<Result<Tensor>> {
     let &n = x.dims().last()?;
-    fused(&[x]).then(|| x.contiguous()?.apply_op1(NllOp { n, ids, weights, stats: Default::default() }))
+    fused(&[x]).then(|| x.contiguous()?.apply_op1(Node1(NllOp { n, ids, weights, stats: Default::default() })))
 }
 
 /// A sum in eight lanes (vectorised), then the lanes in order.
@@ -172,17 +171,15 @@ struct LogSoftmaxOp {
     n: usize,
 }
 
-impl CustomOp1 for LogSoftmaxOp {
-    fn name(&self) -> &'static str {
-        "log-softmax-last-dim"
+impl Kernel1 for LogSoftmaxOp {
+    const NAME: &'static str = "log-softmax-last-dim";
+    const OP: &'static str = "log_softmax";
+
+    fn forward(&self, x: &[f32], dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
+        Ok((log_softmax_rows(x, self.n), Shape::from(dims)))
     }
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_f32("log_softmax", s, l)?;
-        Ok((CpuStorage::F32(log_softmax_rows(x, self.n)), l.shape().clone()))
-    }
-
-    fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    fn backward(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let dx = with_f32_pair(res, grad, |y, g| {
             if y.len() != g.len() {
                 bail!("log_softmax backward: {} outputs and {} gradients", y.len(), g.len());
@@ -197,7 +194,7 @@ impl CustomOp1 for LogSoftmaxOp {
 /// dtypes and devices (the caller composes it then).
 pub(crate) fn log_softmax_last_dim(x: &Tensor) -> Option<Result<Tensor>> {
     let &n = x.dims().last()?;
-    fused(&[x]).then(|| x.contiguous()?.apply_op1(LogSoftmaxOp { n }))
+    fused(&[x]).then(|| x.contiguous()?.apply_op1(Node1(LogSoftmaxOp { n })))
 }
 
 #[cfg(test)]

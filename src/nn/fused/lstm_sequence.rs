@@ -11,7 +11,7 @@
 
 use super::cells::{fusable, lstm_gates, lstm_unit_backward, tanh_all};
 use super::dense::{WeightT, rows_times, weight_grads};
-use super::kernels::values;
+use super::node::values;
 use super::node::{Kernel3, Node3};
 use super::padding::Lengths;
 use candle_core::{Result, Shape, Tensor, bail};

@@ -7,9 +7,10 @@
 //! followed by the scale. The arithmetic is that of the three operations (`x * scale`, then `+ m`,
 //! then [`softmax_rows`]), so the weights and gradients are theirs to the bit.
 
+use super::node::{Kernel1, Node1};
 use crate::nn::fused::in_place::with_f32_pair;
-use crate::nn::fused::kernels::{cpu_f32, softmax_rows, softmax_rows_backward};
-use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Storage, Tensor, bail};
+use crate::nn::fused::kernels::{softmax_rows, softmax_rows_backward};
+use candle_core::{CpuStorage, DType, Device, Result, Shape, Storage, Tensor, bail};
 
 /// The mask broadcast to the scores: its values and, per dimension of the scores, its stride
 /// (0 where it broadcasts).
@@ -47,23 +48,21 @@ struct MaskedSoftmax {
     n: usize,
 }
 
-impl CustomOp1 for MaskedSoftmax {
-    fn name(&self) -> &'static str {
-        "masked-softmax"
-    }
+impl Kernel1 for MaskedSoftmax {
+    const NAME: &'static str = "masked-softmax";
+    const OP: &'static str = "masked_softmax";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_f32("masked_softmax", s, l)?;
+    fn forward(&self, x: &[f32], dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
         let mut z: Vec<f32> = x.iter().map(|v| v * self.scale).collect();
         if let Some(mask) = &self.mask {
-            for (z, o) in z.iter_mut().zip(mask.offsets(l.dims())) {
+            for (z, o) in z.iter_mut().zip(mask.offsets(dims)) {
                 *z += mask.values[o];
             }
         }
-        Ok((CpuStorage::F32(softmax_rows(&z, self.n)?), l.shape().clone()))
+        Ok((softmax_rows(&z, self.n)?, Shape::from(dims)))
     }
 
-    fn bwd(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    fn backward(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let dz = with_f32_pair(res, grad, |y, g| softmax_rows_backward(y, g, self.n))??;
         let dx: Vec<f32> = dz.iter().map(|v| v * self.scale).collect();
         Ok(Some(Tensor::from_vec(dx, res.shape(), res.device())?))
@@ -97,7 +96,7 @@ pub(crate) fn masked_softmax(scores: &Tensor, scale: f64, mask: Option<&Tensor>)
             Some(Mask { values: data[start..].to_vec(), strides: layout.stride().to_vec() })
         }
     };
-    scores.contiguous()?.apply_op1(MaskedSoftmax { scale: scale as f32, mask, n })
+    scores.contiguous()?.apply_op1(Node1(MaskedSoftmax { scale: scale as f32, mask, n }))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //!
 //! | file | the kernel | its entry points |
 //! |---|---|---|
-//! | `node` | `Kernel3` and `Node3`, the one adapter that makes a three-input kernel a candle node (`Fused3` for the input-weight-bias ones) | every node below |
+//! | `node` | `Kernel1`/`Node1` and `Kernel3`/`Node3`, the adapters that make a kernel a candle node (`Fused3` for the input-weight-bias ones), and reading a storage's values | every node below |
 //! | `kernels` | the lecture-sized affine map, bias, ReLU and the last-dimension softmax | `ops::relu`, `ops::softmax`, `Linear::forward` |
 //! | `dense` | the wide affine maps through gemm, and their weight gradients | `Linear::forward` |
 //! | `layer_norm` | layer normalisation | `nn::layer_norm` |

@@ -1,12 +1,11 @@
-//! The one adapter between the kernel wing's three-input kernels and candle's graph: a
-//! [`Kernel3`] works on float32 slices and writes its own backward pass, and [`Node3`] makes it a
-//! candle `CustomOp3` (the crate's only implementation of that trait). [`XwbKernel`] is the
+//! The adapters between the kernel wing's kernels and candle's graph: a [`Kernel1`] or
+//! [`Kernel3`] works on float32 slices and writes its own backward pass, and [`Node1`] or [`Node3`]
+//! makes it a candle `CustomOp1` or `CustomOp3` (the crate's only implementations of those traits). [`XwbKernel`] is the
 //! narrower form of the input-weight-bias kernels (linear maps, layer norm), whose backward pass
 //! also works on slices.
 
 use super::in_place::with_f32;
-use super::kernels::{cpu_f32, values};
-use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
+use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor, bail};
 
 /// A fused operation of an input, a weight and a bias on f32 CPU slices, with a hand-written
 /// backward pass on slices. [`Fused3`] turns one into a [`Kernel3`], so making the gradients'
@@ -26,6 +25,21 @@ pub(crate) trait XwbKernel: Send + Sync {
 
     /// The gradients `(dx, dw, db)` from the gradient `g` of the output.
     fn backward(&self, x: &[f32], w: &[f32], g: &[f32]) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)>;
+}
+
+pub(crate) fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
+    let CpuStorage::F32(data) = s else { bail!("{op}: expected f32 storage") };
+    if l.shape().elem_count() == 0 {
+        return Ok(&[]);
+    }
+    match l.contiguous_offsets() {
+        Some((start, end)) => data.get(start..end).ok_or_else(|| candle_core::Error::Msg(format!("{op}: storage shorter than its layout"))),
+        None => bail!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()),
+    }
+}
+
+pub(crate) fn values(t: &Tensor) -> Result<Vec<f32>> {
+    t.flatten_all()?.to_vec1::<f32>()
 }
 
 /// A kernel of three float32 CPU inputs with a hand-written backward pass. [`Node3`] makes one a
@@ -122,5 +136,42 @@ impl<K: XwbKernel> Kernel3 for Fused3<K> {
             Some(Tensor::from_vec(dw, w.shape(), w.device())?),
             Some(Tensor::from_vec(db, b.shape(), b.device())?),
         ))
+    }
+}
+
+/// A kernel of one float32 CPU input with a hand-written backward pass; [`Node1`] makes it a node
+/// of candle's graph (the softmaxes, ReLU, the heads' permutation, the cross-entropy's NLL).
+pub(crate) trait Kernel1: Send + Sync {
+    /// The node's name in candle's graph.
+    const NAME: &'static str;
+    /// The name its errors carry.
+    const OP: &'static str;
+
+    /// The output's values and shape from the input's values (contiguous) and dims.
+    ///
+    /// # Shapes
+    /// - `x`: the input's values, flat, of dims `dims`
+    /// - returns the output's values, flat, and its shape (the kernel's own)
+    fn forward(&self, x: &[f32], dims: &[usize]) -> Result<(Vec<f32>, Shape)>;
+
+    /// The input's gradient from the input `x`, the output `res` and its gradient `grad`.
+    fn backward(&self, x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>>;
+}
+
+/// A [`Kernel1`] as one node of candle's graph.
+pub(crate) struct Node1<K>(pub K);
+
+impl<K: Kernel1> CustomOp1 for Node1<K> {
+    fn name(&self) -> &'static str {
+        K::NAME
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let (y, shape) = self.0.forward(cpu_f32(K::OP, s, l)?, l.dims())?;
+        Ok((CpuStorage::F32(y), shape))
+    }
+
+    fn bwd(&self, x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        self.0.backward(x, res, grad)
     }
 }
