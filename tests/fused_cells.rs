@@ -6,7 +6,7 @@
 //! fixtures check the fused steps against PyTorch too (`gru_translation`, hidden size 8, and
 //! `lstm_translation`).
 
-use crate::common::{self, fixtures::assert_tensor_close};
+use crate::common::{self, fixtures::assert_tensor_close, weighted};
 use attention_zoo::nn::{Gru, Lstm, LstmCell, RnnWeights, sigmoid};
 use attention_zoo::prelude::*;
 use candle_core::{Var, backprop::GradStore};
@@ -64,21 +64,13 @@ fn input(n: usize, l: usize, f: usize) -> Var {
     Var::from_tensor(&attention_zoo::repro::randn((n, l, f)).unwrap()).unwrap()
 }
 
-/// A loss that weighs every output differently, so that no gradient is a plain sum.
-fn weighted(t: &Tensor) -> Tensor {
-    let w = Tensor::arange(0f32, t.elem_count() as f32, &Device::Cpu).unwrap().reshape(t.shape()).unwrap();
-    (t * (w / t.elem_count() as f64).unwrap().cos().unwrap()).unwrap().sum_all().unwrap()
-}
-
 fn same_values(what: &str, got: &Tensor, want: &Tensor) {
     assert_tensor_close(what, got, want, 1e-6);
 }
 
+/// Gradients within 1e-5.
 fn same_grads(what: &str, fused: &GradStore, composed: &GradStore, tensors: &[(&str, Tensor)]) {
-    for (name, t) in tensors {
-        let (f, c) = (fused.get(t).expect(name), composed.get(t).expect(name));
-        assert_tensor_close(&format!("{what}: gradient of {name}"), f, c, 1e-5);
-    }
+    common::same_grads(what, fused, composed, tensors, 1e-5);
 }
 
 #[test]

@@ -6,24 +6,16 @@
 //! and padded sources included. (The linear, bias, ReLU and softmax nodes are checked in
 //! `nn::fused::kernels_tests`; the recurrent cells in `fused_cells`.)
 
-use crate::common::{self, fixtures::assert_tensor_close};
+use crate::common::{self, fixtures::assert_tensor_close, weighted};
 use attention_zoo::models::{LstmTranslator, LstmTranslatorConfig};
 use attention_zoo::nn::layer_norm;
 use attention_zoo::prelude::*;
 use attention_zoo::repro::randn;
 use candle_core::backprop::GradStore;
 
-/// A loss that weighs every output differently, so that no gradient is a plain sum.
-fn weighted(t: &Tensor) -> Tensor {
-    let w = Tensor::arange(0f32, t.elem_count() as f32, &Device::Cpu).unwrap().reshape(t.shape()).unwrap();
-    (t * (w / t.elem_count().max(1) as f64).unwrap().cos().unwrap()).unwrap().sum_all().unwrap()
-}
-
-fn same_grads(what: &str, node: &GradStore, composed: &GradStore, tensors: &[(&str, &Tensor)]) {
-    for (name, t) in tensors {
-        let (f, c) = (node.get(t).expect(name), composed.get(t).expect(name));
-        assert_tensor_close(&format!("{what}: gradient of {name}"), f, c, 1e-4);
-    }
+/// Gradients within 1e-4.
+fn same_grads(what: &str, node: &GradStore, composed: &GradStore, tensors: &[(&str, Tensor)]) {
+    common::same_grads(what, node, composed, tensors, 1e-4);
 }
 
 #[test]
@@ -41,7 +33,12 @@ fn the_layer_norm_node_equals_the_composed_formula() {
         let composed = layer_norm(&f64_of(&x), &f64_of(&w), &f64_of(&b), 1e-5).unwrap().to_dtype(DType::F32).unwrap();
         assert_tensor_close(&format!("layer_norm {dims:?}"), &node, &composed, 1e-5);
         let (gn, gc) = (weighted(&node).backward().unwrap(), weighted(&composed).backward().unwrap());
-        same_grads(&format!("layer_norm {dims:?}"), &gn, &gc, &[("x", x.as_tensor()), ("weight", w.as_tensor()), ("bias", b.as_tensor())]);
+        same_grads(
+            &format!("layer_norm {dims:?}"),
+            &gn,
+            &gc,
+            &[("x", x.as_tensor().clone()), ("weight", w.as_tensor().clone()), ("bias", b.as_tensor().clone())],
+        );
     }
     // no rows at all: an empty result, as PyTorch gives
     let (w, b) = (randn(4).unwrap(), randn(4).unwrap());
@@ -92,7 +89,6 @@ fn the_attention_lstm_decoder_node_equals_its_steps() {
             ("embed.weight", model.decoder.embed.weight.tensor()),
             ("encoder.embed.weight", model.encoder.embed.weight.tensor()),
         ];
-        let named: Vec<(&str, &Tensor)> = tensors.iter().map(|(n, t)| (*n, t)).collect();
-        same_grads(&what, &gn, &gs, &named);
+        same_grads(&what, &gn, &gs, &tensors);
     }
 }

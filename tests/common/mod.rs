@@ -1,5 +1,5 @@
-//! Helpers every test file shares: the fixtures, the lock on the default generator, and the
-//! lecture's small inputs.
+//! Helpers every test file shares: the fixtures, the lock on the default generator, the
+//! lecture's small inputs, and the kernel checks' loss and gradient comparison.
 
 #![allow(dead_code)]
 
@@ -23,4 +23,25 @@ pub fn corners() -> Tensor {
 /// Values rounded to 4 decimals, as the lecture prints them.
 pub fn round4(v: &[f64]) -> Vec<f64> {
     v.iter().map(|x| (x * 1e4).round() / 1e4).collect()
+}
+
+/// A loss that weighs every output differently, so that no gradient is a plain sum (the kernel
+/// checks' loss; an empty `t` gives 0).
+pub fn weighted(t: &Tensor) -> Tensor {
+    let w = Tensor::arange(0f32, t.elem_count() as f32, &Device::Cpu).unwrap().reshape(t.shape()).unwrap();
+    (t * (w / t.elem_count().max(1) as f64).unwrap().cos().unwrap()).unwrap().sum_all().unwrap()
+}
+
+/// Every named tensor's gradient in `got` within `tol` of its gradient in `want`.
+pub fn same_grads(
+    what: &str,
+    got: &candle_core::backprop::GradStore,
+    want: &candle_core::backprop::GradStore,
+    tensors: &[(&str, Tensor)],
+    tol: f64,
+) {
+    for (name, t) in tensors {
+        let (g, w) = (got.get(t).expect(name), want.get(t).expect(name));
+        fixtures::assert_tensor_close(&format!("{what}: gradient of {name}"), g, w, tol);
+    }
 }
