@@ -3,7 +3,7 @@
 //! one full-width head would (compare the lecture's wide [`MultiHeadAttention`](super::MultiHeadAttention),
 //! where every head is `d_model` wide).
 
-use super::additive_mask::{attend_transposed, check_additive_mask, scaled_dot_product_attention_additive};
+use super::additive_mask::{attend, attend_transposed, check_additive_mask};
 use super::kv::{ProjectedKv, transposed};
 use crate::nn::shape::{Within, check_float, error, shape_error};
 use crate::nn::{Dropout, Linear, Walk, Walker};
@@ -115,7 +115,8 @@ impl NarrowMultiHeadAttention {
             let q = linear_q.forward(query).within(module)?;
             let k = linear_k.forward(key).within(module)?;
             let v = linear_v.forward(value).within(module)?;
-            let (o, w) = scaled_dot_product_attention_additive(&q, &k, &v, mask).within(module)?;
+            // scaled_dot_product_attention_additive's arithmetic; check_qkv has checked the inputs once
+            let (o, w) = attend(&q, &k, &v, mask).within(module)?;
             outputs.push(o);
             weights.push(w);
         }
