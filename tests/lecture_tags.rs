@@ -179,3 +179,42 @@ fn the_lecture_map_agrees_with_the_tags() {
     let mirrored = rows.values().filter(|t| t.contains(" code cell ")).count();
     assert_eq!(mirrored, tags.len(), "lecture_map.md names notebook cells that carry no tag: run python3 tools/lecture_map.py");
 }
+
+/// Every code cell shows where it stands in the lecture, in the Lab and in the pages (metadata
+/// shows in neither): its first line is `// lecture 000#37 · <the lecture cell's first line>`,
+/// the tag and line agreeing with the metadata and `notebooks/lecture_map.md`, or `// ours, not in
+/// the lecture` for an addition (00, the tour, mirrors no lecture cell and has none).
+/// `python3 tools/notebook_tidy.py` writes them.
+#[test]
+fn every_code_cell_opens_with_its_lecture_reference() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("notebooks/lecture_map.md");
+    let map = std::fs::read_to_string(&path).unwrap();
+    let mut lines: BTreeMap<String, String> = BTreeMap::new();
+    for row in map.lines().filter(|l| l.starts_with("| 00")) {
+        let (tag, rest) = row[2..].split_once(" | `").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
+        let (line, _) = rest.rsplit_once("` | ").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
+        lines.insert(tag.to_string(), line.replace("\\|", "|"));
+    }
+    let (mut tagged, mut ours) = (0, 0);
+    for nb in notebooks() {
+        let code = nb.json["cells"].as_array().unwrap().iter().filter(|c| c["cell_type"] == "code");
+        if !code.clone().any(|c| c["metadata"].get("lecture").is_some()) {
+            continue;
+        }
+        for (i, cell) in code.enumerate() {
+            let first = cell["source"].as_str().unwrap_or("").lines().next().unwrap_or("");
+            let want = match cell["metadata"].get("lecture").and_then(Value::as_str) {
+                Some(tag) => {
+                    tagged += 1;
+                    format!("// lecture {tag} · {}", lines.get(tag).unwrap_or_else(|| panic!("lecture_map.md has no row {tag}")))
+                }
+                None => {
+                    ours += 1;
+                    "// ours, not in the lecture".to_string()
+                }
+            };
+            assert_eq!(first, want, "{} code cell {}: run python3 tools/notebook_tidy.py", nb.name, i + 1);
+        }
+    }
+    assert!(tagged > 100 && ours > 10, "{tagged} tagged cells, {ours} of ours");
+}

@@ -145,7 +145,24 @@ def notebooks():
 
 
 def first_line(body):
-    line = body[0] if body else "(empty cell)"
+    """The cell's first line of code: past a docstring block and comment lines (the cell's first
+    line itself if it has nothing else in the lines read)."""
+    code, quote = [], None
+    for line in body:
+        if quote:
+            if quote in line:
+                quote = None
+            continue
+        mark = line[:3]
+        if mark in ("'''", '"""'):
+            if not (len(line) > 3 and line.endswith(mark)):
+                quote = mark
+            continue
+        if not line.startswith("#"):
+            code.append(line)
+    # a cell that is all docstring: its first line of text
+    text = [line.strip("'\"") for line in body if line.strip("'\"")]
+    line = (code or text or body or ["(empty cell)"])[0]
     line = line.replace("|", "\\|").replace("`", "'")
     return line if len(line) <= 60 else line[:57] + "..."
 

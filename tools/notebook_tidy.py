@@ -4,18 +4,48 @@ cells without outputs or execution counts, JSON as Jupyter writes it (indent 1, 
     python3 tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb)
 
 A cell that has an id keeps it; a new cell gets the next free `cNN` id of its notebook, so ids do
-not change when a cell is edited or moved. `--check` changes nothing and fails on a notebook that
-is not tidy; tests/lecture_tags.rs checks the same in `cargo test`.
+not change when a cell is edited or moved. Every code cell of the course notebooks opens with
+its lecture reference, visible in the Lab and in the pages: `// lecture 000#37 · <the lecture
+cell's first line>` for a cell that mirrors a lecture cell (its metadata tag, the line taken from
+notebooks/lecture_map.md: run tools/lecture_map.py first when tags change), `// ours, not in the
+lecture` for an addition (in the notebooks that mirror the lecture: all but 00, the tour). `--check` changes nothing and fails on a notebook that is not tidy;
+tests/lecture_tags.rs checks the same in `cargo test`.
 """
 import glob
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LECTURE_MAP = os.path.join(ROOT, "notebooks", "lecture_map.md")
+OURS = "// ours, not in the lecture"
 
 
-def tidy(nb):
+def lecture_lines():
+    """Tag -> the lecture cell's first line, from the committed lecture map."""
+    lines = {}
+    for row in open(LECTURE_MAP, encoding="utf-8").read().splitlines():
+        m = re.match(r"^\| (\d{3}#\d+) \| `(.*)` \| .* \|$", row)
+        if m:
+            lines[m.group(1)] = m.group(2).replace("\\|", "|")
+    return lines
+
+
+def reference(cell, lines):
+    tag = cell.get("metadata", {}).get("lecture")
+    return f"// lecture {tag} · {lines[tag]}" if tag else OURS
+
+
+def stamp(cell, lines):
+    """The cell's source with its reference as the first line (replacing an older one)."""
+    body = cell["source"].split("\n")
+    if body and (body[0].startswith("// lecture ") or body[0] == OURS):
+        body = body[1:]
+    return "\n".join([reference(cell, lines)] + body)
+
+
+def tidy(nb, lines=None):
     nb["nbformat"], nb["nbformat_minor"] = 4, 5
     used = {c["id"] for c in nb["cells"] if c.get("id")}
     n = 0
@@ -30,16 +60,25 @@ def tidy(nb):
             cell["source"] = "".join(cell["source"])
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
+            if lines is not None:
+                cell["source"] = stamp(cell, lines)
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def main(argv):
     check = "--check" in argv
     paths = [a for a in argv if a != "--check"] or sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+    lines = lecture_lines()
+    course = os.path.join(ROOT, "notebooks")
     bad = []
     for path in paths:
         text = open(path, encoding="utf-8").read()
-        new = tidy(json.loads(text))
+        nb = json.loads(text)
+        # the course notebooks that mirror the lecture (00, the tour, mirrors none)
+        mirrors = os.path.dirname(os.path.abspath(path)) == course and any(
+            c.get("metadata", {}).get("lecture") for c in nb["cells"]
+        )
+        new = tidy(nb, lines if mirrors else None)
         if new != text:
             if check:
                 bad.append(path)

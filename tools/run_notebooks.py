@@ -90,8 +90,9 @@ class NotebookFailure(Exception):
 
 
 def first_line(source):
+    """The cell's first line of code, past its lecture reference (`// lecture ...`, `// ours ...`)."""
     for line in source.splitlines():
-        if line.strip():
+        if line.strip() and not line.startswith(("// lecture ", "// ours, ")):
             return line.strip()
     return "(empty cell)"
 
