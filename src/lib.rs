@@ -137,5 +137,5 @@ pub mod prelude {
     // Comparing trainings over seeds.
     pub use crate::train::{SeedSpread, ks_2samp};
     // Notebook building blocks: tensors as tables, figures, architecture diagrams.
-    pub use crate::notebook::{Architecture, Diagram, Figure, ShowTensor, ShowTensors, Table, draw, show, show_all};
+    pub use crate::notebook::{Architecture, ClassView, Diagram, Figure, ShowTensor, ShowTensors, Table, draw, show, show_all, show_class};
 }

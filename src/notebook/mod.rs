@@ -3,6 +3,7 @@
 //! plots apart from its models. Nothing below this layer imports it.
 
 pub(crate) mod alphas;
+pub(crate) mod code;
 pub(crate) mod comparison;
 pub(crate) mod diagram;
 pub(crate) mod elide;
@@ -24,6 +25,7 @@ pub(crate) mod table;
 pub(crate) mod text_table;
 
 pub use alphas::{ShowAlphas, show_alphas};
+pub use code::{ClassView, Excerpt, show_class};
 pub use comparison::comparison_table;
 pub use diagram::{Architecture, Diagram, Part, draw};
 pub use figure::{Figure, MAX_PIXELS, figure};

@@ -1,0 +1,129 @@
+//! Which items of the crate's source each lecture class cell shows. The files are read when the
+//! crate is compiled (`include_str!`), so the code a notebook shows is the code that runs.
+
+use super::extract::Pick::{self, Alias, Fn, Methods, Struct, TraitImpl};
+use crate::notebook::diagram::Architecture;
+
+/// One source file and the items shown from it.
+pub struct Source {
+    /// The file's path from the crate's root.
+    pub path: &'static str,
+    /// Its text, as compiled.
+    pub text: &'static str,
+    /// The items, in the order shown.
+    pub picks: &'static [Pick],
+}
+
+macro_rules! source {
+    ($path:literal, $picks:expr) => {
+        Source { path: concat!("src/", $path), text: include_str!(concat!("../../", $path)), picks: $picks }
+    };
+}
+
+/// The sources of one architecture's class cell.
+pub fn sources(architecture: Architecture) -> Vec<Source> {
+    use Architecture as A;
+    match architecture {
+        A::Encoder => vec![source!("models/seq2seq.rs", &[Struct("Encoder"), Methods("Encoder", &["new", "forward"])])],
+        A::Decoder => vec![source!("models/seq2seq.rs", &[Struct("Decoder"), Methods("Decoder", &["new", "init_hidden", "forward"])])],
+        A::EncoderDecoder => vec![source!(
+            "models/seq2seq.rs",
+            &[Struct("EncoderDecoder"), Methods("EncoderDecoder", &["new", "forward"]), Fn("teacher_forcing")]
+        )],
+        A::Attention => vec![
+            source!(
+                "attention/head.rs",
+                &[Struct("Attention"), Methods("Attention", &["new", "with_score", "init_keys", "score_function", "forward"])]
+            ),
+            source!("attention/score.rs", &[Fn("dot_products"), Fn("scaled_dot_products"), Fn("context_vector")]),
+        ],
+        A::DecoderAttn => {
+            vec![source!(
+                "models/attention_decoder.rs",
+                &[Struct("DecoderAttn"), Methods("DecoderAttn", &["new", "init_hidden", "forward"])]
+            )]
+        }
+        A::EncoderDecoderAttn => vec![
+            source!("models/attention_decoder.rs", &[Alias("EncoderDecoderAttn"), TraitImpl("StepDecoder", "DecoderAttn")]),
+            source!("models/seq2seq.rs", &[Methods("EncoderDecoder", &["forward"])]),
+        ],
+        A::MultiHeadAttention => vec![source!(
+            "attention/multi_head.rs",
+            &[Struct("MultiHeadAttention"), Methods("MultiHeadAttention", &["new", "init_keys", "alphas", "forward"])]
+        )],
+        A::NarrowMultiHeadAttention => vec![source!(
+            "attention/narrow.rs",
+            &[Struct("NarrowMultiHeadAttention"), Methods("NarrowMultiHeadAttention", &["new", "forward"])]
+        )],
+        A::EncoderSelfAttn => vec![source!(
+            "models/self_attention/layers.rs",
+            &[Struct("EncoderSelfAttn"), Methods("EncoderSelfAttn", &["from_config", "forward"])]
+        )],
+        A::DecoderSelfAttn => vec![source!(
+            "models/self_attention/layers.rs",
+            &[Struct("DecoderSelfAttn"), Methods("DecoderSelfAttn", &["from_config", "init_keys", "forward"])]
+        )],
+        A::EncoderDecoderSelfAttn => vec![source!(
+            "models/self_attention/encoder_decoder.rs",
+            &[
+                Struct("EncoderDecoderSelfAttn"),
+                Methods("EncoderDecoderSelfAttn", &["encode", "decode", "predict", "forward_masked"]),
+                Fn("shifted_target"),
+            ]
+        )],
+        A::PositionalEncoding => vec![source!(
+            "attention/positional.rs",
+            &[Fn("positional_encoding_table"), Struct("PositionalEncoding"), Methods("PositionalEncoding", &["new", "forward"])]
+        )],
+        A::EncoderDecoderPe => vec![source!(
+            "models/self_attention/with_pe.rs",
+            &[Struct("WithPe"), Alias("EncoderPe"), Alias("DecoderPe"), Methods("WithPe", &["from_config", "forward"])]
+        )],
+        A::AddNorm => vec![source!("models/transformer/sublayers.rs", &[Struct("AddNorm"), Methods("AddNorm", &["new", "forward"])])],
+        A::PointwiseFeedforward => vec![source!(
+            "models/transformer/sublayers.rs",
+            &[Struct("PointwiseFeedforward"), Methods("PointwiseFeedforward", &["new", "forward"])]
+        )],
+        A::Embeddings => {
+            vec![source!("models/transformer/embeddings.rs", &[Struct("Embeddings"), Methods("Embeddings", &["new", "forward"])])]
+        }
+        A::TransformerPositionalEncoding => vec![source!(
+            "models/transformer/embeddings.rs",
+            &[
+                Fn("transformer_encoding_table"),
+                Struct("TransformerPositionalEncoding"),
+                Methods("TransformerPositionalEncoding", &["with_table", "forward"]),
+            ]
+        )],
+        A::EncoderLayer => {
+            vec![source!("models/transformer/layers.rs", &[Struct("EncoderLayer"), Methods("EncoderLayer", &["with_heads", "forward"])])]
+        }
+        A::DecoderLayer => {
+            vec![source!("models/transformer/layers.rs", &[Struct("DecoderLayer"), Methods("DecoderLayer", &["with_heads", "forward"])])]
+        }
+        A::Transformer => vec![
+            source!("models/transformer/model.rs", &[Struct("Transformer"), Methods("Transformer", &["src_mask", "tgt_mask", "forward"])]),
+            source!(
+                "models/transformer/stacks.rs",
+                &[Methods("TransformerEncoder", &["forward"]), Methods("TransformerDecoder", &["forward"])]
+            ),
+        ],
+        A::AttentionLayer => {
+            vec![source!("attention/layer.rs", &[Struct("AttentionLayer"), Methods("AttentionLayer", &["new", "forward"])])]
+        }
+        A::LstmTranslator => vec![
+            source!(
+                "models/lstm_translation/model.rs",
+                &[Struct("LstmTranslator"), Methods("LstmTranslator", &["new", "encode", "decode", "forward"])]
+            ),
+            source!("models/lstm_translation/decoder.rs", &[Methods("AttnLstmDecoder", &["step"])]),
+        ],
+        A::BiLstmEncoder => {
+            vec![source!("models/lstm_translation/encoder.rs", &[Struct("LstmEncoder"), Methods("LstmEncoder", &["new", "forward"])])]
+        }
+        A::TransformerEncoderBlock => vec![source!(
+            "models/encoder_block.rs",
+            &[Struct("TransformerEncoderBlock"), Methods("TransformerEncoderBlock", &["new", "forward"])]
+        )],
+    }
+}
