@@ -80,6 +80,9 @@ pub mod prelude {
     // The tensors and the generator (every part).
     pub use crate::repro::{Generator, RandomState, manual_seed, rand_scalar};
     pub use candle_core::{self, D, DType, Device, IndexOp, Tensor, Var};
+    /// candle's layers and operations, for the notebooks' cells that first write an operation in
+    /// plain candle (`candle_nn::ops::softmax(&x, D::Minus1)`) before the crate's helper.
+    pub use candle_nn;
     /// candle's `Result<T>` (`Result<Tensor>` in a cell's own functions), which also takes a
     /// second parameter as std's does: evcxr writes the types of the variables it keeps as
     /// `Result<T, E>`, and with a one-parameter alias in scope that code did not compile (any

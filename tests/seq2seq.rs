@@ -307,3 +307,25 @@ fn figures_render_as_svg() {
     let fig = plot_losses(&[1.0, 0.5, 0.25], &[1.2, 0.6, 0.3]).unwrap();
     assert!(fig.svg.contains("Training Loss") && fig.svg.contains("Validation Loss"));
 }
+
+/// `decoder.hidden()` reads as the lecture's `decoder.hidden`: the state `init_hidden` set, and a
+/// clear error before it.
+#[test]
+fn hidden_is_the_state_and_an_error_before_init_hidden() {
+    manual_seed(21).unwrap();
+    let full = corners();
+    let source = full.i((.., ..2)).unwrap();
+    let mut encoder = Encoder::new(2, 2).unwrap();
+    let states = encoder.forward(&source).unwrap();
+    let mut decoder = Decoder::new(2, 2).unwrap();
+    let mut attn = DecoderAttn::new(2, 2).unwrap();
+    assert!(decoder.hidden().unwrap_err().to_string().starts_with("Decoder: no hidden state yet: call init_hidden"));
+    assert!(attn.hidden().unwrap_err().to_string().starts_with("DecoderAttn: no hidden state yet"));
+    decoder.init_hidden(&states).unwrap();
+    attn.init_hidden(&states).unwrap();
+    let last = states.i((.., 1..)).unwrap().permute((1, 0, 2)).unwrap();
+    for h in [decoder.hidden().unwrap(), attn.hidden().unwrap()] {
+        assert_eq!(h.dims(), &[1, 1, 2]);
+        assert_eq!(h.flatten_all().unwrap().to_vec1::<f32>().unwrap(), last.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+    }
+}

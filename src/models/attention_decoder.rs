@@ -2,7 +2,7 @@
 
 use super::seq2seq::{EncoderDecoder, StepDecoder, final_state_seq_first, gru_step};
 use crate::attention::Attention;
-use crate::nn::shape::Within;
+use crate::nn::shape::{Within, error};
 use crate::nn::{Gru, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -37,6 +37,14 @@ impl DecoderAttn {
         self.attn.init_keys(hidden_seq)?;
         self.hidden = Some(hidden);
         Ok(())
+    }
+
+    /// The hidden state, as the lecture reads `decoder.hidden`: an error before `init_hidden`.
+    ///
+    /// # Shapes
+    /// - returns `(1, N, H)`, sequence-first
+    pub fn hidden(&self) -> Result<&Tensor> {
+        self.hidden.as_ref().ok_or_else(|| error("DecoderAttn", "no hidden state yet: call init_hidden with the encoder's states first"))
     }
 
     /// One step: the GRU's output attends over the encoder's states, and a linear layer maps

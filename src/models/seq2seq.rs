@@ -97,6 +97,14 @@ impl Decoder {
         Ok(())
     }
 
+    /// The hidden state, as the lecture reads `decoder.hidden`: an error before `init_hidden`.
+    ///
+    /// # Shapes
+    /// - returns `(1, N, H)`, sequence-first
+    pub fn hidden(&self) -> Result<&Tensor> {
+        self.hidden.as_ref().ok_or_else(|| error("Decoder", "no hidden state yet: call init_hidden with the encoder's states first"))
+    }
+
     /// One step, updating the hidden state; a linear layer turns it into the next point.
     ///
     /// # Shapes
