@@ -82,7 +82,8 @@ def page_of(nb):
     tag = f'<script src="{exporter.require_js_url}"></script>'
     if tag not in html:
         raise NotebookFailure(f"nbconvert's page no longer has the require.js tag this runner removes ({tag})")
-    return html.replace(tag, "")
+    # a link from one notebook to another (`[the primer](00_tour.ipynb#...)`) goes to its page
+    return re.sub(r'href="([\w.-]+)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', html.replace(tag, ""))
 
 
 class NotebookFailure(Exception):
