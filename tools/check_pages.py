@@ -4,7 +4,11 @@ driving Debian's chromium), offline, and checks what a reader sees:
 - every formula typeset by the local MathJax (no `$$` left as raw text, no MathJax error), in
   MathJax's own STIX web fonts: a variable in a formula drawn in the italic face, no formula in a
   fallback font (the system's, which MathJax uses when its font files are missing);
-- every architecture diagram drawn;
+- every architecture diagram drawn, and every lecture class cell's code shown beside it (a
+  highlighted box of the struct and its methods; NAME-class.png is a screenshot of the first);
+- every code cell of a notebook that mirrors the lecture opening with its reference
+  (`// lecture 000#37 ...` or `// ours, ...`), and the link to the primer in 00 landing on its
+  heading;
 - no request leaving the page's folder (a CDN script, a web font) and no local file missing.
 
 Writes a screenshot of each page's top beside it (NAME.png). `make pages-check` runs it after
@@ -54,7 +58,16 @@ INSPECT = """() => {
     raw: (text.match(/\\$\\$[^$]+\\$\\$/g) || []).map(s => s.slice(0, 60)),
     errors: document.body.innerHTML.includes("Math Processing Error"),
     svgs: [...document.querySelectorAll("img")].map(i => i.src).filter(s => s.startsWith("data:image/svg+xml;base64,")),
-    asked: (text.match(/draw\\(Architecture/g) || []).length,
+    asked: (text.match(/(draw|show_class)\\(Architecture/g) || []).length,
+    inline: [...document.querySelectorAll(".zoo-class-diagram svg")].filter(s => s.querySelector('marker[id^="arrowhead-"]') && s.getBoundingClientRect().height > 0).length,
+    classes: [...document.querySelectorAll(".zoo-class")].map(c => {
+      const code = c.querySelector(".zoo-class-code pre");
+      return { lines: code ? code.innerText.split("\\n").length : 0, coloured: code ? code.querySelectorAll("span[style]").length : 0,
+               height: code ? code.getBoundingClientRect().height : 0 };
+    }),
+    inputs: [...document.querySelectorAll(".jp-CodeCell .jp-InputArea-editor")].map(e => e.innerText.split("\\n")[0]),
+    primer: [...document.querySelectorAll("a")].map(a => a.getAttribute("href") || "").filter(h => h.includes("Rust-for-Python-readers")),
+    primerHeading: !!document.getElementById("Rust-for-Python-readers"),
   };
 }"""
 
@@ -100,9 +113,24 @@ async def check(browser, page_path):
     if failed:
         problems.append(f"{len(failed)} local files missing, e.g. {failed[0]}")
     svgs = [base64.b64decode(s.split(",", 1)[1]).decode("utf-8", "replace") for s in found["svgs"]]
-    diagrams = sum('<marker id="arrowhead-' in svg for svg in svgs)
+    diagrams = sum('<marker id="arrowhead-' in svg for svg in svgs) + found["inline"]
     if diagrams < found["asked"]:
         problems.append(f"{found['asked']} cells draw an architecture but {diagrams} diagrams are on the page")
+    for k, c in enumerate(found["classes"]):
+        if c["lines"] < 3 or c["coloured"] < 5 or c["height"] < 40:
+            problems.append(f"class cell {k + 1} shows no readable code ({c})")
+    name = os.path.basename(page_path)
+    mirrors = not name.startswith("00_")
+    if mirrors:
+        bad = [line for line in found["inputs"] if not line.startswith(("// lecture ", "// ours, "))]
+        if not found["inputs"] or bad:
+            problems.append(f"{len(bad)} of {len(found['inputs'])} code cells open without their lecture reference, e.g. {bad[:1]}")
+        if not any(h == "00_tour.html#Rust-for-Python-readers" for h in found["primer"]):
+            problems.append(f"no link to the primer's page (00_tour.html#Rust-for-Python-readers): {found['primer']}")
+    elif not found["primerHeading"]:
+        problems.append("the primer's heading (id Rust-for-Python-readers) is missing")
+    if found["classes"]:
+        await page.locator(".zoo-class").first.screenshot(path=os.path.splitext(page_path)[0] + "-class.png")
     await page.screenshot(path=os.path.splitext(page_path)[0] + ".png")
     await page.close()
     return found["typeset"], found["italic"], diagrams, len(svgs), problems

@@ -102,7 +102,10 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             vec![source!("models/transformer/layers.rs", &[Struct("DecoderLayer"), Methods("DecoderLayer", &["with_heads", "forward"])])]
         }
         A::Transformer => vec![
-            source!("models/transformer/model.rs", &[Struct("Transformer"), Methods("Transformer", &["src_mask", "tgt_mask", "forward"])]),
+            source!(
+                "models/transformer/model.rs",
+                &[Struct("Transformer"), Methods("Transformer", &["encoder_pass", "decoder_pass", "forward_with_attention"])]
+            ),
             source!(
                 "models/transformer/stacks.rs",
                 &[Methods("TransformerEncoder", &["forward"]), Methods("TransformerDecoder", &["forward"])]

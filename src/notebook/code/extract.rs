@@ -139,9 +139,10 @@ fn item_end(src: &str, at: usize) -> Option<usize> {
     let brace = find_code(s, at, b'{');
     let semi = find_code(s, at, b';');
     let paren = find_code(s, at, b'(');
+    let declaration = src[at..].lines().next().unwrap_or("");
     match (brace, semi) {
         // a tuple struct: (..) then ;
-        (_, Some(semi)) if paren.is_some_and(|p| p < semi && brace.is_none_or(|b| p < b)) && src[at..].contains("struct") => {
+        (_, Some(semi)) if paren.is_some_and(|p| p < semi && brace.is_none_or(|b| p < b)) && declaration.contains("struct ") => {
             let close = closing(s, paren?)?;
             Some(find_code(s, close, b';')? + 1)
         }

@@ -52,6 +52,8 @@ pub type Small = Layer<u8>;
 pub fn free(a: u8) -> u8 {
     a
 }
+
+pub struct After;
 "##;
 
 #[test]
@@ -94,6 +96,11 @@ fn every_class_shows_lines_of_its_own_source() {
             for line in e.code.lines().filter(|l| !l.trim().is_empty() && l.trim() != CHECKS_ELIDED) {
                 assert!(file.contains(line), "{arch:?}: `{line}` is not a line of {}", e.path);
             }
+        }
+        for e in &view.excerpts {
+            let opens = e.code.matches('{').count();
+            assert_eq!(opens, e.code.matches('}').count(), "{arch:?}: unbalanced braces in\n{}", e.code);
+            assert!(e.code.trim_end().ends_with('}') || e.code.trim_end().ends_with(';'), "{arch:?}");
         }
         let html = view.html().unwrap();
         assert!(html.contains("<svg") && html.contains(view.excerpts[0].path), "{arch:?}");
