@@ -121,6 +121,13 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             ),
             source!("models/lstm_translation/decoder.rs", &[Methods("AttnLstmDecoder", &["step"])]),
         ],
+        A::VectorisedMultiHeadAttention => vec![source!(
+            "attention/vectorised.rs",
+            &[
+                Struct("VectorisedMultiHeadAttention"),
+                Methods("VectorisedMultiHeadAttention", &["new", "forward", "project_kv", "attend_kv", "split_heads"])
+            ]
+        )],
         A::BiLstmEncoder => {
             vec![source!("models/lstm_translation/encoder.rs", &[Struct("LstmEncoder"), Methods("LstmEncoder", &["new", "forward"])])]
         }

@@ -55,6 +55,9 @@ pub enum Architecture {
     AttentionLayer,
     /// The blog's LSTM translator with an attention decoder.
     LstmTranslator,
+    /// The blog's vectorised multi-head attention: narrow heads as one projection, split by
+    /// `view` and `permute` (the same diagram as [`Architecture::NarrowMultiHeadAttention`]).
+    VectorisedMultiHeadAttention,
     /// The blog's bidirectional LSTM encoder over a padded batch.
     BiLstmEncoder,
     /// The blog's Transformer encoder block.
@@ -63,7 +66,7 @@ pub enum Architecture {
 
 impl Architecture {
     /// Every architecture, in the order the notebooks meet them.
-    pub const ALL: [Architecture; 24] = [
+    pub const ALL: [Architecture; 25] = [
         Architecture::Encoder,
         Architecture::Decoder,
         Architecture::EncoderDecoder,
@@ -86,6 +89,7 @@ impl Architecture {
         Architecture::Transformer,
         Architecture::AttentionLayer,
         Architecture::LstmTranslator,
+        Architecture::VectorisedMultiHeadAttention,
         Architecture::BiLstmEncoder,
         Architecture::TransformerEncoderBlock,
     ];
@@ -102,7 +106,7 @@ pub fn draw(architecture: Architecture) -> Diagram {
         A::DecoderAttn => recurrent::decoder_attn(),
         A::EncoderDecoderAttn => recurrent::encoder_decoder_attn(),
         A::MultiHeadAttention => attention::multi_head(),
-        A::NarrowMultiHeadAttention => attention::narrow_multi_head(),
+        A::NarrowMultiHeadAttention | A::VectorisedMultiHeadAttention => attention::narrow_multi_head(),
         A::EncoderSelfAttn => transformer::encoder_self_attn(),
         A::DecoderSelfAttn => transformer::decoder_self_attn(),
         A::EncoderDecoderSelfAttn => transformer::encoder_decoder_self_attn(),
