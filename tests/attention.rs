@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 struct AttentionFx {
     steps: Steps,
     mask: MaskFx,
+    source_mask_rule: SourceMaskRule,
     decoder_attn_outputs: Vec<Vec<f64>>,
     scores: Scores,
     multihead: Multihead,
@@ -31,6 +32,14 @@ struct Steps {
     alphas: TensorFx,
     scaled_products: TensorFx,
     scaled_context: TensorFx,
+}
+
+/// PyTorch's `(x != 0).all(axis=2).unsqueeze(1)` on points with some features zero, -0.0, NaN
+/// and infinities.
+#[derive(Deserialize)]
+struct SourceMaskRule {
+    source_seq: TensorFx,
+    mask: TensorFx,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +163,36 @@ fn the_source_mask_hides_padding() {
     let context = attn.forward(&Tensor::new(&[[[-1f32, 1.]]], &Device::Cpu).unwrap(), Some(&mask)).unwrap();
     assert_eq!(values(attn.alphas.as_ref().unwrap()), vec![1.0, 0.0]);
     assert_tensor_close("masked context", &context, &fx.mask.context.tensor(), 1e-6);
+}
+
+#[test]
+fn the_source_mask_keeps_a_point_only_when_every_feature_is_non_zero() {
+    let _serial = common::serial();
+    let fx = fixture();
+    let source_seq = fx.source_mask_rule.source_seq.tensor();
+    let want = fx.source_mask_rule.mask.tensor();
+    // [0.5, 0], [0, -0.3], [0, 0], [1, 2]; [nan, 0], [inf, 1], [nan, -inf], [-0.0, 3]
+    assert_eq!(values(&want), vec![0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0]);
+    for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        let mask = source_mask(&source_seq.to_dtype(dtype).unwrap()).unwrap();
+        assert_eq!((mask.dims(), mask.dtype()), (want.dims(), DType::U8), "{dtype:?}");
+        assert_eq!(values(&mask), values(&want), "{dtype:?}");
+    }
+    // NaN counts as non-zero wherever it stands among the features.
+    let nan_last = Tensor::new(&[[[1f32, f32::NAN], [0., f32::NAN], [f32::NAN, f32::NAN]]], &Device::Cpu).unwrap();
+    assert_eq!(source_mask(&nan_last).unwrap().to_vec3::<u8>().unwrap(), vec![vec![vec![1u8, 0, 1]]]);
+}
+
+#[test]
+fn the_source_mask_of_an_empty_batch_is_empty() {
+    let _serial = common::serial();
+    for (dims, want) in [((0, 3, 2), [0, 1, 3]), ((2, 0, 2), [2, 1, 0]), ((0, 0, 2), [0, 1, 0])] {
+        let mask = source_mask(&Tensor::zeros(dims, DType::F32, &Device::Cpu).unwrap()).unwrap();
+        assert_eq!((mask.dims(), mask.dtype()), (&want[..], DType::U8));
+    }
+    // No features: PyTorch's all() over nothing is true, so every point is kept.
+    let mask = source_mask(&Tensor::zeros((2, 3, 0), DType::F32, &Device::Cpu).unwrap()).unwrap();
+    assert_eq!(mask.to_vec3::<u8>().unwrap(), vec![vec![vec![1u8; 3]]; 2]);
 }
 
 #[test]

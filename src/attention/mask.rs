@@ -6,15 +6,26 @@ use candle_core::{D, DType, Device, Result, Tensor, bail};
 /// The value masked positions get before the softmax, as in the lecture.
 pub const MASK_FILL: f64 = -1e9;
 
-/// The source mask of the lecture: 1 where a point has any non-zero feature, 0 for padding.
-/// `(N, L, F) -> (N, 1, L)`, u8.
+/// The source mask of the lecture, `(source_seq != 0).all(axis=2).unsqueeze(1)`: 1 where
+/// **every** feature of a point is non-zero, 0 where at least one feature is zero. A point such as
+/// `[0.5, 0]` therefore counts as padding, as it does in the lecture; only points with no zero
+/// feature at all are kept. As in PyTorch, NaN and ±inf are non-zero (`nan != 0` is true), and a
+/// point with no features (`F = 0`) is kept (`all` of nothing is true).
+/// `(N, L, F) -> (N, 1, L)`, u8; an empty batch (`N = 0` or `L = 0`) gives an empty mask.
+///
+/// Data whose real points can have a zero feature lose those points under this rule, as they
+/// would with the lecture's line: after a min-max scaling each feature's smallest value is exactly
+/// 0 (in the GPS exercise, the first timestamp of every sequence). The lecture's GPS exercise
+/// builds no source mask, and neither does the crate's GPS notebook.
 pub fn source_mask(source_seq: &Tensor) -> Result<Tensor> {
     crate::nn::shape::check_float("source_mask", source_seq)?;
     let (n, l, _) =
         source_seq.dims3().map_err(|_| crate::nn::shape::shape_error("source_mask", "a source sequence (N, L, F)", source_seq.dims()))?;
-    // A point is padding when all its features are zero.
-    let nonzero = source_seq.ne(0f32)?.to_dtype(DType::F32)?.sum(D::Minus1)?;
-    nonzero.gt(0f32)?.to_dtype(DType::U8)?.reshape((n, 1, l))
+    // The number of zero features of each point; the point is kept when there is none. A count
+    // (a sum) rather than a min over the features: candle's min refuses empty tensors and skips
+    // a NaN unless it comes first, while `eq(0)` is false for NaN and ±inf, as in PyTorch.
+    let zeros = source_seq.eq(0f32)?.to_dtype(DType::F32)?.sum(D::Minus1)?;
+    zeros.eq(0f32)?.reshape((n, 1, l))
 }
 
 /// The target mask: 1 on and below the diagonal, 0 above (no peeking at later steps),
