@@ -23,7 +23,7 @@
 //!
 //! | group | what it brings | notebook |
 //! |---|---|---|
-//! | tensors and the generator | candle's `Tensor`, `Device`, `DType`, `IndexOp`, `Result`; `manual_seed`, `Generator`, NumPy's `RandomState` | all |
+//! | tensors and the generator | candle's `Tensor`, `Device`, `DType`, `IndexOp`, `Result`, and `candle_nn` (`candle_nn::ops::softmax`); `manual_seed`, `Generator`, NumPy's `RandomState` | all |
 //! | part 1, sequence-to-sequence | `generate_sequences`, `TensorDataset`, `DataLoader`; `Gru`, `Linear`, `Dropout`, ...; `Encoder`, `Decoder`, `EncoderDecoder`; `StepByStep`, `MSELoss`, `Adam`; `plot_data`, `plot_losses` | 01 |
 //! | part 2, attention | `Attention`, `Score`, `calc_alphas`, `context_vector`; `DecoderAttn`, `EncoderDecoderAttn`; `MultiHeadAttention`; `show_alphas`, `plot_attention` | 02 |
 //! | part 3, self-attention | `EncoderSelfAttn`, `DecoderSelfAttn`, `EncoderDecoderSelfAttn`, `EncoderPe`, `DecoderPe`; `subsequent_mask`, `source_mask`; `PositionalEncoding`; `position_codes`, `encoding_curves` | 03 |
@@ -32,7 +32,7 @@
 //! | the blog post (004) | `AttentionLayer`, `LstmTranslator`, `GruTranslator`, `TransformerEncoderBlock` | 05 |
 //! | models of your own | `Walk`, `Walker`, `Model`, `Param`, `TrainingMode` | any |
 //! | comparing trainings over seeds | `SeedSpread`, `ks_2samp` | 03 |
-//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams | all |
+//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams; `show_class(Architecture::X)`, a lecture class's Rust (read from the crate's files at build time) beside its diagram | all |
 //!
 //! The GPS exercise of 001 (notebook 06) imports its data from [`data`] (`GpsConfig`,
 //! `gps_splits`, `MinMaxScaler`). Each layer's own items are under its module; the files inside a
