@@ -58,16 +58,27 @@ fn skip_literal(s: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// The bytes of `s` from `from` on that are code (outside comments and literals), with their index.
+fn code_bytes(s: &[u8], from: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let mut i = from;
+    std::iter::from_fn(move || {
+        while i < s.len() {
+            if let Some(end) = skip_literal(s, i) {
+                i = end;
+                continue;
+            }
+            i += 1;
+            return Some((i - 1, s[i - 1]));
+        }
+        None
+    })
+}
+
 /// The index of the bracket closing the one at `open`, across nested brackets of any kind.
 fn closing(s: &[u8], open: usize) -> Option<usize> {
     let mut depth = 0usize;
-    let mut i = open;
-    while i < s.len() {
-        if let Some(end) = skip_literal(s, i) {
-            i = end;
-            continue;
-        }
-        match s[i] {
+    for (i, c) in code_bytes(s, open) {
+        match c {
             b'{' | b'(' | b'[' => depth += 1,
             b'}' | b')' | b']' => {
                 depth -= 1;
@@ -77,25 +88,13 @@ fn closing(s: &[u8], open: usize) -> Option<usize> {
             }
             _ => {}
         }
-        i += 1;
     }
     None
 }
 
 /// The first `c` at or after `from` outside comments and literals.
 fn find_code(s: &[u8], from: usize, c: u8) -> Option<usize> {
-    let mut i = from;
-    while i < s.len() {
-        if let Some(end) = skip_literal(s, i) {
-            i = end;
-            continue;
-        }
-        if s[i] == c {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
+    code_bytes(s, from).find(|&(_, b)| b == c).map(|(i, _)| i)
 }
 
 /// Byte offsets of the lines of `src` that start with `indent` and then `head` followed by `name`
@@ -232,18 +231,14 @@ fn is_check(statement: &str) -> bool {
 fn statements(text: &str, open: usize, close: usize) -> Vec<(usize, usize)> {
     let s = text.as_bytes();
     let mut pieces = vec![];
-    let (mut start, mut depth, mut i) = (open + 1, 0usize, open + 1);
-    while i < close {
-        if let Some(end) = skip_literal(s, i) {
-            i = end;
-            continue;
-        }
-        match s[i] {
+    let (mut start, mut depth) = (open + 1, 0usize);
+    for (i, c) in code_bytes(s, open + 1).take_while(|&(i, _)| i < close) {
+        match c {
             b'{' | b'(' | b'[' => depth += 1,
             b'}' | b')' | b']' => {
                 depth -= 1;
                 let next = text[i + 1..close].trim_start();
-                if depth == 0 && s[i] == b'}' && !next.starts_with(['.', '?', ';', ')']) && !next.starts_with("else") {
+                if depth == 0 && c == b'}' && !next.starts_with(['.', '?', ';', ')']) && !next.starts_with("else") {
                     pieces.push((start, i + 1));
                     start = i + 1;
                 }
@@ -254,7 +249,6 @@ fn statements(text: &str, open: usize, close: usize) -> Vec<(usize, usize)> {
             }
             _ => {}
         }
-        i += 1;
     }
     pieces
 }
