@@ -114,7 +114,8 @@ impl Diagram {
         self.route(from, to, None, &[], false)
     }
 
-    /// An arrow with a label at its middle (a tensor's name or shape).
+    /// An arrow with a label at its middle (a tensor's name or shape): on the line where the middle
+    /// falls on a horizontal or slanted stretch, beside it where the stretch is vertical.
     pub fn arrow_labelled(self, from: &str, to: &str, label: &str) -> Self {
         self.route(from, to, Some(label), &[], false)
     }
@@ -145,6 +146,30 @@ impl Diagram {
             .ok_or_else(|| error("Diagram", format!("{what} names block '{id}', which the diagram '{}' does not have", self.title)))
     }
 
+    /// The dashed box drawn around a group's members (x0, y0, x1, y1); None for an empty group.
+    fn group_rect(&self, g: &Group) -> Result<Option<(f64, f64, f64, f64)>> {
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for m in &g.members {
+            let b = self.find(m, &format!("group '{}'", g.label))?;
+            let (hw, hh) = b.half_size();
+            x0 = x0.min(b.at.0 - hw);
+            y0 = y0.min(b.at.1 - hh);
+            x1 = x1.max(b.at.0 + hw);
+            y1 = y1.max(b.at.1 + hh);
+        }
+        Ok((!g.members.is_empty()).then_some((x0 - 12.0, y0 - 22.0, x1 + 12.0, y1 + 12.0)))
+    }
+
+    /// The points of an arrow's line: from its source's border, through `via`, to its target's border.
+    fn arrow_points(&self, a: &Arrow) -> Result<Vec<(f64, f64)>> {
+        let from = self.find(&a.from, "an arrow")?;
+        let to = self.find(&a.to, "an arrow")?;
+        let mut pts = vec![border_point(from, a.via.first().copied().unwrap_or(to.at))];
+        pts.extend(a.via.iter().copied());
+        pts.push(border_point(to, a.via.last().copied().unwrap_or(from.at)));
+        Ok(pts)
+    }
+
     /// The diagram as an SVG figure; an error if an arrow or a group names a missing block, or
     /// the size is zero or too large.
     pub fn figure(&self) -> Result<Figure> {
@@ -167,19 +192,7 @@ impl Diagram {
             escape(&self.title)
         );
         for g in &self.groups {
-            let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-            for m in &g.members {
-                let b = self.find(m, &format!("group '{}'", g.label))?;
-                let (hw, hh) = b.half_size();
-                x0 = x0.min(b.at.0 - hw);
-                y0 = y0.min(b.at.1 - hh);
-                x1 = x1.max(b.at.0 + hw);
-                y1 = y1.max(b.at.1 + hh);
-            }
-            if g.members.is_empty() {
-                continue;
-            }
-            let (x0, y0, x1, y1) = (x0 - 12.0, y0 - 22.0, x1 + 12.0, y1 + 12.0);
+            let Some((x0, y0, x1, y1)) = self.group_rect(g)? else { continue };
             let _ = write!(
                 s,
                 "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"8\" fill=\"#fafafa\" stroke=\"#aaa\" stroke-dasharray=\"5,4\"/>\
@@ -192,14 +205,7 @@ impl Diagram {
             );
         }
         for a in &self.arrows {
-            let from = self.find(&a.from, "an arrow")?;
-            let to = self.find(&a.to, "an arrow")?;
-            let mut pts = vec![];
-            let first_target = a.via.first().copied().unwrap_or(to.at);
-            pts.push(border_point(from, first_target));
-            pts.extend(a.via.iter().copied());
-            let last_source = a.via.last().copied().unwrap_or(from.at);
-            pts.push(border_point(to, last_source));
+            let pts = self.arrow_points(a)?;
             let path: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
             let dash = if a.dashed { " stroke-dasharray=\"6,4\"" } else { "" };
             let _ = write!(
@@ -208,15 +214,17 @@ impl Diagram {
                 path.join(" ")
             );
             if let Some(label) = &a.label {
-                let (mx, my) = middle(&pts);
-                let width = label.chars().count() as f64 * 6.6 + 6.0;
+                let p = label_place(label, &pts, w as f64);
+                let (x0, y0, x1, y1) = p.rect;
                 let _ = write!(
                     s,
-                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{width:.1}\" height=\"15\" fill=\"white\" opacity=\"0.9\"/>\
-                     <text x=\"{mx:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
-                    mx - width / 2.0,
-                    my - 8.0,
-                    my + 3.5,
+                    "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"white\" opacity=\"0.9\"/>\
+                     <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"{}\" fill=\"#333\">{}</text>",
+                    x1 - x0,
+                    y1 - y0,
+                    p.text.0,
+                    p.text.1,
+                    p.anchor,
                     escape(label)
                 );
             }
@@ -274,8 +282,40 @@ fn border_point(b: &Block, towards: (f64, f64)) -> (f64, f64) {
     (b.at.0 + dx * t.min(1.0), b.at.1 + dy * t.min(1.0))
 }
 
-/// The point halfway along a polyline.
-fn middle(pts: &[(f64, f64)]) -> (f64, f64) {
+/// Where an arrow's label is drawn: its white box (x0, y0, x1, y1), and the text's anchor point
+/// and alignment.
+#[derive(Clone, Copy, Debug)]
+struct LabelPlace {
+    rect: (f64, f64, f64, f64),
+    text: (f64, f64),
+    anchor: &'static str,
+}
+
+/// Pixels per character of an arrow label (font size 11), generously: the box must cover the text.
+const LABEL_CHAR_WIDTH: f64 = 6.2;
+
+/// An arrow label at the middle of its line: centred on a horizontal or slanted segment; beside a
+/// vertical one (to its right, or to its left where the right would leave a canvas `width` wide),
+/// so that the line runs along the text instead of through it.
+fn label_place(label: &str, pts: &[(f64, f64)], width: f64) -> LabelPlace {
+    let ((mx, my), segment) = middle(pts);
+    let w = label.chars().count() as f64 * LABEL_CHAR_WIDTH + 6.0;
+    let (y0, y1, ty) = (my - 8.0, my + 7.0, my + 3.5);
+    let vertical = (segment.1.0 - segment.0.0).abs() < 1.0 && (segment.1.1 - segment.0.1).abs() >= 1.0;
+    let (rect, text, anchor) = if !vertical {
+        ((mx - w / 2.0, y0, mx + w / 2.0, y1), (mx, ty), "middle")
+    } else if mx + 4.0 + w <= width - 2.0 {
+        ((mx + 4.0, y0, mx + 4.0 + w, y1), (mx + 7.0, ty), "start")
+    } else {
+        ((mx - 4.0 - w, y0, mx - 4.0, y1), (mx - 7.0, ty), "end")
+    };
+    LabelPlace { rect, text, anchor }
+}
+
+type Segment = ((f64, f64), (f64, f64));
+
+/// The point halfway along a polyline, and the segment it lies on.
+fn middle(pts: &[(f64, f64)]) -> ((f64, f64), Segment) {
     let seg = |a: (f64, f64), b: (f64, f64)| ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
     let total: f64 = pts.windows(2).map(|w| seg(w[0], w[1])).sum();
     let mut left = total / 2.0;
@@ -283,11 +323,12 @@ fn middle(pts: &[(f64, f64)]) -> (f64, f64) {
         let l = seg(w[0], w[1]);
         if l >= left && l > 0.0 {
             let t = left / l;
-            return (w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t);
+            return ((w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t), (w[0], w[1]));
         }
         left -= l;
     }
-    pts.first().copied().unwrap_or((0.0, 0.0))
+    let p = pts.first().copied().unwrap_or((0.0, 0.0));
+    (p, (p, p))
 }
 
 #[cfg(test)]

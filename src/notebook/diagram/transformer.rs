@@ -92,15 +92,15 @@ pub(crate) fn encoder_layer() -> Diagram {
 
 /// The Transformer's decoder layer: masked self-attention, cross-attention, feed-forward.
 pub(crate) fn decoder_layer() -> Diagram {
-    Diagram::new("DecoderLayer: masked self-attention, cross-attention, feed-forward", 780, 280)
-        .block("y", "y (N, T, D)", Part::Data, (55.0, 180.0))
-        .block("sa", "masked\nself-attention", Part::Attention, (170.0, 180.0))
-        .block("an1", "Add & Norm", Part::Norm, (285.0, 180.0))
+    Diagram::new("DecoderLayer: masked self-attention, cross-attention, feed-forward", 780, 300)
+        .block("y", "y (N, T, D)", Part::Data, (55.0, 200.0))
+        .block("sa", "masked\nself-attention", Part::Attention, (170.0, 200.0))
+        .block("an1", "Add & Norm", Part::Norm, (285.0, 200.0))
         .block("mem", "encoder output\n(memory)", Part::Data, (400.0, 50.0))
-        .block("ca", "cross-\nattention", Part::Attention, (400.0, 180.0))
-        .block("an2", "Add & Norm", Part::Norm, (515.0, 180.0))
-        .block("ffn", "feed-forward", Part::Linear, (625.0, 180.0))
-        .block("an3", "Add & Norm", Part::Norm, (730.0, 180.0))
+        .block("ca", "cross-\nattention", Part::Attention, (400.0, 200.0))
+        .block("an2", "Add & Norm", Part::Norm, (515.0, 200.0))
+        .block("ffn", "feed-forward", Part::Linear, (625.0, 200.0))
+        .block("an3", "Add & Norm", Part::Norm, (730.0, 200.0))
         .arrow("y", "sa")
         .arrow("sa", "an1")
         .arrow("an1", "ca")
@@ -108,15 +108,15 @@ pub(crate) fn decoder_layer() -> Diagram {
         .arrow("ca", "an2")
         .arrow("an2", "ffn")
         .arrow("ffn", "an3")
-        .route("y", "an1", None, &[(55.0, 250.0), (285.0, 250.0)], false)
-        .route("an1", "an2", None, &[(285.0, 120.0), (515.0, 120.0)], false)
-        .route("an2", "an3", None, &[(515.0, 250.0), (730.0, 250.0)], false)
-        .note("Each Add & Norm also takes its sub-layer's input (the residual lines).", (20.0, 272.0))
+        .route("y", "an1", None, &[(55.0, 265.0), (285.0, 265.0)], false)
+        .route("an1", "an2", None, &[(285.0, 145.0), (515.0, 145.0)], false)
+        .route("an2", "an3", None, &[(515.0, 265.0), (730.0, 265.0)], false)
+        .note("Each Add & Norm also takes its sub-layer's input (the residual lines).", (20.0, 292.0))
 }
 
 /// The whole Transformer translator.
 pub(crate) fn transformer() -> Diagram {
-    Diagram::new("Transformer: German in, English out", 800, 380)
+    Diagram::new("Transformer: German in, English out", 860, 380)
         .block("src", "German tokens (N, S)", Part::Data, (150.0, 340.0))
         .block("es", "Embedding × √D\n+ positional encoding", Part::Embedding, (150.0, 255.0))
         .block("enc", "EncoderLayer × n_layers\n(source padding mask)", Part::Attention, (150.0, 160.0))
@@ -132,7 +132,7 @@ pub(crate) fn transformer() -> Diagram {
         .arrow("tgt", "et")
         .arrow("et", "dec")
         .arrow("dec", "lin")
-        .route("lin", "tgt", Some("next token (greedy or beam)"), &[(705.0, 70.0), (705.0, 340.0)], true)
+        .route("lin", "tgt", Some("next token (greedy or beam)"), &[(680.0, 70.0), (680.0, 340.0)], true)
         .group("encoder", &["es", "enc"])
         .group("decoder", &["et", "dec", "lin"])
 }
