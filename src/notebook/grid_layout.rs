@@ -1,6 +1,7 @@
 //! Where the pieces of a grid of heatmaps go, in pixels: pure arithmetic, no drawing. Text
 //! widths are estimated from character counts (the SVG carries no fonts to measure with).
 
+use super::elide::MAX_CELLS;
 use super::figure::MAX_PIXELS;
 use super::heatmap_grid::{GridDims, MAX_GRID_PANELS, MAX_GRID_TOKENS};
 use crate::nn::shape::error;
@@ -17,6 +18,8 @@ pub const COLORBAR_TICKS: usize = 5;
 pub const COLORBAR_STEPS: usize = 64;
 /// The colour bar's width.
 pub const COLORBAR_W: u32 = 14;
+/// The smallest font a token label shrinks to so that every token keeps its label.
+pub const MIN_LABEL_FONT: u32 = 9;
 
 const MARGIN: u32 = 12;
 const TITLE_H: u32 = 26;
@@ -71,6 +74,8 @@ pub struct Layout {
     pub stride: (u32, u32),
     /// Every how many rows and columns a token label is written (1: all of them).
     pub label_step: usize,
+    /// The size of the token labels' font.
+    pub label_font: u32,
     /// Whether the column labels are written downwards (too wide for a cell).
     pub x_rotated: bool,
     /// The right edge of the row labels.
@@ -102,16 +107,28 @@ impl Layout {
 
 /// The side of a cell: up to 28 pixels, smaller for long sequences and wide grids (the grid
 /// aims at about 1400 x 1000 pixels), at least 4; at least 34 when cells print their values.
+/// Sequences of up to [`MAX_CELLS`] tokens (the most a display keeps before eliding) get at
+/// least [`MIN_LABEL_FONT`] + 1 pixels, room for a label on every row and column.
 pub fn cell_size(d: GridDims, values: bool) -> u32 {
     let fit = |budget: usize, n: usize| budget / n.max(1);
     let side = 28.min(fit(240, d.lq.max(d.lk))).min(fit(1400, d.cols.saturating_mul(d.lk))).min(fit(1000, d.rows.saturating_mul(d.lq)));
-    let side = u32::try_from(side).unwrap_or(28).max(4);
+    let floor = if d.lq.max(d.lk) <= MAX_CELLS { MIN_LABEL_FONT + 1 } else { 4 };
+    let side = u32::try_from(side).unwrap_or(28).max(floor);
     if values { side.max(34) } else { side }
 }
 
-/// Every how many cells a label is written so that labels of [`FONT`] pixels do not overlap.
+/// The font of the token labels for cells of side `cell`: [`FONT`] where it fits, down to
+/// [`MIN_LABEL_FONT`] so that one label per cell fits; [`FONT`] again for cells too small for
+/// that (then [`label_step`] thins the labels).
+pub fn label_font(cell: u32) -> u32 {
+    let fits = cell.saturating_sub(1);
+    if fits >= MIN_LABEL_FONT { fits.min(FONT) } else { FONT }
+}
+
+/// Every how many cells a label is written so that labels of [`label_font`] pixels do not
+/// overlap: 1 for cells of at least [`MIN_LABEL_FONT`] + 1 pixels.
 pub fn label_step(cell: u32) -> usize {
-    (FONT + 1).div_ceil(cell.max(1)) as usize
+    (label_font(cell) + 1).div_ceil(cell.max(1)) as usize
 }
 
 fn px(n: usize) -> u64 {
@@ -187,6 +204,7 @@ pub fn layout(module: &str, spec: &LayoutSpec) -> Result<Layout> {
         origin: (n(left), n(top)),
         stride: (n(stride_x), n(stride_y)),
         label_step: label_step(cell),
+        label_font: label_font(cell),
         x_rotated,
         y_label_right: n(y_label_right),
         row_title_right: n(row_title_right),

@@ -3,7 +3,7 @@
 //! Transformer uses; its layout and colour-scale arithmetic; and errors, never panics, for bad
 //! input.
 
-use super::grid_layout::{COLORBAR_STEPS, LayoutSpec, cell_size, label_step, layout};
+use super::grid_layout::{COLORBAR_STEPS, FONT, LayoutSpec, MIN_LABEL_FONT, cell_size, label_font, label_step, layout};
 use super::heatmap_grid::{GridDims, MAX_GRID_PANELS, fit_label, shade, tick_label, ticks, value_range};
 use super::palette::heat_color;
 use super::plots::heatmaps::{COLORBAR_FRAME, PANEL_FRAME};
@@ -230,8 +230,11 @@ fn the_layout_keeps_panels_apart_and_inside_the_figure() {
     }
     assert_eq!(cell_size(GridDims { rows: 1, cols: 1, lq: 4, lk: 4 }, false), 28);
     assert_eq!(cell_size(GridDims { rows: 1, cols: 1, lq: 4, lk: 4 }, true), 34);
-    assert_eq!(cell_size(GridDims { rows: 1, cols: 64, lq: 20, lk: 20 }, false), 4);
-    assert_eq!((label_step(28), label_step(13), label_step(12), label_step(4)), (1, 1, 2, 4));
+    // up to the elision cap (40 tokens) a cell keeps room for a label of the smallest font
+    assert_eq!(cell_size(GridDims { rows: 1, cols: 64, lq: 20, lk: 20 }, false), MIN_LABEL_FONT + 1);
+    assert_eq!(cell_size(GridDims { rows: 1, cols: 64, lq: 41, lk: 41 }, false), 4);
+    assert_eq!((label_step(28), label_step(13), label_step(12), label_step(10), label_step(4)), (1, 1, 1, 1, 4));
+    assert_eq!((label_font(28), label_font(12), label_font(10), label_font(4)), (FONT, 11, MIN_LABEL_FONT, FONT));
     assert!(layout("test", &spec(9, 8, 2, 2)).unwrap_err().to_string().contains("test: expected 1 to 64 panels"));
     let wide = LayoutSpec { values: true, ..spec(1, 64, 1, 100) };
     assert!(layout("test", &wide).unwrap_err().to_string().contains("pixels"));
@@ -282,5 +285,23 @@ proptest::proptest! {
             }
             Err(e) => proptest::prop_assert!(e.to_string().starts_with("show_heatmaps: expected"), "{}", e),
         }
+    }
+}
+
+#[test]
+fn every_token_of_a_real_sentence_keeps_its_label() {
+    // notebook 04's real sentence: 2 layers x 4 heads of cross-attention, 19 German tokens by 19
+    // English ones (the grid used to label every other token)
+    let (source, target): (Vec<String>, Vec<String>) = (0..19).map(|k| (format!("de{k}"), format!("en{k}"))).unzip();
+    let layers = [weights((1, 4, 19, 19)), weights((1, 4, 19, 19))];
+    let svg = show_cross_attention(&layers, 0, &source, &target).unwrap().svg;
+    // the keys are labelled under each panel of the last row (4 heads), the queries left of
+    // each row (2 layers)
+    let labelled = |tokens: &[String], times: usize| tokens.iter().filter(|t| texts(&svg, t) == times).count();
+    assert_eq!((labelled(&source, 4), labelled(&target, 2)), (19, 19));
+    for n in [24, 40] {
+        let tokens: Vec<String> = (0..n).map(|k| format!("t{k}")).collect();
+        let svg = show_encoder_attention(&[weights((1, 4, n, n))], 0, &tokens).unwrap().svg;
+        assert_eq!(tokens.iter().filter(|t| texts(&svg, t) == 5).count(), n, "{n} tokens");
     }
 }

@@ -182,9 +182,9 @@ fn text(s: &str, at: (i32, i32), size: u32, h: HPos, v: VPos) -> Text<'static, (
     anchored_text(s, at, size, &BLACK, h, v)
 }
 
-/// Text reading upwards (for the column labels and the rows' axis).
-fn upward_text(s: &str, at: (i32, i32), h: HPos) -> Text<'static, (i32, i32), String> {
-    let style = ("sans-serif", FONT).into_font().transform(FontTransform::Rotate270).color(&BLACK).pos(Pos::new(h, VPos::Center));
+/// Text of `size` pixels reading upwards (for the column labels and the rows' axis).
+fn upward_text(s: &str, at: (i32, i32), size: u32, h: HPos) -> Text<'static, (i32, i32), String> {
+    let style = ("sans-serif", size).into_font().transform(FontTransform::Rotate270).color(&BLACK).pos(Pos::new(h, VPos::Center));
     Text::new(s.to_string(), at, style)
 }
 
@@ -232,7 +232,7 @@ fn draw_panel(
     if c == 0 {
         for (q, label) in texts.y.iter().enumerate().step_by(lay.label_step) {
             let (_, yc) = cell_at(q, lay.cell);
-            root.draw(&text(label, (i(lay.y_label_right), y0 + yc), FONT, HPos::Right, VPos::Center)).map_err(plot_err)?;
+            root.draw(&text(label, (i(lay.y_label_right), y0 + yc), lay.label_font, HPos::Right, VPos::Center)).map_err(plot_err)?;
         }
         if let Some(row_title) = texts.rows.get(r) {
             root.draw(&text(row_title, (i(lay.row_title_right), y0 + ph / 2), FONT + 1, HPos::Right, VPos::Center)).map_err(plot_err)?;
@@ -247,7 +247,11 @@ fn draw_panel(
         for (k, label) in texts.x.iter().enumerate().step_by(lay.label_step) {
             let (_, xc) = cell_at(k, lay.cell);
             let at = (x0 + xc, i(lay.x_label_top));
-            let label = if lay.x_rotated { upward_text(label, at, HPos::Right) } else { text(label, at, FONT, HPos::Center, VPos::Top) };
+            let label = if lay.x_rotated {
+                upward_text(label, at, lay.label_font, HPos::Right)
+            } else {
+                text(label, at, lay.label_font, HPos::Center, VPos::Top)
+            };
             root.draw(&label).map_err(plot_err)?;
         }
     }
@@ -268,7 +272,8 @@ fn draw_frame_text(root: &DrawingArea<SVGBackend, Shift>, lay: &Layout, d: GridD
         root.draw(&text(&name, (mid_x, i(lay.axis_names.1)), FONT, HPos::Center, VPos::Top)).map_err(plot_err)?;
     }
     if !grid.y_axis.is_empty() {
-        root.draw(&upward_text(&fit_label(&grid.y_axis, MAX_TITLE_CHARS), (i(lay.axis_names.0), mid_y), HPos::Center)).map_err(plot_err)?;
+        let name = fit_label(&grid.y_axis, MAX_TITLE_CHARS);
+        root.draw(&upward_text(&name, (i(lay.axis_names.0), mid_y), FONT, HPos::Center)).map_err(plot_err)?;
     }
     Ok(())
 }
