@@ -3,13 +3,54 @@
 
 use crate::data::Trajectories;
 use crate::nn::shape::error;
-use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
+use crate::notebook::figure::{Figure, anchored_text, figure, plot_err};
 use crate::notebook::palette::{PRED_COLOR, SOURCE_COLOR, TARGET_COLOR};
 use candle_core::Result;
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
 const START_COLOR: RGBColor = RGBColor(44, 160, 44);
 const END_COLOR: RGBColor = RGBColor(255, 127, 14);
+/// The frame of the legend, which sits right of the plot, outside the data.
+const LEGEND_FRAME: RGBColor = RGBColor(200, 200, 200);
+/// The plot's width, and the strip right of it that holds the legend.
+const PLOT_W: u32 = 640;
+const LEGEND_W: u32 = 160;
+
+/// What a legend entry shows beside its text.
+#[derive(Clone, Copy)]
+enum Glyph {
+    /// A line: solid if the dash is 0, else dashes of that length with gaps of `gap`.
+    Line(RGBColor, i32, i32),
+    Square(RGBColor),
+    Diamond(RGBColor),
+}
+
+/// The legend in the strip `side` right of the plot, its frame's top at `top`: a sample and a
+/// text per entry.
+fn draw_legend_beside(side: &DrawingArea<SVGBackend, Shift>, top: i32, entries: &[(&str, Glyph)]) -> Result<()> {
+    let (x, row) = (10, 22);
+    let corners = [(x, top), (LEGEND_W as i32 - 8, top + row * entries.len() as i32 + 8)];
+    side.draw(&Rectangle::new(corners, WHITE.filled())).map_err(plot_err)?;
+    side.draw(&Rectangle::new(corners, LEGEND_FRAME.stroke_width(1))).map_err(plot_err)?;
+    for (k, (label, glyph)) in entries.iter().enumerate() {
+        let (gx, y) = (x + 8, top + 15 + row * k as i32);
+        let drawn = match *glyph {
+            Glyph::Line(color, 0, _) => side.draw(&PathElement::new(vec![(gx, y), (gx + 22, y)], color.stroke_width(2))),
+            Glyph::Line(color, dash, gap) => (0..22)
+                .step_by((dash + gap) as usize)
+                .try_for_each(|d| side.draw(&PathElement::new(vec![(gx + d, y), (gx + (d + dash).min(22), y)], color.stroke_width(2)))),
+            Glyph::Square(color) => side.draw(&Rectangle::new([(gx + 6, y - 5), (gx + 16, y + 5)], color.filled())),
+            Glyph::Diamond(color) => {
+                side.draw(&Polygon::new(vec![(gx + 11, y - 7), (gx + 17, y), (gx + 11, y + 7), (gx + 5, y)], color.filled()))
+            }
+        };
+        drawn.map_err(plot_err)?;
+        side.draw(&anchored_text(*label, (gx + 30, y), 12, &BLACK, HPos::Left, VPos::Center)).map_err(plot_err)?;
+    }
+    Ok(())
+}
 
 /// The bounding box of these points with a margin, as `(lon range, lat range)`.
 fn bounds<'a>(points: impl Iterator<Item = &'a [f64; 3]>) -> Option<((f64, f64), (f64, f64))> {
@@ -28,7 +69,8 @@ fn bounds<'a>(points: impl Iterator<Item = &'a [f64; 3]>) -> Option<((f64, f64),
 /// The first `count` trajectories: observed points (blue line), future points (red dashed, from
 /// the last observed one), each start (green square) and each last future point (orange
 /// diamond); with `predicted` (`N * pred_len` points, e.g. a model's inverse-scaled output), the
-/// predictions too (green dotted). Longitude along x, latitude along y.
+/// predictions too (green dotted). Longitude along x, latitude along y; the legend right of the
+/// plot, where it hides no point.
 pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 3]]>, count: usize, title: &str) -> Result<Figure> {
     let module = "plot_trajectories";
     // fields edited after generating (public for the notebook) are checked before any slicing
@@ -50,8 +92,9 @@ pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 
     let Some(((x0, x1), (y0, y1))) = bounds(all) else {
         return Err(error(module, "no finite point to draw"));
     };
-    figure(module, (640, 600), |root| {
-        let mut chart = ChartBuilder::on(root)
+    figure(module, (PLOT_W + LEGEND_W, 600), |root| {
+        let (plot, side) = root.split_horizontally(PLOT_W);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 16))
             .margin(10)
             .x_label_area_size(40)
@@ -71,48 +114,34 @@ pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 
             .map_err(plot_err)?;
         let xy = |q: &[f64; 3]| (q[1], q[0]);
         for i in 0..n {
-            let first = i == 0;
             let obs: Vec<(f64, f64)> = observed(i).iter().map(xy).collect();
             let last_obs = *obs.last().unwrap_or(&(0.0, 0.0));
             let fut: Vec<(f64, f64)> = std::iter::once(last_obs).chain(future(i).iter().map(xy)).collect();
-            let s1 = chart.draw_series(LineSeries::new(obs.clone(), SOURCE_COLOR.stroke_width(2))).map_err(plot_err)?;
-            if first {
-                s1.label("observed").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], SOURCE_COLOR.stroke_width(2)));
-            }
+            chart.draw_series(LineSeries::new(obs.clone(), SOURCE_COLOR.stroke_width(2))).map_err(plot_err)?;
             chart.draw_series(obs.iter().map(|q| Circle::new(*q, 3, SOURCE_COLOR.filled()))).map_err(plot_err)?;
-            let s2 = chart.draw_series(DashedLineSeries::new(fut.clone(), 5, 4, TARGET_COLOR.stroke_width(2))).map_err(plot_err)?;
-            if first {
-                s2.label("future").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], TARGET_COLOR.stroke_width(2)));
-            }
+            chart.draw_series(DashedLineSeries::new(fut.clone(), 5, 4, TARGET_COLOR.stroke_width(2))).map_err(plot_err)?;
             chart.draw_series(fut.iter().skip(1).map(|q| Cross::new(*q, 4, TARGET_COLOR.stroke_width(2)))).map_err(plot_err)?;
             if let Some(g) = guess(i) {
                 let pts: Vec<(f64, f64)> = std::iter::once(last_obs).chain(g.iter().map(xy)).collect();
-                let s3 = chart.draw_series(DashedLineSeries::new(pts.clone(), 2, 3, PRED_COLOR.stroke_width(2))).map_err(plot_err)?;
-                if first {
-                    s3.label("predicted").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PRED_COLOR.stroke_width(2)));
-                }
+                chart.draw_series(DashedLineSeries::new(pts.clone(), 2, 3, PRED_COLOR.stroke_width(2))).map_err(plot_err)?;
                 chart.draw_series(pts.iter().skip(1).map(|q| TriangleMarker::new(*q, 4, PRED_COLOR.filled()))).map_err(plot_err)?;
             }
-            let start = chart
+            chart
                 .draw_series(std::iter::once(EmptyElement::at(obs[0]) + Rectangle::new([(-5, -5), (5, 5)], START_COLOR.filled())))
                 .map_err(plot_err)?;
-            if first {
-                start.label("start").legend(|(x, y)| Rectangle::new([(x + 5, y - 5), (x + 15, y + 5)], START_COLOR.filled()));
-            }
             let end = *fut.last().unwrap_or(&last_obs);
-            let diamond = chart
+            chart
                 .draw_series(std::iter::once(
                     EmptyElement::at(end) + Polygon::new(vec![(0, -7), (6, 0), (0, 7), (-6, 0)], END_COLOR.filled()),
                 ))
                 .map_err(plot_err)?;
-            if first {
-                diamond
-                    .label("last future point")
-                    .legend(|(x, y)| Polygon::new(vec![(x + 10, y - 6), (x + 15, y), (x + 10, y + 6), (x + 5, y)], END_COLOR.filled()));
-            }
         }
-        draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
-        Ok(())
+        let mut entries = vec![("observed", Glyph::Line(SOURCE_COLOR, 0, 0)), ("future", Glyph::Line(TARGET_COLOR, 5, 4))];
+        if predicted.is_some() {
+            entries.push(("predicted", Glyph::Line(PRED_COLOR, 2, 3)));
+        }
+        entries.extend([("start", Glyph::Square(START_COLOR)), ("last future point", Glyph::Diamond(END_COLOR))]);
+        draw_legend_beside(&side, chart.plotting_area().get_pixel_range().1.start, &entries)
     })
 }
 
@@ -154,4 +183,48 @@ pub fn plot_bars(bars: &[(&str, f64)], title: &str, y_desc: &str) -> Result<Figu
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbers of an attribute of every element of `kind` whose attributes contain `marks`.
+    fn attrs(svg: &str, kind: &str, marks: &str, names: &[&str]) -> Vec<Vec<f64>> {
+        let num = |el: &str, name: &str| {
+            let el = format!(" {el}");
+            let at = el.find(&format!(" {name}=\"")).unwrap_or_else(|| panic!("{name} in {el}")) + name.len() + 3;
+            el[at..].split('"').next().unwrap().parse::<f64>().unwrap()
+        };
+        svg.split(&format!("<{kind} "))
+            .skip(1)
+            .map(|el| el.split('>').next().unwrap())
+            .filter(|el| el.contains(marks))
+            .map(|el| names.iter().map(|n| num(el, n)).collect())
+            .collect()
+    }
+
+    #[test]
+    fn the_legend_sits_right_of_the_plot_and_hides_no_marker() {
+        // two trajectories whose starts lie at the top right, where the legend used to be
+        let sources = vec![[1.0, 1.0, 0.0], [0.5, 0.5, 0.0], [0.98, 0.97, 0.0], [0.4, 0.6, 0.0]];
+        let targets = vec![[0.0, 0.0, 0.0], [0.1, 0.2, 0.0]];
+        let t = Trajectories::new(sources, targets, 2, 1).unwrap();
+        let predicted = [[0.2, 0.1, 0.0], [0.3, 0.2, 0.0]];
+        let svg = plot_trajectories(&t, Some(&predicted), 2, "t").unwrap().svg;
+        let frame = attrs(&svg, "rect", "stroke=\"#C8C8C8\"", &["x", "y", "width", "height"]);
+        assert_eq!(frame.len(), 1, "one legend frame: {svg}");
+        let (lx, ly, lw, lh) = (frame[0][0], frame[0][1], frame[0][2], frame[0][3]);
+        assert!(lx >= PLOT_W as f64 && lx + lw <= (PLOT_W + LEGEND_W) as f64 && ly > 0.0 && lh >= 5.0 * 22.0, "{frame:?}");
+        let outside = |x: f64, y: f64| x < lx || x > lx + lw || y < ly || y > ly + lh;
+        // the observed points, the start squares and the future crosses all lie left of the legend
+        let points = attrs(&svg, "circle", "fill=\"#1F77B4\"", &["cx", "cy"]);
+        assert_eq!(points.len(), 4, "{svg}");
+        let starts: Vec<Vec<f64>> =
+            attrs(&svg, "rect", "fill=\"#2CA02C\"", &["x", "y"]).into_iter().filter(|r| outside(r[0], r[1])).collect();
+        assert_eq!(starts.len(), 2, "two start squares outside the legend (and its sample inside): {svg}");
+        for p in points.iter().chain(&starts) {
+            assert!(p[0] + 10.0 < lx, "a marker at {p:?} reaches the legend at x = {lx}");
+        }
+    }
 }
