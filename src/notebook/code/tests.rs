@@ -26,8 +26,8 @@ impl<T: Clone> Layer<T> {
         &self.w
     }
 
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        check_batch("Layer::forward", x, 3)?;
+    pub fn apply(&self, x: &Tensor) -> Result<Tensor> {
+        check_batch("Layer::apply", x, 3)?;
         if x.rank() != 3 {
             bail!("Layer: rank {}", x.rank())
         }
@@ -75,11 +75,11 @@ fn picks_items_past_braces_in_strings_chars_and_comments() {
 
 #[test]
 fn trims_input_checks_and_error_labels_only() {
-    let forward = pick(SAMPLE, Pick::Methods("Layer", &["forward"])).unwrap();
+    let applied = pick(SAMPLE, Pick::Methods("Layer", &["apply"])).unwrap();
     let want = format!(
-        "impl<T: Clone> Layer<T> {{\n    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {{\n        {CHECKS_ELIDED}\n        // the product\n        let y = x.matmul(&self.w)?;\n        let z = if y.rank() == 3 {{ y }} else {{ bail!(\"no\") }};\n        {CHECKS_ELIDED}\n        Ok(z\n            .relu()?)\n    }}\n}}"
+        "impl<T: Clone> Layer<T> {{\n    pub fn apply(&self, x: &Tensor) -> Result<Tensor> {{\n        {CHECKS_ELIDED}\n        // the product\n        let y = x.matmul(&self.w)?;\n        let z = if y.rank() == 3 {{ y }} else {{ bail!(\"no\") }};\n        {CHECKS_ELIDED}\n        Ok(z\n            .relu()?)\n    }}\n}}"
     );
-    assert_eq!(forward, want);
+    assert_eq!(applied, want);
 }
 
 /// Every line shown is a line of the file (error labels aside), and every class shows code.
