@@ -259,6 +259,7 @@ fn elide_block(text: &str, open: usize) -> String {
     let Some(close) = closing(text.as_bytes(), open) else { return text[open..].to_string() };
     let pieces = statements(text, open, close);
     let mut check: Vec<bool> = pieces.iter().map(|&(a, b)| is_check(&text[a..b])).collect();
+    let mut unread_label = vec![false; pieces.len()];
     // a `let name = ..;` that only the checks read goes with them
     for k in (0..pieces.len()).rev() {
         let code = text[pieces[k].0..pieces[k].1].trim_start();
@@ -270,16 +271,23 @@ fn elide_block(text: &str, open: usize) -> String {
                 before && after
             })
         };
-        let read = (k + 1..pieces.len()).any(|j| !check[j] && named(&text[pieces[j].0..pieces[j].1]));
+        let tail = &text[pieces.last().map_or(open + 1, |p| p.1)..close];
+        let read = named(tail) || (k + 1..pieces.len()).any(|j| !check[j] && named(&text[pieces[j].0..pieces[j].1]));
         let by_checks = (k + 1..pieces.len()).any(|j| check[j] && named(&text[pieces[j].0..pieces[j].1]));
-        if !read && by_checks && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            check[k] = true;
+        // a label name (`let module = "..";`) that only the dropped labels read goes too
+        let label = code.split_once(" = \"").is_some_and(|(_, v)| v.trim_end().ends_with("\";"));
+        if !read && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            check[k] |= by_checks;
+            unread_label[k] = label && !by_checks;
         }
     }
     let mut out = String::from("{");
     let mut eliding = false;
     for (k, &(a, b)) in pieces.iter().enumerate() {
         let piece = &text[a..b];
+        if unread_label[k] {
+            continue;
+        }
         if check[k] {
             if !eliding {
                 let line = piece.trim_start_matches('\n');

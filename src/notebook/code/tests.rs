@@ -138,3 +138,14 @@ fn writes_the_views_when_asked() {
         std::fs::write(std::path::Path::new(&dir).join(format!("{arch:?}.rs")), view.code_text()).unwrap();
     }
 }
+
+/// A label's name that only the dropped labels read goes without a trace; a value that only a
+/// check and the function's last expression read stays.
+#[test]
+fn drops_unread_label_names_and_keeps_what_the_tail_reads() {
+    let src = "pub fn f(x: &Tensor, k: usize) -> Result<Tensor> {\n    let module = \"F\";\n    let l = x.dim(1).within(module)?;\n    if k >= l {\n        bail!(\"k\")\n    }\n    x.narrow(1, k, l - k).within(module)\n}\n";
+    let want = format!(
+        "pub fn f(x: &Tensor, k: usize) -> Result<Tensor> {{\n    let l = x.dim(1)?;\n    {CHECKS_ELIDED}\n    x.narrow(1, k, l - k)\n}}"
+    );
+    assert_eq!(pick(src, Pick::Fn("f")).unwrap(), want);
+}
