@@ -54,6 +54,9 @@ LAB_DIR = os.path.join(ROOT, "lab")
 PREFIX = "lab-check-"
 # What a student types first: a tensor shown as a table, through the prelude the kernel imported.
 CELL = "show(&Tensor::new(&[[1f32, 2.]], &Device::Cpu)?)"
+# A lecture class cell: the Rust that runs beside its diagram, as HTML the Lab must render with its
+# colours (inline styles) and the diagram's SVG.
+CLASS_CELL = "show_class(Architecture::Attention)?"
 CELL_TIMEOUT = 180
 
 
@@ -203,7 +206,7 @@ class KernelSocket:
 async def restarts(lab, count, report):
     """Restarts through the REST API and a new websocket, with a cell queued at once."""
     name = PREFIX + "restarts.ipynb"
-    await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook([CELL])})
+    await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL])})
     session = await lab.api("POST", "/api/sessions", {"path": name, "name": name, "type": "notebook", "kernel": {"name": "rust"}})
     kernel_id, session_id = session["kernel"]["id"], uuid.uuid4().hex
     results = []
@@ -255,7 +258,7 @@ async def browser(lab, restarts_count, report):
     await lab.api("POST", "/api/contents", {"copy_from": course})  # the Lab's "Duplicate" on the student's copy
     copies = [m["name"] for m in (await lab.api("GET", "/api/contents"))["content"] if m["name"].startswith(course[:-6] + "-Copy")]
     await lab.api("PATCH", f"/api/contents/{copies[0]}", {"path": first_name})
-    await lab.api("PUT", f"/api/contents/{second_name}", {"type": "notebook", "format": "json", "content": notebook([CELL])})
+    await lab.api("PUT", f"/api/contents/{second_name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL])})
     result = {"notebook": course, "restarts": []}
     workspace = PREFIX + uuid.uuid4().hex[:8]
     report["browser"] = result
@@ -305,6 +308,17 @@ async def browser(lab, restarts_count, report):
             await kernel_idle(lab, second_name)
             await run_cell(second, second.locator(".jp-Notebook .jp-CodeCell").nth(0), want_output=True)
             result["second_notebook_seconds_to_first_output"] = time.monotonic() - opened
+            # the class cell: highlighted code (coloured spans) and the diagram, rendered by the Lab
+            class_cell = second.locator(".jp-Notebook .jp-CodeCell").nth(1)
+            await run_cell(second, class_cell)
+            view = class_cell.locator(".jp-OutputArea-output .zoo-class")
+            coloured = await view.locator(".zoo-class-code pre span[style*='color']").count()
+            drawn = await view.locator(".zoo-class-diagram svg").count()
+            result["class_cell"] = {"coloured_spans": coloured, "diagrams": drawn}
+            await class_cell.screenshot(path=os.path.join(OUT, "class-cell.png"))
+            if coloured < 20 or drawn != 1:
+                raise RuntimeError(f"the class cell is not rendered in the Lab: {coloured} coloured spans, {drawn} diagrams")
+            print(f"  class cell: {coloured} coloured code spans and its diagram rendered", flush=True)
             await second.screenshot(path=os.path.join(OUT, "second-notebook.png"))
             ratio = result["second_notebook_seconds_to_first_output"] / result["first_notebook_seconds_to_first_output"]
             result["second_to_first"] = ratio
