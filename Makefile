@@ -11,7 +11,9 @@
 #   make pages-check open the executed pages (target/notebooks/*.html) in headless Chromium, offline:
 #                    every formula typeset by the local MathJax in its STIX web fonts, every diagram
 #                    drawn, no request outside the pages' folder (installs Debian's chromium and
-#                    Playwright if missing; run after `make notebooks`)
+#                    Playwright if missing; run after `make notebooks`); then every attention
+#                    explorer on the pages and a synthetic 6-layer, 8-head one clicked through
+#                    (tools/check_explorer.py: layer switch, hover, readout against the data)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel, on lab/ (your copies of the course
 #                    notebooks, ignored by git; notebooks/ is never written); DIR=path serves a folder
 #                    of your own instead
@@ -104,6 +106,7 @@ $(CHECKS): tools/requirements-checks.txt $(VENV)/.installed
 
 pages-check: $(CHECKS)
 	$(VENV)/bin/python tools/check_pages.py
+	$(VENV)/bin/python tools/check_explorer.py
 
 lab-check: setup $(CHECKS)
 	ZOO_SLOTS=$(SLOTS) $(VENV)/bin/python tools/check_lab.py

@@ -141,4 +141,5 @@ pub mod prelude {
     pub use crate::train::{SeedSpread, ks_2samp};
     // Notebook building blocks: tensors as tables, figures, architecture diagrams.
     pub use crate::notebook::{Architecture, ClassView, Diagram, Figure, ShowTensor, ShowTensors, Table, draw, show, show_all, show_class};
+    pub use crate::notebook::{AttentionKind, Explorer, explore, explore_alphas, explore_sentence};
 }

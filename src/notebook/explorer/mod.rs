@@ -1,0 +1,202 @@
+//! An attention explorer to click through: every layer and head of a sentence's attention, as
+//! one self-contained HTML output (data, script and style inline; nothing from the network) that
+//! works in JupyterLab, in the executed pages and in VS Code.
+//!
+//! - the **head view**: the query tokens in one column, the key tokens in another, a line per
+//!   (query, key, head) as strong as its weight, heads by colour; a layer selector and head
+//!   toggles; hovering a token keeps only its lines and prints its weights;
+//! - the **model view**: the layers x heads grid of small heatmaps; a click opens one large, with
+//!   every token on its axes.
+//!
+//! Before its script runs (or where scripts are off), the output shows a static heatmap: the last
+//! layer's weights averaged over the heads. The weights travel as the three decimals the explorer
+//! prints (see `encode`).
+
+mod encode;
+mod static_view;
+#[cfg(test)]
+mod tests;
+
+use super::output::emit;
+use crate::models::{AttentionMaps, SentenceAttention};
+use crate::nn::shape::{error, shape_error};
+use candle_core::{Result, Tensor};
+
+/// The script that draws an explorer, included in every output (it defines its function once).
+const SCRIPT: &str = include_str!("explorer.js");
+
+/// One kind of attention (encoder self-attention, decoder self-attention, cross-attention, or a
+/// lecture model's alphas): its weights for every layer and head.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionKind {
+    /// What it is, as the explorer's buttons name it.
+    pub name: String,
+    /// The query tokens, one per row.
+    pub rows: Vec<String>,
+    /// The key tokens, one per column.
+    pub cols: Vec<String>,
+    /// How many layers and heads.
+    pub layers: usize,
+    pub heads: usize,
+    /// `[layer][head][row][col]`, flattened in that order.
+    pub weights: Vec<f32>,
+}
+
+/// An attention explorer: what [`explore`] and its siblings give, shown as a cell's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explorer {
+    /// The heading above it.
+    pub title: String,
+    /// The kinds it switches between, in order.
+    pub kinds: Vec<AttentionKind>,
+}
+
+/// One layer's weights of sequence `batch`: `(N, heads, Lq, Lk)`, or `(Lq, Lk)` and `(N, Lq, Lk)`
+/// for one head, as `[head][row][col]` flattened, with the head count.
+fn layer_weights(module: &str, t: &Tensor, batch: usize, rows: usize, cols: usize) -> Result<(usize, Vec<f32>)> {
+    let one = match *t.dims() {
+        [n, h, q, k] if batch < n && (q, k) == (rows, cols) => (h, t.get(batch)?),
+        [n, q, k] if batch < n && (q, k) == (rows, cols) => (1, t.get(batch)?),
+        [q, k] if batch == 0 && (q, k) == (rows, cols) => (1, t.clone()),
+        ref d => {
+            return Err(shape_error(
+                module,
+                format!(
+                    "attention weights (N, heads, {rows}, {cols}), (N, {rows}, {cols}) or ({rows}, {cols}) holding sequence {batch}, for {rows} query and {cols} key tokens"
+                ),
+                d,
+            ));
+        }
+    };
+    let values = one.1.to_dtype(candle_core::DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+    if let Some(bad) = values.iter().find(|v| !v.is_finite() || **v < -1e-6 || **v > 1.0 + 1e-6) {
+        return Err(error(module, format!("attention weights lie in [0, 1], got {bad}")));
+    }
+    Ok((one.0, values))
+}
+
+impl AttentionKind {
+    /// A kind from per-layer weights of sequence `batch` (see [`explore`] for the shapes).
+    pub fn from_layers<R: AsRef<str>, C: AsRef<str>>(name: &str, layers: &[Tensor], batch: usize, rows: &[R], cols: &[C]) -> Result<Self> {
+        let module = "explore";
+        if layers.is_empty() {
+            return Err(error(module, format!("{name}: no layers of weights")));
+        }
+        let (r, c) = (rows.len(), cols.len());
+        let mut heads = 0;
+        let mut weights = Vec::new();
+        for (i, t) in layers.iter().enumerate() {
+            let (h, w) = layer_weights(module, t, batch, r, c).map_err(|e| error(module, format!("{name}, layer {i}: {e}")))?;
+            if i > 0 && h != heads {
+                return Err(error(module, format!("{name}: layer {i} has {h} heads, layer 0 has {heads}")));
+            }
+            heads = h;
+            weights.extend(w);
+        }
+        let owned = |v: &[_]| v.iter().map(|s: &R| s.as_ref().to_string()).collect::<Vec<_>>();
+        let cols = cols.iter().map(|s| s.as_ref().to_string()).collect();
+        Ok(AttentionKind { name: name.to_string(), rows: owned(rows), cols, layers: layers.len(), heads, weights })
+    }
+
+    /// The weight of one cell.
+    pub fn weight(&self, layer: usize, head: usize, row: usize, col: usize) -> f32 {
+        self.weights[((layer * self.heads + head) * self.rows.len() + row) * self.cols.len() + col]
+    }
+}
+
+/// The three kinds of a Transformer's pass over sequence `batch`: encoder self-attention
+/// (`source` on both axes), decoder self-attention (`target` on both) and cross-attention
+/// (`target` queries, `source` keys), every layer and head.
+///
+/// # Shapes
+/// - `maps`: per layer `(N, heads, S, S)`, `(N, heads, T, T)` and `(N, heads, T, S)`
+/// - `source`: `S` tokens; `target`: `T` tokens
+pub fn explore<S: AsRef<str>, T: AsRef<str>>(maps: &AttentionMaps, batch: usize, source: &[S], target: &[T]) -> Result<Explorer> {
+    Ok(Explorer {
+        title: "attention, every layer and head".into(),
+        kinds: vec![
+            AttentionKind::from_layers("encoder self-attention", &maps.encoder_self, batch, source, source)?,
+            AttentionKind::from_layers("decoder self-attention", &maps.decoder_self, batch, target, target)?,
+            AttentionKind::from_layers("cross-attention", &maps.cross, batch, target, source)?,
+        ],
+    })
+}
+
+/// A translator's attention over one sentence, as [`crate::train::Translator::sentence_attention`]
+/// gives it: the Transformer's three kinds, or a recurrent decoder's one map over the source
+/// (one layer, one head).
+///
+/// # Shapes
+/// - `Source(alphas)`: `(N, T, S)`; `Maps(maps)`: as [`explore`]
+pub fn explore_sentence<S: AsRef<str>, T: AsRef<str>>(attention: &SentenceAttention, source: &[S], target: &[T]) -> Result<Explorer> {
+    match attention {
+        SentenceAttention::Maps(maps) => explore(maps, 0, source, target),
+        SentenceAttention::Source(alphas) => Ok(Explorer {
+            title: "cross-attention of the decoder's steps".into(),
+            kinds: vec![AttentionKind::from_layers("cross-attention", std::slice::from_ref(alphas), 0, target, source)?],
+        }),
+    }
+}
+
+/// A lecture model's alphas (one layer, one head): each query row's weights over the keys, of
+/// sequence 0.
+///
+/// # Shapes
+/// - `alphas`: `(N, Lq, L)` or `(Lq, L)`; `queries`: `Lq` labels; `keys`: `L` labels
+pub fn explore_alphas<Q: AsRef<str>, K: AsRef<str>>(alphas: &Tensor, queries: &[Q], keys: &[K]) -> Result<Explorer> {
+    Ok(Explorer {
+        title: "alphas".into(),
+        kinds: vec![AttentionKind::from_layers("alphas", std::slice::from_ref(alphas), 0, queries, keys)?],
+    })
+}
+
+impl Explorer {
+    /// The same explorer under another heading.
+    pub fn titled(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// The first paint: the first kind's last layer, averaged over its heads, as a heatmap.
+    fn static_svg(&self) -> Result<String> {
+        let kind = &self.kinds[0];
+        let (r, c) = (kind.rows.len(), kind.cols.len());
+        let mut mean = vec![0f32; r * c];
+        for h in 0..kind.heads {
+            for (i, m) in mean.iter_mut().enumerate() {
+                *m += kind.weight(kind.layers - 1, h, i / c, i % c) / kind.heads as f32;
+            }
+        }
+        let title = format!("{}: {}, last layer, mean of the heads", self.title, kind.name);
+        Ok(static_view::heatmap_svg(&title, &kind.rows, &kind.cols, &mean))
+    }
+
+    /// The output: the static heatmap, the data and the script that replaces the heatmap with
+    /// the explorer.
+    pub fn html(&self) -> Result<String> {
+        if self.kinds.is_empty() {
+            return Err(error("explore", "nothing to explore: no kinds of attention"));
+        }
+        let id = format!("zoo-explorer-{}", encode::unique_id());
+        Ok(format!(
+            "<div class=\"zoo-explorer\" id=\"{id}\"><div class=\"zoo-explorer-static\">{}</div>\
+             <script type=\"application/json\" class=\"zoo-explorer-data\">{}</script>\
+             <script>{SCRIPT}\nzooExplorerMount(\"{id}\");</script></div>",
+            self.static_svg()?,
+            encode::data_json(self)
+        ))
+    }
+
+    /// What evcxr calls: the explorer, with a line of text for a plain view.
+    pub fn evcxr_display(&self) {
+        let text = format!(
+            "<Explorer: {}: {}>",
+            self.title,
+            self.kinds.iter().map(|k| format!("{} ({} layers x {} heads)", k.name, k.layers, k.heads)).collect::<Vec<_>>().join(", ")
+        );
+        match self.html() {
+            Ok(html) => emit(&[("text/plain", &text), ("text/html", &html)]),
+            Err(e) => emit(&[("text/plain", &format!("{text}\n<explorer could not be drawn: {e}>"))]),
+        }
+    }
+}
