@@ -32,7 +32,7 @@
 //! | the blog post (004) | `AttentionLayer`, `LstmTranslator`, `GruTranslator`, `TransformerEncoderBlock` | 05 |
 //! | models of your own | `Walk`, `Walker`, `Model`, `Param`, `TrainingMode` | any |
 //! | comparing trainings over seeds | `SeedSpread`, `ks_2samp` | 03 |
-//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams; `show_class(Architecture::X)`, a lecture class's Rust (read from the crate's files at build time) beside its diagram | all |
+//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams; `show_class(Architecture::X)`, a lecture class's Rust (read from the crate's files at build time) beside its diagram; `explore`, `explore_sentence`, `explore_alphas`, an attention explorer to click through | all |
 //!
 //! The GPS exercise of 001 (notebook 06) imports its data from [`data`] (`GpsConfig`,
 //! `gps_splits`, `MinMaxScaler`). Each layer's own items are under its module; the files inside a

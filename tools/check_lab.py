@@ -57,6 +57,8 @@ CELL = "show(&Tensor::new(&[[1f32, 2.]], &Device::Cpu)?)"
 # A lecture class cell: the Rust that runs beside its diagram, as HTML the Lab must render with its
 # colours (inline styles) and the diagram's SVG.
 CLASS_CELL = "show_class(Architecture::Attention)?"
+# An attention explorer: an HTML output whose inline script the Lab must run (a trusted output).
+EXPLORER_CELL = 'explore_alphas(&Tensor::new(&[[0.25f32, 0.75], [0.5, 0.5]], &Device::Cpu)?, &["q0", "q1"], &["k0", "k1"])?'
 CELL_TIMEOUT = 180
 
 
@@ -206,7 +208,7 @@ class KernelSocket:
 async def restarts(lab, count, report):
     """Restarts through the REST API and a new websocket, with a cell queued at once."""
     name = PREFIX + "restarts.ipynb"
-    await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL])})
+    await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL, EXPLORER_CELL])})
     session = await lab.api("POST", "/api/sessions", {"path": name, "name": name, "type": "notebook", "kernel": {"name": "rust"}})
     kernel_id, session_id = session["kernel"]["id"], uuid.uuid4().hex
     results = []
@@ -258,7 +260,7 @@ async def browser(lab, restarts_count, report):
     await lab.api("POST", "/api/contents", {"copy_from": course})  # the Lab's "Duplicate" on the student's copy
     copies = [m["name"] for m in (await lab.api("GET", "/api/contents"))["content"] if m["name"].startswith(course[:-6] + "-Copy")]
     await lab.api("PATCH", f"/api/contents/{copies[0]}", {"path": first_name})
-    await lab.api("PUT", f"/api/contents/{second_name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL])})
+    await lab.api("PUT", f"/api/contents/{second_name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL, EXPLORER_CELL])})
     result = {"notebook": course, "restarts": []}
     workspace = PREFIX + uuid.uuid4().hex[:8]
     report["browser"] = result
@@ -319,6 +321,20 @@ async def browser(lab, restarts_count, report):
             if coloured < 20 or drawn != 1:
                 raise RuntimeError(f"the class cell is not rendered in the Lab: {coloured} coloured spans, {drawn} diagrams")
             print(f"  class cell: {coloured} coloured code spans and its diagram rendered", flush=True)
+            # the explorer cell: its script ran in the Lab (mounted, static heatmap hidden, readout on hover)
+            explorer_cell = second.locator(".jp-Notebook .jp-CodeCell").nth(2)
+            await run_cell(second, explorer_cell)
+            root = explorer_cell.locator(".zoo-explorer")
+            await root.locator(".zoo-explorer-token").first.wait_for(timeout=20_000)
+            mounted = await root.get_attribute("data-mount-ms")
+            static_shown = await root.locator(".zoo-explorer-static").is_visible()
+            await root.locator(".zoo-explorer-token[data-side=row][data-index='1']").hover()
+            readout = sorted(await root.locator(".zoo-explorer-readout [data-weight]").evaluate_all("els => els.map(e => e.dataset.weight)"))
+            result["explorer_cell"] = {"mount_ms": mounted, "static_shown": static_shown, "readout": readout}
+            await explorer_cell.screenshot(path=os.path.join(OUT, "explorer-cell.png"))
+            if mounted is None or static_shown or readout != ["0.500", "0.500"]:
+                raise RuntimeError(f"the explorer did not run in the Lab: mounted {mounted}, static shown {static_shown}, readout {readout}")
+            print(f"  explorer cell: mounted in {float(mounted):.0f} ms, hovering q1 reads {readout}", flush=True)
             await second.screenshot(path=os.path.join(OUT, "second-notebook.png"))
             ratio = result["second_notebook_seconds_to_first_output"] / result["first_notebook_seconds_to_first_output"]
             result["second_to_first"] = ratio

@@ -239,7 +239,8 @@
     var wl = 0, wr = 0, i;
     for (i = 0; i < k.rows.length; i++) wl = Math.max(wl, textWidth(k.rows[i]));
     for (i = 0; i < k.cols.length; i++) wr = Math.max(wr, textWidth(k.cols[i]));
-    wl = Math.min(wl, 220) + 10;
+    // at least the width of the column's heading, "queries"
+    wl = Math.max(Math.min(wl, 220), textWidth("queries")) + 10;
     wr = Math.min(wr, 220) + 10;
     this.xl = wl + 4;
     this.xr = wl + GAP - 4;
