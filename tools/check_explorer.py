@@ -27,25 +27,15 @@ import base64
 import glob
 import json
 import os
-import shutil
 import struct
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "target", "explorer-check")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MOUNT_LIMIT_MS = 1000
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-
-def chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    sys.exit("check_explorer: no Chromium found (Debian: apt-get install chromium)")
+from check_pages import FLAGS, chromium, offline_page  # noqa: E402  (the same browser, offline)
 
 
 def decode(data):
@@ -198,21 +188,9 @@ async def check_explorer(page, name, index, eid, expected, kind_shot):
 
 
 async def check_page(browser, path, expected):
-    folder = os.path.dirname(os.path.abspath(path))
     name = os.path.splitext(os.path.basename(path))[0]
-    page = await browser.new_page(viewport={"width": 1280, "height": 1000})
-    outside, failed, errors = [], [], []
-
-    async def route(r):
-        url = r.request.url
-        if url.startswith("data:") or (url.startswith("file://") and os.path.abspath(url[7:].split("?")[0]).startswith(folder)):
-            await r.continue_()
-        else:
-            outside.append(url)
-            await r.abort()
-
-    await page.route("**/*", route)
-    page.on("requestfailed", lambda r: failed.append(r.url) if r.url not in outside and not r.url.startswith("about:") else None)
+    page, outside, failed = await offline_page(browser, path, {"width": 1280, "height": 1000})
+    errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     await page.goto("file://" + os.path.abspath(path))
     await page.wait_for_timeout(400)  # outputs inserted after load (the sample's Lab-style one)

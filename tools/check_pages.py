@@ -80,9 +80,11 @@ def chromium():
     sys.exit("check_pages: no Chromium found (Debian: apt-get install chromium)")
 
 
-async def check(browser, page_path):
+async def offline_page(browser, page_path, viewport):
+    """A new page that may load only files from `page_path`'s folder: returns it with the lists of
+    the requests it refused (`outside`) and of the local files that failed to load (`failed`)."""
     folder = os.path.dirname(os.path.abspath(page_path))
-    page = await browser.new_page(viewport={"width": 1100, "height": 1400})
+    page = await browser.new_page(viewport=viewport)
     outside, failed = [], []
 
     async def route(r):
@@ -95,6 +97,11 @@ async def check(browser, page_path):
 
     await page.route("**/*", route)
     page.on("requestfailed", lambda r: failed.append(r.url) if r.url not in outside and not r.url.startswith("about:") else None)
+    return page, outside, failed
+
+
+async def check(browser, page_path):
+    page, outside, failed = await offline_page(browser, page_path, {"width": 1100, "height": 1400})
     await page.goto("file://" + os.path.abspath(page_path))
     await page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue && MathJax.Hub.queue.pending === 0 && !MathJax.Hub.queue.running", timeout=60_000)
     await page.evaluate("() => new Promise(done => MathJax.Hub.Queue(done))")
