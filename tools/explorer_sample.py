@@ -1,5 +1,5 @@
 """Writes a synthetic page of attention explorers for developing and timing the explorer's script
-(src/notebook/explorer/explorer.js): target/explorer-sample/sample.html, and beside it
+(src/notebook/explorer/explorer.js and explorer_model.js): target/explorer-sample/sample.html, and beside it
 sample.json, the weights each explorer's data should decode to (for tools/check_explorer.py).
 
 The page holds, in the HTML the Rust side emits (a static placeholder, the JSON data, the script
@@ -26,7 +26,8 @@ import random
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCRIPT = os.path.join(ROOT, "src", "notebook", "explorer", "explorer.js")
+# the script's two halves, joined as src/notebook/explorer/mod.rs joins them
+SCRIPTS = [os.path.join(ROOT, "src", "notebook", "explorer", name) for name in ("explorer.js", "explorer_model.js")]
 WORDS_DE = ("die Katze sitzt auf der Matte und schaut aus dem Fenster , während draußen ein kleiner Hund "
             "im Garten spielt . Der Himmel ist blau , die Sonne scheint hell über den Dächern der alten "
             "Stadt , und alle Kinder lachen laut").split()
@@ -128,8 +129,7 @@ def build():
 def write(out_dir=None):
     out_dir = out_dir or os.path.join(ROOT, "target", "explorer-sample")
     os.makedirs(out_dir, exist_ok=True)
-    with open(SCRIPT, encoding="utf-8") as f:
-        script = f.read()
+    script = "".join(open(path, encoding="utf-8").read() for path in SCRIPTS)
     explorers = build()
     parts, expected = [], []
     lab_html = None

@@ -22,8 +22,9 @@ use crate::models::{AttentionMaps, SentenceAttention};
 use crate::nn::shape::{error, shape_error};
 use candle_core::{Result, Tensor};
 
-/// The script that draws an explorer, included in every output (it defines its function once).
-const SCRIPT: &str = include_str!("explorer.js");
+/// The script that draws an explorer (its two halves: the data and the head view, then the model
+/// view and the mounting), included in every output; it defines its function once.
+const SCRIPT: &str = concat!(include_str!("explorer.js"), include_str!("explorer_model.js"));
 
 /// One kind of attention (encoder self-attention, decoder self-attention, cross-attention, or a
 /// lecture model's alphas): its weights for every layer and head.
