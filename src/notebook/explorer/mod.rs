@@ -70,10 +70,16 @@ fn layer_weights(module: &str, t: &Tensor, batch: usize, rows: usize, cols: usiz
         }
     };
     let values = one.1.to_dtype(candle_core::DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
-    if let Some(bad) = values.iter().find(|v| !v.is_finite() || **v < -1e-6 || **v > 1.0 + 1e-6) {
-        return Err(error(module, format!("attention weights lie in [0, 1], got {bad}")));
-    }
+    check_range(module, &values)?;
     Ok((one.0, values))
+}
+
+/// Every weight is finite and in `[0, 1]` (with a float32 rounding's leeway).
+fn check_range(module: &str, values: &[f32]) -> Result<()> {
+    match values.iter().find(|v| !v.is_finite() || **v < -1e-6 || **v > 1.0 + 1e-6) {
+        Some(bad) => Err(error(module, format!("attention weights lie in [0, 1], got {bad}"))),
+        None => Ok(()),
+    }
 }
 
 impl AttentionKind {
@@ -94,13 +100,34 @@ impl AttentionKind {
             heads = h;
             weights.extend(w);
         }
-        let owned = |v: &[_]| v.iter().map(|s: &R| s.as_ref().to_string()).collect::<Vec<_>>();
+        let rows = rows.iter().map(|s| s.as_ref().to_string()).collect();
         let cols = cols.iter().map(|s| s.as_ref().to_string()).collect();
-        Ok(AttentionKind { name: name.to_string(), rows: owned(rows), cols, layers: layers.len(), heads, weights })
+        Ok(AttentionKind { name: name.to_string(), rows, cols, layers: layers.len(), heads, weights })
     }
 
-    /// The weight of one cell.
-    pub fn weight(&self, layer: usize, head: usize, row: usize, col: usize) -> f32 {
+    /// A kind built by hand (its fields are public) holds what its sizes say: at least one layer
+    /// and head, `layers * heads * rows * cols` weights, each in `[0, 1]`.
+    fn check(&self) -> Result<()> {
+        let module = "explore";
+        let (l, h, r, c) = (self.layers, self.heads, self.rows.len(), self.cols.len());
+        let want = [h, r, c].iter().try_fold(l, |n, &k| n.checked_mul(k));
+        if l == 0 || h == 0 || want != Some(self.weights.len()) {
+            return Err(error(
+                module,
+                format!(
+                    "{}: expected at least one layer and head and {l} x {h} x {r} x {c} weights, got {} layers, {} heads and {} weights",
+                    self.name,
+                    l,
+                    h,
+                    self.weights.len()
+                ),
+            ));
+        }
+        check_range(module, &self.weights).map_err(|e| error(module, format!("{}: {e}", self.name)))
+    }
+
+    /// The weight of one cell (of a checked kind).
+    pub(crate) fn weight(&self, layer: usize, head: usize, row: usize, col: usize) -> f32 {
         self.weights[((layer * self.heads + head) * self.rows.len() + row) * self.cols.len() + col]
     }
 }
@@ -177,6 +204,9 @@ impl Explorer {
     pub fn html(&self) -> Result<String> {
         if self.kinds.is_empty() {
             return Err(error("explore", "nothing to explore: no kinds of attention"));
+        }
+        for kind in &self.kinds {
+            kind.check()?;
         }
         let id = format!("zoo-explorer-{}", encode::unique_id());
         Ok(format!(

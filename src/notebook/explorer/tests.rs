@@ -114,6 +114,15 @@ fn wrong_inputs_get_errors_naming_what_is_off() {
     assert!(e.contains("layer 1 has 2 heads, layer 0 has 4"), "{e}");
     let bad = Tensor::new(&[[0.5f32, f32::NAN]], &Device::Cpu).unwrap();
     assert!(explore_alphas(&bad, &["q"], &["a", "b"]).unwrap_err().to_string().contains("[0, 1]"));
+    // a kind built by hand that does not hold what its sizes say
+    let mut by_hand = explore_alphas(&Tensor::new(&[[0.25f32, 0.75]], &Device::Cpu).unwrap(), &["q"], &["a", "b"]).unwrap();
+    by_hand.kinds[0].layers = 2;
+    assert!(by_hand.html().unwrap_err().to_string().contains("expected at least one layer and head and 2 x 1 x 1 x 2 weights"));
+    by_hand.kinds[0].layers = 0;
+    assert!(by_hand.html().unwrap_err().to_string().contains("got 0 layers"));
+    by_hand.kinds[0].layers = 1;
+    by_hand.kinds[0].weights[1] = 1.5;
+    assert!(by_hand.html().unwrap_err().to_string().contains("alphas: explore: attention weights lie in [0, 1], got 1.5"));
     let empty = AttentionMaps { encoder_self: vec![], decoder_self: vec![], cross: vec![] };
     assert!(explore(&empty, 0, &tokens(5, "s"), &tokens(3, "t")).unwrap_err().to_string().contains("no layers"));
 }
