@@ -63,6 +63,21 @@ fn skips(nbs: &[Notebook]) -> Vec<(String, String, String)> {
     out
 }
 
+/// The rows of `notebooks/lecture_map.md`: (tag, the lecture cell's first line with `\|` read as
+/// `|`, what mirrors it or why nothing does).
+fn map_rows() -> Vec<(String, String, String)> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("notebooks/lecture_map.md");
+    let map = std::fs::read_to_string(&path).unwrap();
+    let mut out = vec![];
+    for row in map.lines().filter(|l| l.starts_with("| 00")) {
+        let (tag, rest) = row[2..].split_once(" | `").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
+        let (line, target) = rest.rsplit_once("` | ").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
+        let target = target.strip_suffix(" |").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
+        out.push((tag.to_string(), line.replace("\\|", "|"), target.trim().to_string()));
+    }
+    out
+}
+
 #[test]
 fn notebooks_are_nbformat_4_5_with_ids_and_without_outputs() {
     for nb in notebooks() {
@@ -140,14 +155,10 @@ fn tags_are_well_formed_unique_and_in_lecture_order() {
 #[test]
 fn the_lecture_map_agrees_with_the_tags() {
     let nbs = notebooks();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("notebooks/lecture_map.md");
-    let map = std::fs::read_to_string(&path).unwrap();
     let mut rows: BTreeMap<String, String> = BTreeMap::new();
-    for line in map.lines().filter(|l| l.starts_with("| 00")) {
-        let cols: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-        assert_eq!(cols.len(), 3, "lecture_map.md: {line}");
-        assert!(parse_tag(cols[0]).is_some(), "lecture_map.md: {line}");
-        assert!(rows.insert(cols[0].to_string(), cols[2].to_string()).is_none(), "lecture_map.md lists {} twice", cols[0]);
+    for (tag, _, target) in map_rows() {
+        assert!(parse_tag(&tag).is_some(), "lecture_map.md: row {tag}");
+        assert!(rows.insert(tag.clone(), target).is_none(), "lecture_map.md lists {tag} twice");
     }
     for doc in DOCUMENTS {
         let count = rows.keys().filter(|t| t.starts_with(doc)).count();
@@ -187,14 +198,7 @@ fn the_lecture_map_agrees_with_the_tags() {
 /// `python3 tools/notebook_tidy.py` writes them.
 #[test]
 fn every_code_cell_opens_with_its_lecture_reference() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("notebooks/lecture_map.md");
-    let map = std::fs::read_to_string(&path).unwrap();
-    let mut lines: BTreeMap<String, String> = BTreeMap::new();
-    for row in map.lines().filter(|l| l.starts_with("| 00")) {
-        let (tag, rest) = row[2..].split_once(" | `").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
-        let (line, _) = rest.rsplit_once("` | ").unwrap_or_else(|| panic!("lecture_map.md: {row}"));
-        lines.insert(tag.to_string(), line.replace("\\|", "|"));
-    }
+    let lines: BTreeMap<String, String> = map_rows().into_iter().map(|(tag, line, _)| (tag, line)).collect();
     let (mut tagged, mut ours) = (0, 0);
     for nb in notebooks() {
         let code = nb.json["cells"].as_array().unwrap().iter().filter(|c| c["cell_type"] == "code");
