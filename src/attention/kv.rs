@@ -56,6 +56,13 @@ impl ProjectedKv {
         Ok(ProjectedKv { keys_t: cat(&self.keys_t, &more.keys_t, 1)?, values: cat(&self.values, &more.values, 2)? })
     }
 
+    /// The same keys and values without the operations that made them: what a decoding cache
+    /// keeps between steps, so that each step's graph is freed with the step instead of chaining
+    /// every earlier step's to the cache.
+    pub fn detach(&self) -> ProjectedKv {
+        ProjectedKv { keys_t: self.keys_t.iter().map(Tensor::detach).collect(), values: self.values.iter().map(Tensor::detach).collect() }
+    }
+
     /// The rows (sentences) at `rows`, in that order, repeats allowed.
     ///
     /// # Shapes

@@ -178,7 +178,7 @@ impl DecoderLayer {
             None => new,
         };
         let mha1 = self.masked_mha.attend_kv(x, &kv, self_mask)?;
-        cache.self_kv = Some(kv);
+        cache.self_kv = Some(kv.detach());
         let add_norm_1 = self.add_norm1.forward(&mha1.output, x)?;
         let mha2 = self.cross_mha.attend_kv(&add_norm_1, &cache.cross_kv, src_mask)?;
         let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1)?;

@@ -44,7 +44,8 @@ impl Translate for Transformer {
 
     fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
         let src_mask = self.src_mask(src)?;
-        let memory = self.encode(src, src_mask.as_ref())?;
+        // Decoding computes no gradient: the memory keeps its values, not the encoder's graph.
+        let memory = self.encode(src, src_mask.as_ref())?.detach();
         Ok(TransformerState { memory, src_mask, cache: None })
     }
 
