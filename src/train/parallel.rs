@@ -13,8 +13,8 @@ use super::batches::Learner;
 use super::loss::Loss;
 use super::pool::{SPLIT_MIN, map_halves, pool};
 use crate::nn::Param;
-use crate::nn::fused::in_place::with_f32;
-use crate::nn::shape::error;
+use crate::nn::fused::in_place::{is_f32_in_place, update_f32, with_f32};
+use crate::nn::shape::{error, storage_address};
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
 
@@ -32,39 +32,41 @@ where
     if parts.is_empty() || total.is_nan() || total <= 0.0 {
         return Err(error(module, format!("expected parts with a positive total weight, got {} parts weighing {total}", parts.len())));
     }
-    let results = run_parts(model, loss_fn, parts, params)?;
+    let mut results = run_parts(model, loss_fn, parts, params)?;
     let loss = results.iter().zip(parts).map(|((v, _), (_, w))| v * w).sum::<f64>() / total;
     let shares: Vec<f32> = parts.iter().map(|(_, w)| (w / total) as f32).collect();
-    // Every parameter's parts, then the float32 sums, the parameters split between two threads.
+    // Every parameter's parts (taken out of the results: each is dropped once summed), then the
+    // float32 sums, the parameters split between two threads.
     let mut summed = vec![];
     let mut others = vec![];
     for (k, p) in params.iter().enumerate() {
-        let part_grads: Vec<Tensor> = results.iter().filter_map(|(_, g)| g[k].clone()).collect();
-        if part_grads.len() == parts.len() {
-            summed.push((k, p.tensor(), part_grads));
-        } else if !part_grads.is_empty() {
-            others.push((k, p.tensor()));
+        let part_grads: Vec<Option<Tensor>> = results.iter_mut().map(|(_, g)| g[k].take()).collect();
+        if part_grads.iter().all(Option::is_some) {
+            summed.push((k, p.tensor(), part_grads.into_iter().flatten().collect::<Vec<_>>()));
+        } else if part_grads.iter().any(Option::is_some) {
+            others.push((k, p.tensor(), part_grads));
         }
     }
     let sums = map_halves(
         summed,
         |(_, t, _)| t.elem_count(),
         SPLIT_MIN,
-        |half| half.into_iter().map(|(k, t, grads)| (weighted_sum(&grads, &shares), k, t)).collect::<Vec<_>>(),
+        |half| half.into_iter().map(|(k, t, grads)| (weighted_sum_in_place(&grads, &shares, &t), k, t, grads)).collect::<Vec<_>>(),
     );
     let mut combined = GradStore::default();
-    for (sum, k, t) in sums.into_iter().flatten() {
-        match sum {
-            Some(sum) => {
-                combined.insert(&t, Tensor::from_vec(sum, t.shape(), t.device())?);
+    for (ok, k, t, grads) in sums.into_iter().flatten() {
+        match ok {
+            // the sum is in the first part's gradient; the other parts' go here
+            true => {
+                combined.insert(&t, grads.into_iter().next().ok_or_else(|| error(module, "a parameter without parts"))?);
             }
-            None => others.push((k, t)),
+            false => others.push((k, t, grads.into_iter().map(Some).collect())),
         }
     }
-    for (k, t) in others {
+    for (_, t, grads) in others {
         let mut sum: Option<Tensor> = None;
-        for ((_, grads), (_, w)) in results.iter().zip(parts) {
-            if let Some(g) = &grads[k] {
+        for (g, (_, w)) in grads.iter().zip(parts) {
+            if let Some(g) = g {
                 let g = (g * (w / total))?;
                 sum = Some(match sum {
                     Some(s) => (s + g)?,
@@ -125,15 +127,27 @@ where
 /// A part's loss and its gradient of each parameter, in the parameters' order.
 type PartGrads = (f64, Vec<Option<Tensor>>);
 
-/// `sum_k shares[k] * grads[k]` in one pass over float32 CPU gradients of one length (the same
-/// float32 products and left-to-right sums as the tensor operations); `None` for other tensors.
-fn weighted_sum(grads: &[Tensor], shares: &[f32]) -> Option<Vec<f32>> {
-    let (first, rest) = grads.split_first()?;
-    let mut sum = with_f32(first, |g| g.iter().map(|v| v * shares[0]).collect::<Vec<f32>>())?;
-    for (g, &share) in rest.iter().zip(&shares[1..]) {
-        with_f32(g, |g| (g.len() == sum.len()).then(|| sum.iter_mut().zip(g).for_each(|(s, v)| *s += v * share)))??;
+/// `sum_k shares[k] * grads[k]` written over `grads[0]` (the same float32 products and
+/// left-to-right sums as the tensor operations), without a new buffer: the parts' gradients are
+/// this step's own, removed from their stores, so nothing else reads them. `false`, and nothing
+/// changed, unless every part is a contiguous float32 CPU tensor of one length, in a storage of
+/// its own (not the parameter's, not another part's).
+fn weighted_sum_in_place(grads: &[Tensor], shares: &[f32], param: &Tensor) -> bool {
+    let Some((first, rest)) = grads.split_first() else { return false };
+    let n = first.elem_count();
+    let (own, param) = (storage_address(first), storage_address(param));
+    let shared = |g: &Tensor| storage_address(g) == own || storage_address(g) == param;
+    if !is_f32_in_place(first) || own == param || rest.iter().any(|g| !is_f32_in_place(g) || g.elem_count() != n || shared(g)) {
+        return false;
     }
-    Some(sum)
+    update_f32(first, |sum| {
+        sum.iter_mut().for_each(|v| *v *= shares[0]);
+        for (g, &share) in rest.iter().zip(&shares[1..]) {
+            // checked above: contiguous float32 of the same length
+            let _ = with_f32(g, |g| sum.iter_mut().zip(g).for_each(|(s, v)| *s += v * share));
+        }
+    })
+    .is_ok()
 }
 
 /// Splits `n` rows into `parts` runs of consecutive rows, as even as can be (no empty run):
