@@ -88,6 +88,39 @@ fn an_error_in_validation_rolls_the_epoch_back() {
 }
 
 #[test]
+fn a_first_epoch_that_fails_leaves_a_fresh_optimiser() {
+    // Before the first step the rollback keeps no copy of Adam's buffers (all zero): the
+    // failed epoch's steps must still be undone, buffers included, so that training again
+    // gives what a trainer that never failed gives.
+    let _serial = common::serial();
+    let data = squares(64, 13);
+    let bad_val = Tensor::zeros((8, 4, 3), DType::F32, &Device::Cpu).unwrap();
+    let loaders = |val: &Tensor| {
+        let loader = |t: &Tensor, n| DataLoader::new(TensorDataset::new(t, &t.narrow(1, 2, 2).unwrap()).unwrap(), n).unwrap();
+        (loader(&data, 16), Some(loader(val, 4)))
+    };
+    let mut clean = trainer(0.01, &data, Some(&data));
+    let fresh = weights(&clean);
+    let (train, val) = loaders(&data);
+    clean.set_loaders(train, val);
+    clean.train(2).unwrap();
+    let mut failed = trainer(0.01, &data, Some(&data));
+    let (train, val) = loaders(&bad_val);
+    failed.set_loaders(train, val);
+    let e = failed.train(1).unwrap_err().to_string();
+    assert!(e.contains("epoch 1") && e.contains("after epoch 0"), "{e}");
+    assert_eq!(weights(&failed), fresh);
+    assert_eq!((failed.optimizer.step_count(), failed.total_epochs), (0, 0));
+    let state = failed.optimizer.state().unwrap();
+    assert!(state.tensors.iter().all(|(_, t)| values(t).iter().all(|&v| v == 0.0)), "Adam's buffers are zero again");
+    let (train, val) = loaders(&data);
+    failed.set_loaders(train, val);
+    failed.train(2).unwrap();
+    assert_eq!(weights(&failed), weights(&clean));
+    assert_eq!(failed.losses, clean.losses);
+}
+
+#[test]
 fn an_empty_loader_is_an_error_not_a_zero_loss() {
     let _serial = common::serial();
     let empty = Tensor::zeros((0, 4, 2), DType::F32, &Device::Cpu).unwrap();

@@ -212,7 +212,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
     fn epoch(&mut self) -> Result<()> {
         let mode = self.model.is_training();
         let weights = self.model.state_dict()?;
-        let optimizer = self.optimizer.state()?;
+        let optimizer = self.optimizer.rollback_state()?;
         let epoch = self.total_epochs + 1;
         let lr = self.optimizer.lr();
         let run = |me: &mut Self| -> Result<()> {
