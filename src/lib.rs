@@ -71,7 +71,7 @@ pub mod train;
 /// copies share without foreign calls). It is written once, at the generator's first use, and
 /// names the process, so a child process makes its own.
 pub mod tuning {
-    pub use crate::nn::fused::heap::{MMAP_THRESHOLD, TRIM_THRESHOLD, keep_freed_memory};
+    pub use crate::nn::fused::heap::{MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD, keep_freed_memory};
 }
 
 /// Everything a notebook needs, in one `use`, grouped by the part of the lecture that
