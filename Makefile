@@ -25,6 +25,11 @@
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
+#   make bench-scale notebook 04's Transformer grown to the paper's base model (and a case of 128-256-token
+#                    sentences), trained by us and by PyTorch on the same batches from the same weights,
+#                    3 runs a side alternating: tokens/s, GFLOP/s against the FMA peak, peak RSS, a perf
+#                    profile per size, the base model's greedy decoding; writes target/bench-scale/
+#                    (scale.json, scale.svg: tokens/s against parameters, log axes) (about 15 minutes)
 #   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for
 #                    self-attention; about 6 minutes): our final losses against PyTorch's
 #                    (tests/fixtures/seed_spread.json), two-sample KS at 5% and medians within 25%
@@ -58,7 +63,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench seeds fuzz setup cargo-test clean-tools pages-check
+.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -129,6 +134,11 @@ bench: $(REF_VENV)/.installed
 	cargo build --release --example bench
 	$(REF_VENV)/bin/python tools/bench.py $(ROOT)/target/release/examples/bench
 	$(MAKE) seeds
+
+bench-scale: $(REF_VENV)/.installed
+	cargo build --release --example bench
+	$(REF_VENV)/bin/python tools/bench_scale.py $(ROOT)/target/release/examples/bench $(ROOT)/target/bench-scale
+	$(ROOT)/target/release/examples/bench scale-plot=$(ROOT)/target/bench-scale/scale.json:$(ROOT)/target/bench-scale/scale.svg
 
 seeds:
 	cargo build --release --example bench

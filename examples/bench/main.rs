@@ -3,10 +3,12 @@
 //! `bench seeds=tests/fixtures/seed_spread.json` (`make seeds`, part of `make bench`) trains them
 //! over many seeds and checks that the final losses spread as PyTorch's.
 //! `bench translation=KIND:PATH` trains one epoch of a translator (`translation.rs`); `bench
-//! peak=THREADS` measures the FMA peak (`peak.rs`). Run with RAYON_NUM_THREADS=1 (the Makefile does).
+//! peak=THREADS` measures the FMA peak (`peak.rs`); `bench scale=..` and `bench scale-decode=..`
+//! train and decode larger Transformers for `make bench-scale` (`scale.rs`). Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
 mod peak;
 mod recipes;
+mod scale;
 mod translation;
 
 use attention_zoo::prelude::*;
@@ -92,6 +94,14 @@ fn main() -> Result<()> {
             e.seconds, e.tokens, e.loss, e.greedy.seconds, e.greedy.tokens, e.beam.seconds, e.beam.tokens
         );
         return Ok(());
+    }
+    for (mode, run) in [("scale=", scale::train as fn(&scale::Size, &str) -> Result<()>), ("scale-decode=", scale::decode)] {
+        if let Some((size, path)) = which.iter().find_map(|w| w.strip_prefix(mode)).and_then(|s| s.split_once(':')) {
+            return run(&scale::Size::parse(size)?, path);
+        }
+    }
+    if let Some((results, svg)) = which.iter().find_map(|w| w.strip_prefix("scale-plot=")).and_then(|s| s.split_once(':')) {
+        return scale::plot(results, svg);
     }
     if let Some(threads) = which.iter().find_map(|w| w.strip_prefix("peak=")) {
         let threads = threads.parse().map_err(|_| candle_core::Error::Msg(format!("bench: peak=THREADS, got {threads}")))?;

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""`make bench-scale`: notebook 04's Transformer grown towards the paper's base model, trained by
+the crate (the bench example, `scale=`) and by PyTorch (the fixtures' Transformer, made after the
+same manual_seed and Xavier: the same initial weights) on exactly the batches the crate wrote, in
+one run on the same machine; then the base model's greedy decoding (ours with the KV cache,
+PyTorch's the lecture's whole-prefix decode, as `make bench` compares them).
+
+Each side runs in its own process, so that its peak RSS (VmHWM, ru_maxrss) is its own; the sizes
+run REPEATS times, alternating ours and PyTorch's, and the table gives medians and the range of
+the speed-ups. GFLOP/s count 6 FLOPs per weight of every matrix a token goes through (embeddings
+left out) and 12 per query-key pair and model dimension in every attention (its two products,
+forward and backward, on the padded batch), against the FMA probe's peak for the same threads.
+
+Usage: bench_scale.py BINARY OUT_DIR            (the whole table; writes OUT_DIR/scale.json)
+       bench_scale.py torch PATH THREADS        (PyTorch's side of one training, one JSON line)
+       bench_scale.py torch-decode PATH         (PyTorch's greedy decoding, one JSON line)"""
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+# d_model, heads, d_ff, layers, target tokens trained on, long sentences; and the threads.
+SIZES = [
+    ("64,4,128,2,320000", "notebook 04, the whole corpus", [2]),
+    ("128,4,512,2,30000", "", [2]),
+    ("256,8,1024,3,10000", "", [2, 1]),
+    ("512,8,2048,6,4000", "base", [2, 1]),
+    ("256,8,1024,3,8000,long", "sentences of 128-256 tokens", [2]),
+]
+DECODE = "512,8,2048,6"
+REPEATS = max(1, int(os.environ.get("BENCH_REPEATS", "3")))
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def flops_of(cfg, model):
+    """6 FLOPs per matrix weight and token (embeddings left out), 12 per query-key pair and
+    model dimension in each attention, on the padded batches."""
+    from bench import matrix_weights
+    enc_w, dec_w = matrix_weights(model)
+    d, layers, total = cfg["d_model"], cfg["n_layers"], 0
+    for b in cfg["batches"]:
+        src = [len(r) for r in b["src"]]
+        tgt = [len(r) - 1 for r in b["tgt"]]
+        s, t = max(src), max(tgt)
+        total += 6 * (enc_w * sum(src) + dec_w * sum(tgt))
+        total += 12 * d * layers * len(src) * (s * s + t * t + t * s)
+    return total
+
+
+def torch_train(path, threads):
+    import torch
+    from bench import train_translation, translator  # sets one thread on import
+    torch.set_num_threads(threads)
+    with open(path) as f:
+        cfg = json.load(f)
+    secs, tokens, loss, _ = train_translation(path)
+    model, _ = translator(cfg)
+    params = sum(p.numel() for p in model.parameters())
+    print(json.dumps({"seconds": secs, "tokens": tokens, "loss": loss, "parameters": params, "flops": flops_of(cfg, model),
+                      "peak_rss_mib": peak_rss_mib()}))
+
+
+def torch_decode(path):
+    import torch
+    torch.set_num_threads(1)
+    from bench_decoding import TransformerSteps, greedy, padded
+    from fixtures.transformer import Transformer, xavier_uniform
+    with open(path) as f:
+        cfg = json.load(f)
+    torch.manual_seed(cfg["seed"])
+    model = Transformer(cfg["src_vocab"], cfg["tgt_vocab"], cfg["d_model"], cfg["n_heads"], cfg["d_ff"], cfg["n_layers"], 0.0,
+                        cfg["model_max_len"], heads="vectorised")
+    xavier_uniform(model)
+    model.eval()
+    src = padded(cfg["test_src"])
+    start = time.perf_counter()
+    with torch.no_grad():
+        outputs = greedy(TransformerSteps(model), src, cfg["max_len"])
+    secs = time.perf_counter() - start
+    tokens = sum(len(o) + (len(o) < cfg["max_len"]) for o in outputs)
+    same = sum(a == b for a, b in zip(outputs, cfg["greedy"]))
+    print(json.dumps({"seconds": secs, "tokens": tokens, "same": same, "sentences": len(outputs), "peak_rss_mib": peak_rss_mib()}))
+
+
+# Where our time goes, by symbol (perf's samples of the whole process, set-up included).
+BUCKETS = [
+    ("gemm microkernels", lambda s: "gemm_f32::microkernel" in s),
+    ("gemm packing and dispatch", lambda s: "gemm_common" in s or "gemm_f32" in s or "gemm::" in s),
+    ("kernel: page faults, zeroing, TLB", lambda s: s.startswith("[k]")),
+    ("memset and memmove", lambda s: "memset" in s or "memmove" in s or "memcpy" in s),
+    ("Adam (in place)", lambda s: "in_place::Update" in s or "optim" in s),
+    ("candle element-wise and copies", lambda s: "candle_core::cpu_backend" in s or "candle_core::" in s),
+    ("our fused kernels (layer norm, softmax, heads, ...)", lambda s: "attention_zoo::nn::fused" in s),
+    ("allocator", lambda s: "malloc" in s or "free" in s or "_int_" in s or "sysmalloc" in s),
+    ("set-up (corpus, initial weights)", lambda s: "attention_zoo::data" in s or "attention_zoo::repro" in s),
+]
+
+
+def profile(binary, spec, threads, env):
+    """Our side of one size under `perf record`: the share of samples in each bucket."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data, path = os.path.join(tmp, "perf.data"), os.path.join(tmp, "batches.json")
+        subprocess.run(["perf", "record", "-q", "-F", "999", "-o", data, binary, f"scale={spec}:{path}"],
+                       env=dict(env, BENCH_THREADS=str(threads)), check=True, capture_output=True)
+        report = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "symbol", "--stdio"],
+                                check=True, capture_output=True, text=True).stdout
+    shares = {name: 0.0 for name, _ in BUCKETS}
+    shares["other"] = 0.0
+    for line in report.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) < 2 or not parts[0].endswith("%"):
+            continue
+        pct, sym = float(parts[0][:-1]), parts[1].strip()
+        shares[next((name for name, test in BUCKETS if test(sym)), "other")] += pct
+    return shares
+
+
+def run_json(cmd, env):
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def main(binary, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    py = sys.executable
+    me = os.path.abspath(__file__)
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    peaks = {t: run_json([binary, f"peak={t}"], env)["peak_gflops"] for t in (1, 2)}
+    print(f"FMA probe: {peaks[2]:.0f} GFLOP/s on 2 threads, {peaks[1]:.0f} on one; {REPEATS} runs a side, alternating")
+    print(f"{'size (d, heads, d_ff, layers)':<32}{'thr':>4}{'params':>9}{'tokens':>8}{'PyTorch tok/s':>14}{'ours tok/s':>11}"
+          f"{'speed-up':>9}{'range':>12}{'PyTorch GFLOP/s':>18}{'ours GFLOP/s':>15}{'RSS PyTorch/ours MiB':>22}   loss PyTorch | ours")
+    rows = []
+    for spec, label, thread_list in SIZES:
+        for threads in thread_list:
+            runs = []
+            for _ in range(REPEATS):
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = os.path.join(tmp, "batches.json")
+                    ours = run_json([binary, f"scale={spec}:{path}"], dict(env, BENCH_THREADS=str(threads)))
+                    theirs = run_json([py, me, "torch", path, str(threads)], env)
+                runs.append((ours, theirs))
+            o_rate = median([o["tokens"] / o["seconds"] for o, _ in runs])
+            t_rate = median([t["tokens"] / t["seconds"] for _, t in runs])
+            ratios = sorted((o["tokens"] / o["seconds"]) / (t["tokens"] / t["seconds"]) for o, t in runs)
+            o, t = runs[0]
+            flops_per_token = t["flops"] / t["tokens"]
+            row = {
+                "size": spec, "label": label, "threads": threads, "parameters": o["parameters"], "tokens": o["tokens"],
+                "torch_tok_s": t_rate, "ours_tok_s": o_rate, "speedup": o_rate / t_rate, "range": [ratios[0], ratios[-1]],
+                "torch_gflops": flops_per_token * t_rate / 1e9, "ours_gflops": flops_per_token * o_rate / 1e9, "peak_gflops": peaks[threads],
+                "torch_rss_mib": median([t["peak_rss_mib"] for _, t in runs]), "ours_rss_mib": median([o["peak_rss_mib"] for o, _ in runs]),
+                "torch_loss": t["loss"], "ours_loss": o["loss"], "ours_page_faults": median([o["page_faults"] for o, _ in runs]),
+            }
+            rows.append(row)
+            share = lambda g: f"{g:.1f} ({100 * g / peaks[threads]:.0f}%)"  # noqa: E731
+            print(f"{spec + (' ' + label if label else ''):<32}{threads:>4}{o['parameters'] / 1e6:>8.2f}M{o['tokens']:>8}{t_rate:>14.0f}{o_rate:>11.0f}"
+                  f"{o_rate / t_rate:>8.2f}x{ratios[0]:>6.2f}-{ratios[-1]:.2f}x{share(row['torch_gflops']):>18}{share(row['ours_gflops']):>15}"
+                  f"{row['torch_rss_mib']:>11.0f} / {row['ours_rss_mib']:<8.0f}   {t['loss']:.4f} | {o['loss']:.4f}", flush=True)
+    profiles = {}
+    if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
+        print("\nwhere our time goes (perf, whole process, 2 threads): % of samples")
+        names = [name for name, _ in BUCKETS] + ["other"]
+        for spec, _, _ in SIZES:
+            profiles[spec] = profile(binary, spec, 2, env)
+        heads = [",".join(spec.split(",")[:4]) + (" long" if spec.endswith("long") else "") for spec, _, _ in SIZES]
+        print(f"{'':<52}" + "".join(f"{h:>20}" for h in heads))
+        for name in names:
+            print(f"{name:<52}" + "".join(f"{profiles[spec][name]:>19.1f}%" for spec, _, _ in SIZES))
+    runs = []
+    for _ in range(REPEATS):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "decode.json")
+            ours = run_json([binary, f"scale-decode={DECODE}:{path}"], env)
+            theirs = run_json([py, me, "torch-decode", path], env)
+        runs.append((ours, theirs))
+    o_rate = median([o["tokens"] / o["seconds"] for o, _ in runs])
+    t_rate = median([t["tokens"] / t["seconds"] for _, t in runs])
+    ratios = sorted((o["tokens"] / o["seconds"]) / (t["tokens"] / t["seconds"]) for o, t in runs)
+    same = min(t["same"] for _, t in runs)
+    decode = {"size": DECODE, "sentences": runs[0][1]["sentences"], "tokens": runs[0][0]["tokens"], "torch_tok_s": t_rate, "ours_tok_s": o_rate,
+              "speedup": o_rate / t_rate, "range": [ratios[0], ratios[-1]], "same": same,
+              "torch_rss_mib": median([t["peak_rss_mib"] for _, t in runs]), "ours_rss_mib": median([o["peak_rss_mib"] for o, _ in runs])}
+    print(f"\nbase model ({DECODE}), greedy decoding of {decode['sentences']} test sentences in one batch, one thread each, initial weights "
+          f"(ours with the KV cache, PyTorch the whole prefix each step): {decode['tokens']} tokens, PyTorch {t_rate:.0f} tok/s, "
+          f"ours {o_rate:.0f} tok/s, {o_rate / t_rate:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x), same translations {same} of "
+          f"{decode['sentences']}, RSS {decode['torch_rss_mib']:.0f} / {decode['ours_rss_mib']:.0f} MiB")
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
+    result = {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "cores": os.cpu_count(), "peak_gflops": peaks, "repeats": REPEATS,
+              "rows": rows, "decode": decode, "profiles": profiles}
+    path = os.path.join(out_dir, "scale.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"\nwrote {path}")
+    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s | ours tok/s | speed-up (range) | GFLOP/s PyTorch / ours (share of peak) | peak RSS PyTorch / ours |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        size = ", ".join(r["size"].split(",")[:4]) + (" (" + r["label"] + ")" if r["label"] else "")
+        pk = r["peak_gflops"]
+        print(f"| {size} | {r['threads']} | {r['parameters'] / 1e6:.2f} M | {r['torch_tok_s']:,.0f} | {r['ours_tok_s']:,.0f} | "
+              f"{r['speedup']:.2f}x ({r['range'][0]:.2f}-{r['range'][1]:.2f}) | {r['torch_gflops']:.1f} ({100 * r['torch_gflops'] / pk:.0f}%) / "
+              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['torch_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "torch":
+        torch_train(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "torch-decode":
+        torch_decode(sys.argv[2])
+    else:
+        main(sys.argv[1], sys.argv[2])
