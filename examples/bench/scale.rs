@@ -7,6 +7,7 @@
 //! `bench scale=D,H,F,L,TOKENS[,long]:PATH` trains; `bench scale-decode=D,H,F,L:PATH` decodes.
 //! `StepByStep::threads` is `BENCH_THREADS` (default 2): two half-batches on two threads, or one.
 
+use crate::translation::{Corpus, corpus, epoch_batches, settings_json};
 use attention_zoo::notebook::{LogLogSeries, plot_loglog};
 use attention_zoo::prelude::*;
 use candle_core::Error;
@@ -44,22 +45,6 @@ const LONG_BATCH: usize = 8;
 /// Decoding: sentences, and the longest translation.
 const DECODE_SENTENCES: usize = 100;
 const DECODE_MAX_LEN: usize = 48;
-
-struct Corpus {
-    src_vocab: usize,
-    tgt_vocab: usize,
-    train: Vec<EncodedPair>,
-    test: Vec<Vec<u32>>,
-}
-
-fn corpus() -> Result<Corpus> {
-    let corpus = generate_corpus(&CorpusConfig::default())?;
-    let src_vocab = Vocab::build(corpus.train.iter().map(|(de, _)| tokenize(de)), 1, None)?;
-    let tgt_vocab = Vocab::build(corpus.train.iter().map(|(_, en)| tokenize(en)), 1, None)?;
-    let train = encode_pairs(&corpus.train, &src_vocab, &tgt_vocab, false);
-    let test = encode_pairs(&corpus.test, &src_vocab, &tgt_vocab, false).into_iter().map(|p| p.0).collect();
-    Ok(Corpus { src_vocab: src_vocab.len(), tgt_vocab: tgt_vocab.len(), train, test })
-}
 
 /// `JOIN` consecutive pairs as one: the sources one after the other, the targets' words between
 /// one `<sos>` and one `<eos>`.
@@ -121,27 +106,8 @@ pub fn train(size: &Size, path: &str) -> Result<()> {
     }
     let (seed, warmup, factor) = (0u64, 400, 0.32);
     let loader = BucketIterator::new(pairs[..take].to_vec(), batch_size, Some(cfg.max_len), seed)?;
-    let mut peek = loader.clone();
-    peek.manual_seed(seed);
-    let batches: Vec<String> = peek
-        .epoch_indices()
-        .iter()
-        .map(|b| {
-            let rows = |side: fn(&EncodedPair) -> &Vec<u32>| format!("{:?}", b.iter().map(|&i| side(&peek.pairs()[i])).collect::<Vec<_>>());
-            format!("{{\"src\": {}, \"tgt\": {}}}", rows(|p| &p.0), rows(|p| &p.1))
-        })
-        .collect();
-    let settings = format!(
-        "{{\"kind\": \"transformer\", \"seed\": {seed}, \"src_vocab\": {}, \"tgt_vocab\": {}, \"d_model\": {}, \"n_heads\": {}, \"d_ff\": {}, \"n_layers\": {}, \"max_len\": {}, \"warmup\": {warmup}, \"factor\": {factor}, \"batches\": [{}]}}",
-        cfg.src_vocab,
-        cfg.tgt_vocab,
-        cfg.d_model,
-        cfg.n_heads,
-        cfg.d_ff,
-        cfg.n_layers,
-        cfg.max_len,
-        batches.join(",\n")
-    );
+    let batches = epoch_batches(&loader, seed);
+    let settings = settings_json("transformer", &cfg, (seed, warmup, factor), "", &batches);
     std::fs::write(path, settings).map_err(|e| Error::Msg(format!("{path}: {e}")))?;
     manual_seed(seed as i128)?;
     let model = Transformer::from_config(&cfg)?;

@@ -65,41 +65,18 @@ const DECODE_BATCH: usize = 100;
 /// cross-entropy without padding, gradients clipped to norm 1, two half-batches on two threads)
 /// and notebook 04's for the Transformer (Adam with betas (0.9, 0.98) and the warm-up schedule).
 pub fn train_translation(kind: Kind, batches_json: &str) -> Result<Epoch> {
-    let corpus = generate_corpus(&CorpusConfig::default())?;
-    let src_vocab = Vocab::build(corpus.train.iter().map(|(de, _)| tokenize(de)), 1, None)?;
-    let tgt_vocab = Vocab::build(corpus.train.iter().map(|(_, en)| tokenize(en)), 1, None)?;
-    let train = encode_pairs(&corpus.train, &src_vocab, &tgt_vocab, false);
-    let test: Vec<Vec<u32>> = encode_pairs(&corpus.test, &src_vocab, &tgt_vocab, false).into_iter().map(|p| p.0).collect();
-    let t_cfg = TransformerConfig::small(src_vocab.len(), tgt_vocab.len());
+    let Corpus { src_vocab, tgt_vocab, train, test } = corpus()?;
+    let t_cfg = TransformerConfig::small(src_vocab, tgt_vocab);
     let max_len = if kind == Kind::Transformer { t_cfg.max_len } else { 64 };
     let (seed, batch_size, warmup, factor, lr) = (0u64, 32, 400, 0.32, 2e-3);
     let (embed_dim, hidden_dim) = (64, 128);
     let loader = BucketIterator::new(train, batch_size, Some(max_len), seed)?;
-    let mut peek = loader.clone();
-    peek.manual_seed(seed);
-    let batches: Vec<String> = peek
-        .epoch_indices()
-        .iter()
-        .map(|b| {
-            let rows = |side: fn(&EncodedPair) -> &Vec<u32>| format!("{:?}", b.iter().map(|&i| side(&peek.pairs()[i])).collect::<Vec<_>>());
-            format!("{{\"src\": {}, \"tgt\": {}}}", rows(|p| &p.0), rows(|p| &p.1))
-        })
-        .collect();
-    let settings = format!(
-        "{{\"kind\": \"{}\", \"seed\": {seed}, \"src_vocab\": {}, \"tgt_vocab\": {}, \"d_model\": {}, \"n_heads\": {}, \"d_ff\": {}, \"n_layers\": {}, \"max_len\": {}, \"warmup\": {warmup}, \"factor\": {factor}, \"embed_dim\": {embed_dim}, \"hidden_dim\": {hidden_dim}, \"lr\": {lr}, \"clip\": 1.0, \"batches\": [{}]}}",
-        kind.name(),
-        t_cfg.src_vocab,
-        t_cfg.tgt_vocab,
-        t_cfg.d_model,
-        t_cfg.n_heads,
-        t_cfg.d_ff,
-        t_cfg.n_layers,
-        t_cfg.max_len,
-        batches.join(",\n")
-    );
+    let batches = epoch_batches(&loader, seed);
+    let extra = format!("\"embed_dim\": {embed_dim}, \"hidden_dim\": {hidden_dim}, \"lr\": {lr}, \"clip\": 1.0, ");
+    let settings = settings_json(kind.name(), &t_cfg, (seed, warmup, factor), &extra, &batches);
     std::fs::write(batches_json, settings).map_err(|e| Error::Msg(format!("{batches_json}: {e}")))?;
     manual_seed(seed as i128)?;
-    let (src, tgt) = (src_vocab.len(), tgt_vocab.len());
+    let (src, tgt) = (src_vocab, tgt_vocab);
     let lstm = |bidirectional| LstmTranslatorConfig { embed_dim, hidden_dim, bidirectional, ..LstmTranslatorConfig::new(src, tgt) };
     let decode_json = format!("{batches_json}.decode.json");
     match kind {
@@ -118,6 +95,60 @@ pub fn train_translation(kind: Kind, batches_json: &str) -> Result<Epoch> {
         Kind::Lstm => one_epoch(translation_trainer(LstmTranslator::new(&lstm(false))?, lr, loader, None)?, seed, &test, &decode_json),
         Kind::BiLstm => one_epoch(translation_trainer(LstmTranslator::new(&lstm(true))?, lr, loader, None)?, seed, &test, &decode_json),
     }
+}
+
+/// The generated corpus as the notebooks encode it: the vocabularies' sizes, the training pairs
+/// and the test sources.
+pub struct Corpus {
+    pub src_vocab: usize,
+    pub tgt_vocab: usize,
+    pub train: Vec<EncodedPair>,
+    pub test: Vec<Vec<u32>>,
+}
+
+pub fn corpus() -> Result<Corpus> {
+    let corpus = generate_corpus(&CorpusConfig::default())?;
+    let src_vocab = Vocab::build(corpus.train.iter().map(|(de, _)| tokenize(de)), 1, None)?;
+    let tgt_vocab = Vocab::build(corpus.train.iter().map(|(_, en)| tokenize(en)), 1, None)?;
+    let train = encode_pairs(&corpus.train, &src_vocab, &tgt_vocab, false);
+    let test = encode_pairs(&corpus.test, &src_vocab, &tgt_vocab, false).into_iter().map(|p| p.0).collect();
+    Ok(Corpus { src_vocab: src_vocab.len(), tgt_vocab: tgt_vocab.len(), train, test })
+}
+
+/// The batches of `loader`'s first pass after seeding it with `seed` (as `StepByStep::train`
+/// does), each as JSON `{"src": [[ids]], "tgt": [[ids]]}`, for PyTorch's side.
+pub fn epoch_batches(loader: &BucketIterator, seed: u64) -> Vec<String> {
+    let mut peek = loader.clone();
+    peek.manual_seed(seed);
+    peek.epoch_indices()
+        .iter()
+        .map(|b| {
+            let rows = |side: fn(&EncodedPair) -> &Vec<u32>| format!("{:?}", b.iter().map(|&i| side(&peek.pairs()[i])).collect::<Vec<_>>());
+            format!("{{\"src\": {}, \"tgt\": {}}}", rows(|p| &p.0), rows(|p| &p.1))
+        })
+        .collect()
+}
+
+/// The settings and batches PyTorch's side reads: the kind, the seed, the Transformer's sizes and
+/// schedule (`(seed, warmup, factor)`), `extra` fields (each followed by `, `), the batches.
+pub fn settings_json(
+    kind: &str,
+    cfg: &TransformerConfig,
+    (seed, warmup, factor): (u64, u64, f64),
+    extra: &str,
+    batches: &[String],
+) -> String {
+    format!(
+        "{{\"kind\": \"{kind}\", \"seed\": {seed}, \"src_vocab\": {}, \"tgt_vocab\": {}, \"d_model\": {}, \"n_heads\": {}, \"d_ff\": {}, \"n_layers\": {}, \"max_len\": {}, \"warmup\": {warmup}, \"factor\": {factor}, {extra}\"batches\": [{}]}}",
+        cfg.src_vocab,
+        cfg.tgt_vocab,
+        cfg.d_model,
+        cfg.n_heads,
+        cfg.d_ff,
+        cfg.n_layers,
+        cfg.max_len,
+        batches.join(",\n")
+    )
 }
 
 /// Trains one epoch, then decodes `test` greedily and by beam search with the trained weights;
