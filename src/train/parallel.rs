@@ -35,35 +35,34 @@ where
     let mut results = run_parts(model, loss_fn, parts, params)?;
     let loss = results.iter().zip(parts).map(|((v, _), (_, w))| v * w).sum::<f64>() / total;
     let shares: Vec<f32> = parts.iter().map(|(_, w)| (w / total) as f32).collect();
-    // Every parameter's parts (taken out of the results: each is dropped once summed), then the
-    // float32 sums, the parameters split between two threads.
+    // Every parameter's parts (moved out of the results: the first part's gradient becomes the
+    // sum, no new buffer), then the float32 sums, the parameters split between two threads.
     let mut summed = vec![];
     let mut others = vec![];
     for (k, p) in params.iter().enumerate() {
         let part_grads: Vec<Option<Tensor>> = results.iter_mut().map(|(_, g)| g[k].take()).collect();
         if part_grads.iter().all(Option::is_some) {
-            summed.push((k, p.tensor(), part_grads.into_iter().flatten().collect::<Vec<_>>()));
+            summed.push((p.tensor(), part_grads.into_iter().flatten().collect::<Vec<_>>()));
         } else if part_grads.iter().any(Option::is_some) {
-            others.push((k, p.tensor(), part_grads));
+            others.push((p.tensor(), part_grads));
         }
     }
     let sums = map_halves(
         summed,
-        |(_, t, _)| t.elem_count(),
+        |(t, _)| t.elem_count(),
         SPLIT_MIN,
-        |half| half.into_iter().map(|(k, t, grads)| (weighted_sum_in_place(&grads, &shares, &t), k, t, grads)).collect::<Vec<_>>(),
+        |half| half.into_iter().map(|(t, grads)| (weighted_sum_in_place(&grads, &shares, &t), t, grads)).collect::<Vec<_>>(),
     );
     let mut combined = GradStore::default();
-    for (ok, k, t, grads) in sums.into_iter().flatten() {
-        match ok {
-            // the sum is in the first part's gradient; the other parts' go here
-            true => {
-                combined.insert(&t, grads.into_iter().next().ok_or_else(|| error(module, "a parameter without parts"))?);
-            }
-            false => others.push((k, t, grads.into_iter().map(Some).collect())),
+    for (in_place, t, grads) in sums.into_iter().flatten() {
+        if in_place {
+            // the sum is in the first part's gradient; the other parts' are dropped here
+            combined.insert(&t, grads.into_iter().next().ok_or_else(|| error(module, "a parameter without parts"))?);
+        } else {
+            others.push((t, grads.into_iter().map(Some).collect()));
         }
     }
-    for (_, t, grads) in others {
+    for (t, grads) in others {
         let mut sum: Option<Tensor> = None;
         for (g, (_, w)) in grads.iter().zip(parts) {
             if let Some(g) = g {
