@@ -72,22 +72,19 @@ def torch_train(path, threads):
 
 def torch_decode(path):
     import torch
-    torch.set_num_threads(1)
+    from bench import translator  # the crate's initial weights: manual_seed, then Xavier
     from bench_decoding import TransformerSteps, greedy, padded
-    from fixtures.transformer import Transformer, xavier_uniform
+    torch.set_num_threads(1)
     with open(path) as f:
         cfg = json.load(f)
-    torch.manual_seed(cfg["seed"])
-    model = Transformer(cfg["src_vocab"], cfg["tgt_vocab"], cfg["d_model"], cfg["n_heads"], cfg["d_ff"], cfg["n_layers"], 0.0,
-                        cfg["model_max_len"], heads="vectorised")
-    xavier_uniform(model)
+    model, _ = translator(cfg)
     model.eval()
     src = padded(cfg["test_src"])
     start = time.perf_counter()
     with torch.no_grad():
-        outputs = greedy(TransformerSteps(model), src, cfg["max_len"])
+        outputs = greedy(TransformerSteps(model), src, cfg["decode_max_len"])
     secs = time.perf_counter() - start
-    tokens = sum(len(o) + (len(o) < cfg["max_len"]) for o in outputs)
+    tokens = sum(len(o) + (len(o) < cfg["decode_max_len"]) for o in outputs)
     same = sum(a == b for a, b in zip(outputs, cfg["greedy"]))
     print(json.dumps({"seconds": secs, "tokens": tokens, "same": same, "sentences": len(outputs), "peak_rss_mib": peak_rss_mib()}))
 

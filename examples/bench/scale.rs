@@ -7,11 +7,10 @@
 //! `bench scale=D,H,F,L,TOKENS[,long]:PATH` trains; `bench scale-decode=D,H,F,L:PATH` decodes.
 //! `StepByStep::threads` is `BENCH_THREADS` (default 2): two half-batches on two threads, or one.
 
-use crate::translation::{Corpus, corpus, epoch_batches, settings_json};
+use crate::translation::{self, Corpus, DECODE_MAX_LEN, corpus, epoch_batches, settings_json};
 use attention_zoo::notebook::{LogLogSeries, plot_loglog};
 use attention_zoo::prelude::*;
 use candle_core::Error;
-use std::time::Instant;
 
 /// One size of the table: `d_model`, heads, `d_ff`, layers; about how many target tokens to
 /// train on; long sentences or the corpus's own.
@@ -42,9 +41,9 @@ impl Size {
 const JOIN: usize = 20;
 /// Pairs a batch of the long case holds (the corpus's batches hold 32).
 const LONG_BATCH: usize = 8;
-/// Decoding: sentences, and the longest translation.
+/// Decoding: the test sentences decoded (one batch of `translation::decode`), each translation at
+/// most `DECODE_MAX_LEN` tokens, as `make bench` decodes.
 const DECODE_SENTENCES: usize = 100;
-const DECODE_MAX_LEN: usize = 48;
 
 /// `JOIN` consecutive pairs as one: the sources one after the other, the targets' words between
 /// one `<sos>` and one `<eos>`.
@@ -137,22 +136,15 @@ pub fn train(size: &Size, path: &str) -> Result<()> {
 pub fn decode(size: &Size, path: &str) -> Result<()> {
     let corpus = corpus()?;
     let cfg = config(size, &corpus);
-    manual_seed(0)?;
+    let seed = 0u64;
+    manual_seed(seed as i128)?;
     let mut model = Transformer::from_config(&cfg)?;
     let test = &corpus.test[..DECODE_SENTENCES.min(corpus.test.len())];
-    let width = test.iter().map(Vec::len).max().unwrap_or(0);
-    let ids: Vec<u32> = test.iter().flat_map(|r| r.iter().copied().chain(std::iter::repeat_n(PAD_ID, width - r.len()))).collect();
-    let src = Tensor::from_vec(ids, (test.len(), width), &Device::Cpu)?;
-    let start = Instant::now();
-    let outputs = greedy_decode(&mut model, &src, SOS_ID, EOS_ID, DECODE_MAX_LEN)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let tokens: usize = outputs.iter().map(|o| o.len() + usize::from(o.len() < DECODE_MAX_LEN)).sum();
-    let text = format!(
-        "{{\"seed\": 0, \"src_vocab\": {}, \"tgt_vocab\": {}, \"d_model\": {}, \"n_heads\": {}, \"d_ff\": {}, \"n_layers\": {}, \"model_max_len\": {}, \"max_len\": {DECODE_MAX_LEN}, \"test_src\": {test:?}, \"greedy\": {outputs:?}}}",
-        cfg.src_vocab, cfg.tgt_vocab, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.n_layers, cfg.max_len
-    );
+    let greedy = translation::decode(test, |src| greedy_decode(&mut model, src, SOS_ID, EOS_ID, DECODE_MAX_LEN))?;
+    let extra = format!("\"decode_max_len\": {DECODE_MAX_LEN}, \"test_src\": {test:?}, \"greedy\": {:?}, ", greedy.outputs);
+    let text = settings_json("transformer", &cfg, (seed, 0, 0.0), &extra, &[]);
     std::fs::write(path, text).map_err(|e| Error::Msg(format!("{path}: {e}")))?;
-    println!("{{\"seconds\": {seconds:.4}, \"tokens\": {tokens}, \"peak_rss_mib\": {:.1}}}", peak_rss_mib());
+    println!("{{\"seconds\": {:.4}, \"tokens\": {}, \"peak_rss_mib\": {:.1}}}", greedy.seconds, greedy.tokens, peak_rss_mib());
     Ok(())
 }
 

@@ -52,12 +52,12 @@ pub struct Epoch {
 pub struct Decoded {
     pub seconds: f64,
     pub tokens: usize,
-    outputs: Vec<Vec<u32>>,
+    pub outputs: Vec<Vec<u32>>,
 }
 
 /// The longest translation ([`Translator`]'s default), the beam width and the sentences a
 /// decoding call takes (as `Translator` decodes).
-const DECODE_MAX_LEN: usize = 48;
+pub const DECODE_MAX_LEN: usize = 48;
 const BEAM_WIDTH: usize = 4;
 const DECODE_BATCH: usize = 100;
 
@@ -193,7 +193,7 @@ fn one_epoch<M: Learner<TranslationBatch> + Translate, L: Loss, O: Optimizer>(
 }
 
 /// Decodes `test` in batches of [`DECODE_BATCH`] sentences with `run`, timing the decoding alone.
-fn decode(test: &[Vec<u32>], mut run: impl FnMut(&Tensor) -> Result<Vec<Vec<u32>>>) -> Result<Decoded> {
+pub fn decode(test: &[Vec<u32>], mut run: impl FnMut(&Tensor) -> Result<Vec<Vec<u32>>>) -> Result<Decoded> {
     let batches = test.chunks(DECODE_BATCH).map(pad_ids).collect::<Result<Vec<_>>>()?;
     let start = std::time::Instant::now();
     let mut outputs = Vec::with_capacity(test.len());
