@@ -42,6 +42,9 @@
 //! (batch), `L` (source steps), `Lt`/`Lq` (target steps, queries), `F` (features), `H` (hidden
 //! units) and `D` (`d_model`).
 
+// The derives write `::attention_zoo::nn::Walk`, which names this crate from inside it too.
+extern crate self as attention_zoo;
+
 pub mod attention;
 pub mod data;
 pub mod models;
@@ -136,7 +139,7 @@ pub mod prelude {
     pub use crate::attention::AttentionLayer;
     pub use crate::models::{GruTranslator, GruTranslatorConfig, LstmTranslator, LstmTranslatorConfig, TransformerEncoderBlock};
     // Models of your own: the module tree and parameters.
-    pub use crate::nn::{Model, Param, TrainingMode, Walk, Walker};
+    pub use crate::nn::{Model, Param, TrainingMode, Walk, Walker, errors_as};
     // Comparing trainings over seeds.
     pub use crate::train::{SeedSpread, ks_2samp};
     // Notebook building blocks: tensors as tables, figures, architecture diagrams.

@@ -6,6 +6,7 @@
 //! module and the row instead.
 
 use crate::nn::fused::masked_softmax::masked_softmax;
+use crate::nn::shape::{Within, invalid, invalid_shape};
 use crate::nn::shape::{check_float, check_size, error, shape_error};
 use candle_core::{D, DType, Device, Result, Tensor};
 
@@ -26,7 +27,7 @@ pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
     if batch_size == 0 || seq_len == 0 {
         return Err(error(module, format!("batch_size and seq_len must be positive, got {batch_size} and {seq_len}")));
     }
-    check_size(module, &[batch_size, seq_len, seq_len])?;
+    check_size(&[batch_size, seq_len, seq_len]).within(module)?;
     let row: Vec<f32> = (0..seq_len).flat_map(|i| (0..seq_len).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 })).collect();
     Tensor::from_vec(row, (1, seq_len, seq_len), &Device::Cpu)?.repeat((batch_size, 1, 1))
 }
@@ -73,19 +74,19 @@ pub(crate) fn ids_as_f64(module: &str, ids: &Tensor) -> Result<Vec<f64>> {
 /// Checks an additive mask against scores `(..., Lq, Lk)`: a floating-point tensor whose dims,
 /// aligned from the right, are each 1 or the scores' (the last one exactly `Lk`); values 0 or
 /// finite, or `-inf`; and no row of `-inf` only (every key masked: the softmax would be NaN).
-pub fn check_additive_mask(module: &str, mask: &Tensor, scores_dims: &[usize]) -> Result<()> {
-    check_float(module, mask)?;
+pub fn check_additive_mask(mask: &Tensor, scores_dims: &[usize]) -> Result<()> {
+    check_float(mask)?;
     let (m, s) = (mask.dims(), scores_dims);
     let lk = s.last().copied().unwrap_or(0);
     let fits =
         m.len() <= s.len() && m.last() == Some(&lk) && m.iter().rev().zip(s.iter().rev()).all(|(&a, &b)| a == 1 || a == b) && m.len() >= 2;
     if !fits {
         let expected = format!("an additive mask broadcasting to the scores {s:?} (each dim 1 or the scores', the last {lk})");
-        return Err(shape_error(module, expected, m));
+        return Err(invalid_shape(expected, m));
     }
     let values = mask.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?;
     if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| v.is_nan() || **v == f32::INFINITY) {
-        return Err(error(module, format!("an additive mask holds finite values or -inf, got {v} at flat position {k} of {m:?}")));
+        return Err(invalid(format!("an additive mask holds finite values or -inf, got {v} at flat position {k} of {m:?}")));
     }
     if let Some(r) = values.chunks(lk).position(|row| row.iter().all(|v| *v == f32::NEG_INFINITY)) {
         let mut index = vec![0; m.len() - 1];
@@ -94,13 +95,10 @@ pub fn check_additive_mask(module: &str, mask: &Tensor, scores_dims: &[usize]) -
             index[i] = rest % d;
             rest /= d;
         }
-        return Err(error(
-            module,
-            format!(
-                "row {index:?} of the mask {m:?} is -inf for all {lk} keys: a query that may look at no key has no attention weights \
+        return Err(invalid(format!(
+            "row {index:?} of the mask {m:?} is -inf for all {lk} keys: a query that may look at no key has no attention weights \
                  (the softmax would be NaN)"
-            ),
-        ));
+        )));
     }
     Ok(())
 }
@@ -140,7 +138,7 @@ pub fn scaled_dot_product_attention_additive(
 ) -> Result<(Tensor, Tensor)> {
     let module = "scaled_dot_product_attention_additive";
     for t in [query, keys, values] {
-        check_float(module, t)?;
+        check_float(t).within(module)?;
     }
     let (q, k, v) = (query.dims(), keys.dims(), values.dims());
     let r = q.len();
@@ -154,7 +152,7 @@ pub fn scaled_dot_product_attention_additive(
     if let Some(m) = mask {
         let mut scores = q[..r - 1].to_vec();
         scores.push(k[r - 2]);
-        check_additive_mask(module, m, &scores)?;
+        check_additive_mask(m, &scores).within(module)?;
     }
     attend(query, keys, values, mask)
 }

@@ -76,7 +76,7 @@ impl Attention {
     /// # Shapes
     /// - `keys`: `(N, L, input_dim)`
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
-        check_batch("Attention::init_keys", keys, self.input_dim)?;
+        check_batch(keys, self.input_dim).within("Attention::init_keys")?;
         let proj_keys = self.linear_key.forward(keys)?;
         // The dot-product scores read the keys transposed at every step: lay them out so once
         // (the same shape and values), and the transposition at each step is free.

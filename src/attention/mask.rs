@@ -1,6 +1,7 @@
 //! Masks: the source (padding) mask and the target (subsequent) mask of the lecture, both
 //! "1 keeps, 0 masks".
 
+use crate::nn::shape::Within;
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// The value masked positions get before the softmax, as in the lecture.
@@ -18,7 +19,7 @@ pub const MASK_FILL: f64 = -1e9;
 /// 0 (in the GPS exercise, the first timestamp of every sequence). The lecture's GPS exercise
 /// builds no source mask, and neither does the crate's GPS notebook.
 pub fn source_mask(source_seq: &Tensor) -> Result<Tensor> {
-    crate::nn::shape::check_float("source_mask", source_seq)?;
+    crate::nn::shape::check_float(source_seq).within("source_mask")?;
     let (n, l, _) =
         source_seq.dims3().map_err(|_| crate::nn::shape::shape_error("source_mask", "a source sequence (N, L, F)", source_seq.dims()))?;
     // The number of zero features of each point; the point is kept when there is none. A count
@@ -34,7 +35,7 @@ pub fn subsequent_mask(size: usize) -> Result<Tensor> {
     if size == 0 {
         bail!("subsequent_mask: size must be positive")
     }
-    crate::nn::shape::check_size("subsequent_mask", &[size, size])?;
+    crate::nn::shape::check_size(&[size, size]).within("subsequent_mask")?;
     let data: Vec<u8> = (0..size).flat_map(|i| (0..size).map(move |j| u8::from(j <= i))).collect();
     Tensor::from_vec(data, (1, size, size), &Device::Cpu)
 }

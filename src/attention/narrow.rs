@@ -5,7 +5,8 @@
 
 use super::additive_mask::{attend, attend_transposed, check_additive_mask};
 use super::kv::{ProjectedKv, transposed};
-use crate::nn::shape::{Within, check_float, error, shape_error};
+use crate::nn::shape::{Within, check_float, error};
+use crate::nn::shape::{invalid, invalid_shape};
 use crate::nn::{Dropout, Linear, Walk, Walker};
 use candle_core::{D, Result, Tensor};
 
@@ -34,9 +35,9 @@ pub(crate) fn head_size(module: &str, d_model: usize, n_heads: usize) -> Result<
 
 /// Checks a query `(N, Lq, D)`, keys and values `(N, Lk, D)` and an optional additive mask
 /// `(1 or N, 1 or Lq, Lk)`; returns `(N, Lq, Lk)`.
-pub(crate) fn check_qkv(module: &str, d_model: usize, q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<[usize; 3]> {
+pub(crate) fn check_qkv(d_model: usize, q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<[usize; 3]> {
     for t in [q, k, v] {
-        check_float(module, t)?;
+        check_float(t)?;
     }
     let (n, lq, lk) = match (q.dims(), k.dims(), v.dims()) {
         (&[n, lq, dq], &[nk, lk, dk], &[nv, lv, dv])
@@ -45,22 +46,19 @@ pub(crate) fn check_qkv(module: &str, d_model: usize, q: &Tensor, k: &Tensor, v:
             (n, lq, lk)
         }
         (a, b, c) => {
-            return Err(error(
-                module,
-                format!(
-                    "expected query (N, Lq, {d_model}), key and value (N, Lk, {d_model}) with the same N and Lk, got {a:?}, {b:?} and {c:?}"
-                ),
-            ));
+            return Err(invalid(format!(
+                "expected query (N, Lq, {d_model}), key and value (N, Lk, {d_model}) with the same N and Lk, got {a:?}, {b:?} and {c:?}"
+            )));
         }
     };
     if lk == 0 {
-        return Err(shape_error(module, format!("keys (N, Lk, {d_model}) with Lk > 0"), k.dims()));
+        return Err(invalid_shape(format!("keys (N, Lk, {d_model}) with Lk > 0"), k.dims()));
     }
     if let Some(m) = mask {
         if m.rank() != 3 {
-            return Err(shape_error(module, format!("an additive mask of shape (1 or {n}, 1 or {lq}, {lk})"), m.dims()));
+            return Err(invalid_shape(format!("an additive mask of shape (1 or {n}, 1 or {lq}, {lk})"), m.dims()));
         }
-        check_additive_mask(module, m, &[n, lq, lk])?;
+        check_additive_mask(m, &[n, lq, lk])?;
     }
     Ok([n, lq, lk])
 }
@@ -109,7 +107,7 @@ impl NarrowMultiHeadAttention {
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "NarrowMultiHeadAttention";
-        check_qkv(module, self.d_model, query, key, value, mask)?;
+        check_qkv(self.d_model, query, key, value, mask).within(module)?;
         let (mut outputs, mut weights) = (vec![], vec![]);
         for ((linear_q, linear_k), linear_v) in self.linear_qs.iter().zip(&self.linear_ks).zip(&self.linear_vs) {
             let q = linear_q.forward(query).within(module)?;

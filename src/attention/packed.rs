@@ -89,7 +89,7 @@ impl PackedMultiheadAttention {
             d => Err(shape_error(MODULE, format!("a sequence-first {what} (L, N, {e})"), d)),
         };
         for t in [query, key, value] {
-            check_input_dtype(MODULE, t, DType::F32)?;
+            check_input_dtype(t, DType::F32).within(MODULE)?;
         }
         let (l, n) = dims(query, "query")?;
         let (s, nk) = dims(key, "key")?;

@@ -1,5 +1,6 @@
 //! Sinusoidal positional encoding: the table and the lecture's `PositionalEncoding` module.
 
+use crate::nn::shape::Within;
 use crate::nn::shape::check_batch;
 use crate::nn::{Walk, Walker};
 use candle_core::{Device, Result, Tensor, bail};
@@ -11,7 +12,7 @@ pub fn positional_encoding_table(max_len: usize, d_model: usize) -> Result<Tenso
     if max_len == 0 || d_model == 0 {
         bail!("PositionalEncoding: max_len and d_model must be positive, got {max_len} and {d_model}")
     }
-    crate::nn::shape::check_size("PositionalEncoding", &[max_len, d_model])?;
+    crate::nn::shape::check_size(&[max_len, d_model]).within("PositionalEncoding")?;
     let factor = (-(10000.0f64).ln() / d_model as f64) as f32;
     let speeds: Vec<f32> = (0..d_model).step_by(2).map(|i| (i as f32 * factor).exp()).collect();
     let mut pe = vec![0f32; max_len * d_model];
@@ -48,7 +49,7 @@ impl PositionalEncoding {
     /// - `x`: `(N, L, D)` with `D = d_model`, `L <= max_len`
     /// - returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let (_, l) = check_batch("PositionalEncoding", x, self.d_model)?;
+        let (_, l) = check_batch(x, self.d_model).within("PositionalEncoding")?;
         if l > self.max_len {
             bail!("PositionalEncoding: a sequence of {l} steps is longer than max_len = {}", self.max_len)
         }

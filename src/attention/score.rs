@@ -5,8 +5,9 @@
 
 use super::mask::MASK_FILL;
 use crate::nn::ops::{masked_fill, softmax};
+use crate::nn::shape::{Within, invalid};
 use crate::nn::shape::{check_float, check_same_dtype, error, shape_error};
-use candle_core::{D, DType, Result, Tensor, bail};
+use candle_core::{D, DType, Result, Tensor};
 
 /// Equal weights for every key: `(N, L, H) -> (N, 1, L)`, each `1/L` (the lecture's first,
 /// naive `calc_alphas`).
@@ -15,34 +16,36 @@ pub fn uniform_alphas(keys: &Tensor) -> Result<Tensor> {
     Tensor::ones((n, 1, l), DType::F32, keys.device())? / l as f64
 }
 
-fn check_qk(module: &str, query: &Tensor, keys: &Tensor) -> Result<()> {
-    check_float(module, query)?;
-    check_float(module, keys)?;
-    check_same_dtype(module, &[("query", query), ("keys", keys)])?;
+fn check_qk(query: &Tensor, keys: &Tensor) -> Result<()> {
+    check_float(query)?;
+    check_float(keys)?;
+    check_same_dtype(&[("query", query), ("keys", keys)])?;
     let (q, k) = (query.dims(), keys.dims());
     if q.len() < 2 || q.len() != k.len() || q[..q.len() - 2] != k[..k.len() - 2] || q[q.len() - 1] != k[k.len() - 1] {
-        bail!("{module}: expected query (..., Lq, D) and keys (..., L, D) with the same batch dims and D, got {q:?} and {k:?}")
+        return Err(invalid(format!(
+            "expected query (..., Lq, D) and keys (..., L, D) with the same batch dims and D, got {q:?} and {k:?}"
+        )));
     }
     Ok(())
 }
 
 /// Dot products of each query with each key: `(..., Lq, D)`, `(..., L, D)` -> `(..., Lq, L)`.
 pub fn dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
-    check_qk("dot_products", query, keys)?;
+    check_qk(query, keys).within("dot_products")?;
     let rank = keys.rank();
     query.contiguous()?.matmul(&keys.transpose(rank - 2, rank - 1)?.contiguous()?)
 }
 
 /// Scaled dot products, divided by `sqrt(D)`.
 pub fn scaled_dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
-    check_qk("scaled_dot_products", query, keys)?;
+    check_qk(query, keys).within("scaled_dot_products")?;
     let d = query.dim(D::Minus1)?;
     dot_products(query, keys)? / (d as f64).sqrt()
 }
 
 /// Cosine similarity of each query with each key: `(..., Lq, D)`, `(..., L, D)` -> `(..., Lq, L)`.
 pub fn cosine_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
-    check_qk("cosine_products", query, keys)?;
+    check_qk(query, keys).within("cosine_products")?;
     let qn = query.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?; // (..., Lq, 1)
     let kn = keys.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?; // (..., L, 1)
     let rank = keys.rank();
@@ -66,9 +69,9 @@ pub fn context_vector(alphas: &Tensor, values: &Tensor) -> Result<Tensor> {
             format!("expected alphas (..., Lq, L) and values (..., L, Dv) with the same batch dims and L, got {a:?} and {v:?}"),
         ));
     }
-    check_float("context_vector", alphas)?;
-    check_float("context_vector", values)?;
-    check_same_dtype("context_vector", &[("alphas", alphas), ("values", values)])?;
+    check_float(alphas).within("context_vector")?;
+    check_float(values).within("context_vector")?;
+    check_same_dtype(&[("alphas", alphas), ("values", values)]).within("context_vector")?;
     alphas.contiguous()?.matmul(&values.contiguous()?)
 }
 

@@ -96,7 +96,7 @@ impl VectorisedMultiHeadAttention {
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let module = "VectorisedMultiHeadAttention";
-        check_qkv(module, self.d_model, query, key, value, mask)?;
+        check_qkv(self.d_model, query, key, value, mask).within(module)?;
         let kv = self.project_kv(key, value).within(module)?;
         self.attend_kv(query, &kv, mask).within(module)
     }

@@ -3,6 +3,7 @@
 //!
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
+use crate::nn::shape::invalid;
 use crate::nn::shape::{MAX_ELEMENTS, Within, check_batch, error, shape_error};
 use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker};
 use crate::repro;
@@ -19,7 +20,7 @@ pub(crate) fn final_state_seq_first(module: &str, hidden_seq: &Tensor, hidden_di
 /// One step of a decoder's GRU: checks the input `(N, 1, F)` against the kept hidden state
 /// `(1, N, H)` and returns the step's output `(N, 1, H)` and the new hidden state.
 pub(crate) fn gru_step(module: &str, rnn: &Gru, hidden: Option<&Tensor>, x: &Tensor) -> Result<(Tensor, Tensor)> {
-    let (n, l) = check_batch(module, x, rnn.input_size)?;
+    let (n, l) = check_batch(x, rnn.input_size).within(module)?;
     if l != 1 {
         return Err(shape_error(module, format!("one step (N, 1, {}) at a time", rnn.input_size), x.dims()));
     }
@@ -55,7 +56,7 @@ impl Encoder {
     /// - `x`: `(N, L, F)`
     /// - returns the hidden state after every step, `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        check_batch("Encoder", x, self.n_features)?;
+        check_batch(x, self.n_features).within("Encoder")?;
         let (out, hidden) = self.basic_rnn.forward(x, None).within("Encoder")?;
         self.hidden = Some(hidden);
         Ok(out)
@@ -200,7 +201,7 @@ impl<D: StepDecoder> EncoderDecoder<D> {
                 decoder.hidden_dim()
             )
         }
-        check_lengths("EncoderDecoder", input_len, target_len)?;
+        check_lengths(input_len, target_len).within("EncoderDecoder")?;
         check_probability(teacher_forcing_prob)?;
         Ok(EncoderDecoder {
             encoder,
@@ -225,8 +226,8 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         let module = "EncoderDecoder";
         // The fields are public: a length set to 0, or to one past any sequence, is refused here.
-        check_lengths(module, self.input_len, self.target_len)?;
-        let (_, l) = check_batch(module, x, self.encoder.n_features)?;
+        check_lengths(self.input_len, self.target_len).within(module)?;
+        let (_, l) = check_batch(x, self.encoder.n_features).within(module)?;
         if l < self.input_len {
             bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
         }
@@ -280,12 +281,12 @@ impl<D: StepDecoder> Model for EncoderDecoder<D> {
 
 /// Checks an encoder-decoder's `input_len` and `target_len` (public fields, so checked at every
 /// forward too): both at least 1, and their sum a length a sequence can have.
-pub(crate) fn check_lengths(module: &str, input_len: usize, target_len: usize) -> Result<()> {
+pub(crate) fn check_lengths(input_len: usize, target_len: usize) -> Result<()> {
     if input_len == 0 || target_len == 0 {
-        bail!("{module}: input_len and target_len must be positive, got {input_len} and {target_len}")
+        return Err(invalid(format!("input_len and target_len must be positive, got {input_len} and {target_len}")));
     }
     if input_len.checked_add(target_len).is_none_or(|total| total > MAX_ELEMENTS) {
-        bail!("{module}: input_len {input_len} and target_len {target_len} are longer than any sequence")
+        return Err(invalid(format!("input_len {input_len} and target_len {target_len} are longer than any sequence")));
     }
     Ok(())
 }

@@ -8,6 +8,7 @@
 use super::special_ids::PAD_ID;
 use crate::nn::Walk;
 use crate::nn::shape::{MAX_ELEMENTS, error, shape_error};
+use crate::nn::shape::{Within, invalid, invalid_shape};
 use candle_core::{DType, Result, Tensor};
 
 /// The real lengths of a batch of source ids padded with [`PAD_ID`] at the end of each row.
@@ -41,16 +42,16 @@ pub fn source_lengths(module: &str, src: &Tensor) -> Result<Vec<usize>> {
 
 /// Checks the rows a decoder keeps of a state of `n` sentences ([`Translate::select_rows`]):
 /// indices `(K,)` of an integer dtype, each in `0..n` (candle would say only "invalid index").
-pub fn check_rows(module: &str, rows: &Tensor, n: usize) -> Result<()> {
+pub fn check_rows(rows: &Tensor, n: usize) -> Result<()> {
     if rows.rank() != 1 {
-        return Err(shape_error(module, "row indices (K,)", rows.dims()));
+        return Err(invalid_shape("row indices (K,)", rows.dims()));
     }
     if !matches!(rows.dtype(), DType::U8 | DType::U32 | DType::I64) {
-        return Err(error(module, format!("expected integer row indices (u8, u32, i64), got dtype {:?}", rows.dtype())));
+        return Err(invalid(format!("expected integer row indices (u8, u32, i64), got dtype {:?}", rows.dtype())));
     }
     let ids = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
     if let Some((k, r)) = ids.iter().enumerate().find(|&(_, &r)| r < 0 || r as u64 >= n as u64) {
-        return Err(error(module, format!("row {r} (index {k} of the rows) is not one of the state's {n} sentences")));
+        return Err(invalid(format!("row {r} (index {k} of the rows) is not one of the state's {n} sentences")));
     }
     Ok(())
 }
@@ -114,7 +115,7 @@ impl SeenIds {
         if self.len == 0 {
             return Ok(SeenIds::default());
         }
-        check_rows(module, rows, self.ids.len() / self.len)?;
+        check_rows(rows, self.ids.len() / self.len).within(module)?;
         let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
         let ids = picked.iter().flat_map(|&r| self.ids[r as usize * self.len..][..self.len].iter().copied()).collect();
         Ok(SeenIds { ids, len: self.len })
@@ -234,10 +235,10 @@ pub(crate) fn in_eval<M: Walk, T>(model: &mut M, f: impl FnOnce(&mut M) -> Resul
 
 /// Checks a recurrent translator's sizes, naming the field and `module` (the public constructor
 /// called) in the error: each at least 1, and each embedding and layer small enough to make.
-pub(crate) fn check_translator_sizes(module: &str, src_vocab: usize, tgt_vocab: usize, embed_dim: usize, hidden_dim: usize) -> Result<()> {
+pub(crate) fn check_translator_sizes(src_vocab: usize, tgt_vocab: usize, embed_dim: usize, hidden_dim: usize) -> Result<()> {
     let fields = [("src_vocab", src_vocab), ("tgt_vocab", tgt_vocab), ("embed_dim", embed_dim), ("hidden_dim", hidden_dim)];
     if let Some((name, _)) = fields.iter().find(|(_, v)| *v == 0) {
-        return Err(error(module, format!("{name} must be at least 1, got 0")));
+        return Err(invalid(format!("{name} must be at least 1, got 0")));
     }
     for (a, x, b, y) in [
         ("src_vocab", src_vocab, "embed_dim", embed_dim),
@@ -247,7 +248,7 @@ pub(crate) fn check_translator_sizes(module: &str, src_vocab: usize, tgt_vocab: 
         ("hidden_dim", hidden_dim, "hidden_dim", hidden_dim),
     ] {
         if x.checked_mul(y).and_then(|p| p.checked_mul(8)).is_none_or(|p| p > MAX_ELEMENTS) {
-            return Err(error(module, format!("{a} {x} and {b} {y} make a layer too large (at most {MAX_ELEMENTS} parameters a tensor)")));
+            return Err(invalid(format!("{a} {x} and {b} {y} make a layer too large (at most {MAX_ELEMENTS} parameters a tensor)")));
         }
     }
     Ok(())

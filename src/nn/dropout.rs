@@ -3,6 +3,7 @@
 
 use super::module::{TrainingMode, Walk, Walker};
 use super::shape::{check_float, error};
+use crate::nn::shape::Within;
 use crate::repro;
 use candle_core::{DType, Result, Tensor};
 
@@ -49,7 +50,7 @@ impl Dropout {
     /// - `x`: any shape, floating point
     /// - returns the same shape
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        check_float("Dropout", x)?;
+        check_float(x).within("Dropout")?;
         // `p` is a public field: checked where used, as `new` checks it
         if !(0.0..=1.0).contains(&self.p) {
             return Err(error("Dropout", format!("the field p must be between 0 and 1, but it is {}", self.p)));

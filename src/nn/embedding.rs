@@ -3,6 +3,7 @@
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_size, error};
+use crate::nn::shape::Within;
 use crate::repro;
 use candle_core::{DType, Result, Tensor, bail};
 
@@ -19,7 +20,7 @@ impl Embedding {
         if num_embeddings == 0 || embedding_dim == 0 {
             bail!("Embedding: sizes must be positive, got ({num_embeddings}, {embedding_dim})")
         }
-        check_size("Embedding", &[num_embeddings, embedding_dim])?;
+        check_size(&[num_embeddings, embedding_dim]).within("Embedding")?;
         let weight = Param::new(&repro::randn((num_embeddings, embedding_dim))?)?;
         Ok(Embedding { weight, num_embeddings, embedding_dim })
     }

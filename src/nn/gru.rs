@@ -5,6 +5,7 @@ use super::ops::sigmoid;
 use super::packed::{check_lengths, keep_mask, reverse_within};
 use super::rnn::{CellKind, Recurrent, RnnWeights, by_steps};
 use super::shape::error;
+use crate::nn::shape::Within;
 use candle_core::{Result, Tensor};
 
 /// The GRU cell kind (gates `r, z, n`).
@@ -72,7 +73,7 @@ impl Recurrent<GruKind> {
     pub fn forward_padded(&self, x: &Tensor, lengths: &[usize], h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
         const MODULE: &str = "GRU (padded batch)";
         let n = self.check_input_any_batch(x).map_err(|e| error(MODULE, e))?;
-        check_lengths(MODULE, lengths, n, x.dim(1)?)?;
+        check_lengths(lengths, n, x.dim(1)?).within(MODULE)?;
         let h0 = self.initial_state(x, n, h0).map_err(|e| error(MODULE, e))?;
         if n == 0 {
             let out = Tensor::zeros((0, x.dim(1)?, self.directions() * self.hidden_size), x.dtype(), x.device())?;

@@ -4,6 +4,7 @@ use super::fused::layer_norm::layer_norm_node;
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_input_dtype, check_last_dim, check_size};
+use crate::nn::shape::Within;
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
@@ -21,7 +22,7 @@ impl LayerNorm {
         if d_model == 0 {
             bail!("LayerNorm: d_model must be positive")
         }
-        check_size("LayerNorm", &[d_model])?;
+        check_size(&[d_model]).within("LayerNorm")?;
         Ok(LayerNorm {
             weight: Param::new(&Tensor::ones(d_model, DType::F32, &Device::Cpu)?)?,
             bias: Param::new(&Tensor::zeros(d_model, DType::F32, &Device::Cpu)?)?,
@@ -36,9 +37,9 @@ impl LayerNorm {
     /// - `x`: `(..., D)` with `D = d_model`
     /// - returns `(..., D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        check_last_dim("LayerNorm", x, self.d_model, "d_model")?;
+        check_last_dim(x, self.d_model, "d_model").within("LayerNorm")?;
         let weight = self.weight.tensor();
-        check_input_dtype("LayerNorm", x, weight.dtype())?;
+        check_input_dtype(x, weight.dtype()).within("LayerNorm")?;
         layer_norm(x, &weight, &self.bias.tensor(), self.eps)
     }
 }

@@ -4,6 +4,7 @@ use super::fused::dense;
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_input_dtype, check_last_dim, check_size};
+use crate::nn::shape::Within;
 use crate::repro::{kaiming_uniform_bound, uniform_init};
 use candle_core::{Result, Tensor, bail};
 
@@ -27,7 +28,7 @@ impl Linear {
         if in_features == 0 || out_features == 0 {
             bail!("Linear: sizes must be positive, got in_features = {in_features}, out_features = {out_features}")
         }
-        check_size("Linear", &[out_features, in_features])?;
+        check_size(&[out_features, in_features]).within("Linear")?;
         let weight = Param::new(&uniform_init((out_features, in_features), kaiming_uniform_bound(in_features))?)?;
         let bias = if bias { Some(Param::new(&uniform_init(out_features, 1.0 / (in_features as f64).sqrt())?)?) } else { None };
         Ok(Linear { weight, bias, in_features, out_features })
@@ -39,9 +40,9 @@ impl Linear {
     /// - `x`: `(..., in_features)`
     /// - returns `(..., out_features)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        check_last_dim("Linear", x, self.in_features, "in_features")?;
+        check_last_dim(x, self.in_features, "in_features").within("Linear")?;
         let w = self.weight.tensor();
-        check_input_dtype("Linear", x, w.dtype())?;
+        check_input_dtype(x, w.dtype()).within("Linear")?;
         let bias = self.bias.as_ref().map(|b| b.tensor());
         dense::linear(x, &w, bias.as_ref())
     }

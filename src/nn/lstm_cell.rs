@@ -4,6 +4,7 @@ use super::lstm::{LstmKind, lstm_cell};
 use super::module::{Walk, Walker};
 use super::rnn::{CellKind, RnnWeights};
 use super::shape::{check_float, check_size, error, shape_error};
+use crate::nn::shape::Within;
 use candle_core::{Result, Tensor};
 
 /// `nn.LSTMCell(input_size, hidden_size)`: parameters `weight_ih (4H, F)`, `weight_hh (4H, H)`,
@@ -22,7 +23,7 @@ impl LstmCell {
         if input_size == 0 || hidden_size == 0 {
             return Err(error(module, format!("sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}")));
         }
-        check_size(module, &[LstmKind::GATES.saturating_mul(hidden_size), input_size.max(hidden_size)])?;
+        check_size(&[LstmKind::GATES.saturating_mul(hidden_size), input_size.max(hidden_size)]).within(module)?;
         Ok(LstmCell { input_size, hidden_size, weights: RnnWeights::new(LstmKind::GATES, input_size, hidden_size)? })
     }
 
@@ -44,7 +45,7 @@ impl LstmCell {
                 ),
             ));
         }
-        check_float(module, x)?;
+        check_float(x).within(module)?;
         let n = match x.dims() {
             &[n, f] if f == self.input_size => n,
             d => return Err(shape_error(module, format!("an input (N, {})", self.input_size), d)),

@@ -29,6 +29,9 @@ pub(crate) mod pytorch;
 pub(crate) mod rnn;
 pub(crate) mod shape;
 
+/// `#[derive(Walk)]`: a module's walk written from its fields (see [`Walk`]); `#[errors_as("Name")]`
+/// labels a public function's errors with its item's name, once (see [`in_module`]).
+pub use attention_zoo_macros::{Walk, errors_as};
 pub use dropout::{Dropout, dropout};
 pub use embedding::Embedding;
 pub use feed_forward::FeedForward;
@@ -44,3 +47,4 @@ pub use ops::{masked_fill, relu, reverse_time, sigmoid, softmax};
 pub use param::Param;
 pub use pytorch::{BUFFER_TOLERANCE, read_pytorch};
 pub use rnn::{CellKind, Recurrent, RnnWeights};
+pub use shape::{Within, in_module, invalid};

@@ -135,6 +135,16 @@ impl<'v> Walker<'v> {
             self.child(&format!("{name}.{i}"), child);
         }
     }
+
+    /// The items of a list under this walker's path, numbered from 0 (a `Vec` field's walk).
+    fn children_here<M: Walk>(&mut self, children: &[M]) {
+        for (i, child) in children.iter().enumerate() {
+            let len = self.prefix.len();
+            self.prefix.push_str(&format!("{i}."));
+            child.walk(self);
+            self.prefix.truncate(len);
+        }
+    }
 }
 
 /// A layer or model: it names its direct children and its own tensors once, in [`walk`](Self::walk),
@@ -272,6 +282,22 @@ pub trait Walk {
 impl<M: Walk + ?Sized> Walk for Box<M> {
     fn walk(&self, w: &mut Walker) {
         (**self).walk(w)
+    }
+}
+
+/// An optional child (a layer only some scoring functions have): walked when present.
+impl<M: Walk> Walk for Option<M> {
+    fn walk(&self, w: &mut Walker) {
+        if let Some(m) = self {
+            m.walk(w)
+        }
+    }
+}
+
+/// A list of children, as PyTorch's `nn.ModuleList` names them: `layers.0`, `layers.1`, ...
+impl<M: Walk> Walk for Vec<M> {
+    fn walk(&self, w: &mut Walker) {
+        w.children_here(self)
     }
 }
 

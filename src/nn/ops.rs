@@ -2,18 +2,19 @@
 
 use super::fused::kernels;
 use super::shape::{check_float, error};
+use crate::nn::shape::Within;
 use candle_core::{Result, Tensor};
 
 /// The logistic function with a recorded backward pass.
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
     // candle's unary kernels panic on integer dtypes: refuse them first
-    check_float("sigmoid", x)?;
+    check_float(x).within("sigmoid")?;
     (x.neg()?.exp()? + 1.0)?.recip()
 }
 
 /// Softmax over the last dimension, with a backward pass.
 pub fn softmax(x: &Tensor) -> Result<Tensor> {
-    check_float("softmax", x)?;
+    check_float(x).within("softmax")?;
     if x.elem_count() == 0 {
         // Nothing to normalise (no rows, or rows of no entries): PyTorch returns the empty tensor.
         return Ok(x.clone());
@@ -25,7 +26,7 @@ pub fn softmax(x: &Tensor) -> Result<Tensor> {
 /// (no gradient where the output is 0); elsewhere candle's `relu`, which passes the gradient at
 /// exactly 0.
 pub fn relu(x: &Tensor) -> Result<Tensor> {
-    check_float("relu", x)?;
+    check_float(x).within("relu")?;
     kernels::relu(x)
 }
 

@@ -10,14 +10,15 @@ use super::fused::lstm_sequence::lstm_sequence;
 use super::lstm::{Lstm, lstm_cell};
 use super::rnn::RnnWeights;
 use super::shape::{error, shape_error};
+use crate::nn::shape::{Within, invalid};
 use candle_core::{DType, Device, Result, Tensor};
 
 const MODULE: &str = "LSTM (padded batch)";
 
 /// Checks `lengths` against a batch of `n` sequences padded to `l` steps.
-pub fn check_lengths(module: &str, lengths: &[usize], n: usize, l: usize) -> Result<()> {
+pub fn check_lengths(lengths: &[usize], n: usize, l: usize) -> Result<()> {
     if lengths.len() != n {
-        return Err(error(module, format!("{} lengths for a batch of {n} sequences", lengths.len())));
+        return Err(invalid(format!("{} lengths for a batch of {n} sequences", lengths.len())));
     }
     if let Some(k) = lengths.iter().position(|&len| len == 0 || len > l) {
         let why = if lengths[k] == 0 {
@@ -25,7 +26,7 @@ pub fn check_lengths(module: &str, lengths: &[usize], n: usize, l: usize) -> Res
         } else {
             format!("is longer than the padded batch's {l} steps")
         };
-        return Err(error(module, format!("length {} of sequence {k} {why}", lengths[k])));
+        return Err(invalid(format!("length {} of sequence {k} {why}", lengths[k])));
     }
     Ok(())
 }
@@ -89,7 +90,7 @@ impl Lstm {
     pub fn forward_padded(&self, x: &Tensor, lengths: &[usize], state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, (Tensor, Tensor))> {
         let n = self.check_input(x).map_err(|e| error(MODULE, e))?;
         let l = x.dim(1)?;
-        check_lengths(MODULE, lengths, n, l)?;
+        check_lengths(lengths, n, l).within(MODULE)?;
         let h0 = self.initial_state(x, n, state.map(|s| s.0)).map_err(|e| error(MODULE, e))?;
         let c0 = self.initial_state(x, n, state.map(|s| s.1)).map_err(|e| error(MODULE, e))?;
         if h0.dims() != c0.dims() {

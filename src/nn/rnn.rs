@@ -9,6 +9,7 @@ use super::module::{Walk, Walker};
 use super::ops::reverse_time;
 use super::param::Param;
 use super::shape::{check_float, check_size, error, shape_error};
+use crate::nn::shape::Within;
 use crate::repro::uniform_init;
 use candle_core::{Result, Tensor, bail};
 use std::marker::PhantomData;
@@ -180,8 +181,8 @@ impl<C: CellKind> Recurrent<C> {
         }
         let dirs = if bidirectional { 2 } else { 1 };
         let rows = C::GATES.saturating_mul(hidden_size);
-        check_size(C::NAME, &[rows, input_size.max(hidden_size.saturating_mul(dirs))])?;
-        check_size(C::NAME, &[num_layers, dirs, rows])?;
+        check_size(&[rows, input_size.max(hidden_size.saturating_mul(dirs))]).within(C::NAME)?;
+        check_size(&[num_layers, dirs, rows]).within(C::NAME)?;
         let mut weights = vec![];
         for l in 0..num_layers {
             let inp = if l == 0 { input_size } else { hidden_size * dirs };
@@ -225,7 +226,7 @@ impl<C: CellKind> Recurrent<C> {
     /// The weights are f32: another float dtype is named here rather than in candle's matmul.
     fn check_dtype(&self, x: &Tensor) -> Result<()> {
         self.check_fields()?;
-        check_float(C::NAME, x)?;
+        check_float(x).within(C::NAME)?;
         if x.dtype() != candle_core::DType::F32 {
             return Err(error(
                 C::NAME,

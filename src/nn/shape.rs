@@ -13,13 +13,34 @@ pub fn shape_error(module: &str, expected: impl std::fmt::Display, actual: &[usi
     error(module, format!("expected {expected}, got {actual:?}"))
 }
 
+/// An input refused at a public function's door, before the function's name is put on it: the
+/// checks below (`check_batch(x, d)?`) raise it, and the label the function puts on its errors
+/// (`#[errors_as("Encoder")]`, or `.within("Encoder")`) makes it read `Encoder: {message}`.
+pub fn invalid(message: impl std::fmt::Display) -> Error {
+    Error::Msg(format!("{UNLABELLED}{message}"))
+}
+
+/// [`invalid`] for a tensor of the wrong shape: `expected {expected}, got [..]`.
+pub fn invalid_shape(expected: impl std::fmt::Display, actual: &[usize]) -> Error {
+    invalid(format!("expected {expected}, got {actual:?}"))
+}
+
+/// What marks an [`invalid`] message as waiting for its module's name (an invisible word joiner,
+/// so that a message nobody labelled still reads as it is).
+const UNLABELLED: char = '\u{2060}';
+
 /// Puts the public item `module` on top of an error from beneath it (an inner layer's, or
 /// candle's), with candle's [`Error::context`]: the error then reads `module:` on its first line
-/// and the inner error, unchanged, beneath it. An error `module` itself raised ([`error`]), or one
-/// already under `module`, is left as it is; the names are compared whole, so `Transformer`
-/// never passes for `TransformerEncoder`.
+/// and the inner error, unchanged, beneath it. An input refused at the door ([`invalid`]) becomes
+/// `module: {message}`. An error `module` itself raised ([`error`]), or one already under
+/// `module`, is left as it is; the names are compared whole, so `Transformer` never passes for
+/// `TransformerEncoder`. This is what `#[errors_as(..)]` calls.
 pub fn in_module<T>(module: &str, result: Result<T>) -> Result<T> {
-    result.map_err(|e| if raised_by(&e, module) { e } else { e.context(ModuleLabel(module.to_string())) })
+    result.map_err(|e| match e {
+        Error::Msg(m) if m.starts_with(UNLABELLED) => error(module, &m[UNLABELLED.len_utf8()..]),
+        e if raised_by(&e, module) => e,
+        e => e.context(ModuleLabel(module.to_string())),
+    })
 }
 
 /// `result.within("Encoder")` reads as the line it labels: [`in_module`]`("Encoder", result)`,
@@ -60,61 +81,61 @@ pub const MAX_ELEMENTS: usize = 1 << 31;
 
 /// Checks that a tensor of these dims can be made: the product does not overflow and stays within
 /// [`MAX_ELEMENTS`]. Returns the number of elements.
-pub fn check_size(module: &str, dims: &[usize]) -> Result<usize> {
+pub fn check_size(dims: &[usize]) -> Result<usize> {
     let n = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     match n {
         Some(n) if n <= MAX_ELEMENTS => Ok(n),
-        _ => Err(error(module, format!("a tensor of shape {dims:?} is too large (at most {MAX_ELEMENTS} elements)"))),
+        _ => Err(invalid(format!("a tensor of shape {dims:?} is too large (at most {MAX_ELEMENTS} elements)"))),
     }
 }
 
 /// Checks that `x` is a floating-point tensor ending in a dimension of `expected` (`what` names
 /// it, e.g. `in_features`).
-pub fn check_last_dim(module: &str, x: &Tensor, expected: usize, what: &str) -> Result<()> {
-    check_float(module, x)?;
+pub fn check_last_dim(x: &Tensor, expected: usize, what: &str) -> Result<()> {
+    check_float(x)?;
     match x.dims().last() {
         Some(&d) if d == expected => Ok(()),
-        _ => Err(shape_error(module, format!("input of shape (..., {expected}) ({what})"), x.dims())),
+        _ => Err(invalid_shape(format!("input of shape (..., {expected}) ({what})"), x.dims())),
     }
 }
 
 /// Checks a floating-point batch-first batch `(N, L, n_features)` and returns `(N, L)`.
-pub fn check_batch(module: &str, x: &Tensor, n_features: usize) -> Result<(usize, usize)> {
-    check_float(module, x)?;
+pub fn check_batch(x: &Tensor, n_features: usize) -> Result<(usize, usize)> {
+    check_float(x)?;
     match x.dims() {
         &[n, l, f] if f == n_features => Ok((n, l)),
-        d => Err(shape_error(module, format!("a batch of shape (N, L, {n_features})"), d)),
+        d => Err(invalid_shape(format!("a batch of shape (N, L, {n_features})"), d)),
     }
 }
 
 /// Checks that `x` is a floating-point tensor (candle's integer kernels miss some ops).
-pub fn check_float(module: &str, x: &Tensor) -> Result<()> {
+pub fn check_float(x: &Tensor) -> Result<()> {
     match x.dtype() {
         DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Ok(()),
-        d => Err(error(module, format!("expected a floating-point tensor, got dtype {d:?}"))),
+        d => Err(invalid(format!("expected a floating-point tensor, got dtype {d:?}"))),
     }
 }
 
 /// Checks that an input has its module's weights' dtype: candle would say only "dtype mismatch
 /// in matmul", naming neither the module nor the remedy.
-pub fn check_input_dtype(module: &str, x: &Tensor, weights: DType) -> Result<()> {
+pub fn check_input_dtype(x: &Tensor, weights: DType) -> Result<()> {
     if x.dtype() == weights {
         return Ok(());
     }
-    Err(error(
-        module,
-        format!("the input is {:?} and the weights are {weights:?}: convert the input with .to_dtype(DType::{weights:?})", x.dtype()),
-    ))
+    Err(invalid(format!(
+        "the input is {:?} and the weights are {weights:?}: convert the input with .to_dtype(DType::{weights:?})",
+        x.dtype()
+    )))
 }
 
 /// Checks that the tensors one operation combines share a dtype, naming each.
-pub fn check_same_dtype(module: &str, named: &[(&str, &Tensor)]) -> Result<()> {
+pub fn check_same_dtype(named: &[(&str, &Tensor)]) -> Result<()> {
     let Some((_, first)) = named.first() else { return Ok(()) };
     if named.iter().all(|(_, t)| t.dtype() == first.dtype()) {
         return Ok(());
     }
     let list: Vec<String> = named.iter().map(|(what, t)| format!("{what} {:?}", t.dtype())).collect();
-    Err(error(module, format!("expected one dtype, got {}: convert them with .to_dtype", list.join(", "))))
+    Err(invalid(format!("expected one dtype, got {}: convert them with .to_dtype", list.join(", "))))
 }
 
 /// Whether `a` and `b` are the same tensor: the same storage (by address, which stays unique

@@ -1,5 +1,6 @@
 //! Small helpers for notebooks and tests.
 
+use crate::nn::shape::Within;
 use crate::nn::shape::{check_size, error};
 use candle_core::{Device, Result, Tensor};
 
@@ -17,6 +18,6 @@ pub fn batch_of_one(rows: &[&[f32]]) -> Result<Tensor> {
             format!("expected at least one row, all of one positive length, got {} rows of lengths {first:?}{more}", rows.len()),
         ));
     }
-    check_size(M, &[rows.len(), d])?;
+    check_size(&[rows.len(), d]).within(M)?;
     Tensor::from_vec(rows.concat(), (1, rows.len(), d), &Device::Cpu).map_err(|e| error(M, e))
 }

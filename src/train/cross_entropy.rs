@@ -2,6 +2,7 @@
 //! with PyTorch's `ignore_index`, `label_smoothing` and reductions.
 
 use super::loss::Loss;
+use crate::nn::shape::Within;
 use crate::nn::shape::{check_float, error};
 use candle_core::{D, DType, Result, Tensor};
 
@@ -191,7 +192,7 @@ impl CrossEntropyLoss {
 
 /// Checks logits `(..., C)` against targets `(...)` and returns the number of targets and `C`.
 fn check_shapes(logits: &Tensor, targets: &Tensor) -> Result<(usize, usize)> {
-    check_float(MODULE, logits)?;
+    check_float(logits).within(MODULE)?;
     let Some((&classes, lead)) = logits.dims().split_last() else {
         return Err(error(MODULE, "expected logits of shape (..., C) with the classes last, got a scalar"));
     };
@@ -212,7 +213,7 @@ fn check_shapes(logits: &Tensor, targets: &Tensor) -> Result<(usize, usize)> {
 /// float32 one graph node (`nn::log_softmax`, within a few float32 ulps of libm's `exp`); composed
 /// of candle operations otherwise.
 pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
-    check_float("log_softmax", x)?;
+    check_float(x).within("log_softmax")?;
     if x.rank() == 0 {
         return Err(error("log_softmax", "expected a tensor (..., C), got a scalar"));
     }

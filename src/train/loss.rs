@@ -1,5 +1,6 @@
 //! Loss functions.
 
+use crate::nn::shape::Within;
 use crate::nn::shape::{check_float, check_same_dtype};
 use candle_core::{Result, Tensor, bail};
 
@@ -26,9 +27,9 @@ impl Loss for MSELoss {
         if prediction.dims() != target.dims() {
             bail!("MSELoss: prediction {:?} and target {:?} must have the same shape", prediction.dims(), target.dims())
         }
-        check_float("MSELoss", prediction)?;
-        check_float("MSELoss", target)?;
-        check_same_dtype("MSELoss", &[("prediction", prediction), ("target", target)])?;
+        check_float(prediction).within("MSELoss")?;
+        check_float(target).within("MSELoss")?;
+        check_same_dtype(&[("prediction", prediction), ("target", target)]).within("MSELoss")?;
         if prediction.elem_count() == 0 {
             bail!("MSELoss: the prediction and target {:?} are empty: their mean is undefined", prediction.dims())
         }

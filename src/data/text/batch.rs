@@ -3,6 +3,7 @@
 
 use super::tokenizer::tokenize;
 use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
+use crate::nn::shape::Within;
 use crate::nn::shape::{check_size, error, shape_error};
 use candle_core::{Device, Result, Tensor};
 
@@ -158,7 +159,7 @@ impl TranslationBatch {
 /// - `rows`: `N` rows of ids; returns `(N, longest)` `u32` on the CPU
 pub fn pad_rows<R: AsRef<[u32]>>(module: &str, rows: &[R]) -> Result<Tensor> {
     let width = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
-    check_size(module, &[rows.len(), width])?;
+    check_size(&[rows.len(), width]).within(module)?;
     let mut data = vec![PAD_ID; rows.len() * width];
     for (r, row) in rows.iter().enumerate() {
         data[r * width..r * width + row.as_ref().len()].copy_from_slice(row.as_ref());

@@ -1,6 +1,7 @@
 //! The sizes of the GRU translator.
 
 use crate::models::translate::check_translator_sizes;
+use crate::nn::shape::Within;
 use candle_core::Result;
 
 /// The knobs of the [`GruTranslator`](super::GruTranslator). [`GruTranslatorConfig::new`] takes the
@@ -26,7 +27,7 @@ impl GruTranslatorConfig {
     /// Checks every field, naming it and `module` (the public constructor called) in the error:
     /// each size at least 1, and each embedding and output layer small enough to make.
     pub(crate) fn check(&self, module: &str) -> Result<()> {
-        check_translator_sizes(module, self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim)?;
+        check_translator_sizes(self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim).within(module)?;
         Ok(())
     }
 }

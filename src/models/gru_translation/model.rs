@@ -126,7 +126,7 @@ impl RecurrentTranslate for GruTranslator {
     }
 
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
-        check_rows("GruTranslator::select_rows", rows, s.states.dim(0)?)?;
+        check_rows(rows, s.states.dim(0)?).within("GruTranslator::select_rows")?;
         let pick = |t: &Tensor| index_rows(t, rows);
         let proj_keys = select_rows_transposed(&s.proj_keys, rows)?;
         // The hidden state is `(1, N, H)`: its rows are those of `(N, H)`.

@@ -1,6 +1,7 @@
 //! The sizes of the LSTM translator.
 
 use crate::models::translate::check_translator_sizes;
+use crate::nn::shape::Within;
 use crate::nn::shape::error;
 use candle_core::Result;
 
@@ -32,7 +33,7 @@ impl LstmTranslatorConfig {
     /// Checks every field, naming it and `module` (the public constructor called) in the error:
     /// each size at least 1, and each embedding and output layer small enough to make.
     pub(crate) fn check(&self, module: &str) -> Result<()> {
-        check_translator_sizes(module, self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim)?;
+        check_translator_sizes(self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim).within(module)?;
         if self.bidirectional && !self.hidden_dim.is_multiple_of(2) {
             return Err(error(module, format!("bidirectional needs an even hidden_dim, got {}", self.hidden_dim)));
         }

@@ -125,7 +125,7 @@ impl RecurrentTranslate for LstmTranslator {
     }
 
     fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
-        check_rows("LstmTranslator::select_rows", rows, s.outputs.dim(0)?)?;
+        check_rows(rows, s.outputs.dim(0)?).within("LstmTranslator::select_rows")?;
         let pick = |t: &Tensor| index_rows(t, rows);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
     }

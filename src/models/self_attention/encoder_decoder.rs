@@ -25,7 +25,7 @@ pub struct EncoderDecoderSelfAttn<E: SelfAttnEncoder = EncoderSelfAttn, D: SelfA
 
 impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     pub fn new(encoder: E, decoder: D, input_len: usize, target_len: usize) -> Result<Self> {
-        check_lengths("EncoderDecoderSelfAttn", input_len, target_len)?;
+        check_lengths(input_len, target_len).within("EncoderDecoderSelfAttn")?;
         if encoder.d_model() != decoder.d_model() || encoder.n_features() != decoder.n_features() {
             bail!(
                 "EncoderDecoderSelfAttn: encoder (d_model {}, n_features {}) and decoder (d_model {}, n_features {}) do not fit together",
@@ -103,7 +103,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// - returns `(N, target_len, F)`
     pub fn forward_masked(&mut self, x: &Tensor, source_mask: Option<&Tensor>) -> Result<Tensor> {
         let module = "EncoderDecoderSelfAttn";
-        check_lengths(module, self.input_len, self.target_len)?;
+        check_lengths(self.input_len, self.target_len).within(module)?;
         let l = match x.dims() {
             &[_, l, _] => l,
             d => bail!("EncoderDecoderSelfAttn: expected a batch (N, L, F), got {d:?}"),

@@ -42,7 +42,7 @@ impl EncoderSelfAttn {
     /// - returns `(N, L, D)`
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         let module = "EncoderSelfAttn";
-        check_batch(module, query, self.n_features)?;
+        check_batch(query, self.n_features).within(module)?;
         self.self_attn_heads.init_keys(query).within(module)?;
         let att = self.self_attn_heads.forward(query, mask).within(module)?;
         self.ffn.forward(&att).within(module)
@@ -91,7 +91,7 @@ impl DecoderSelfAttn {
     /// # Shapes
     /// - `states`: `(N, L, D)`
     pub fn init_keys(&mut self, states: &Tensor) -> Result<()> {
-        check_batch("DecoderSelfAttn::init_keys", states, self.d_model)?;
+        check_batch(states, self.d_model).within("DecoderSelfAttn::init_keys")?;
         self.cross_attn_heads.init_keys(states).within("DecoderSelfAttn::init_keys")
     }
 
@@ -104,7 +104,7 @@ impl DecoderSelfAttn {
     /// - returns `(N, Lt, F)`
     pub fn forward(&mut self, query: &Tensor, source_mask: Option<&Tensor>, target_mask: Option<&Tensor>) -> Result<Tensor> {
         let module = "DecoderSelfAttn";
-        let (_, lt) = check_batch(module, query, self.n_features)?;
+        let (_, lt) = check_batch(query, self.n_features).within(module)?;
         if let Some(m) = target_mask
             && (m.rank() != 3 || m.dim(1).within(module)? != lt || m.dim(2).within(module)? != lt)
         {

@@ -9,6 +9,7 @@
 use super::layers::LayerCache;
 use super::model::Transformer;
 use crate::models::translate::{SeenIds, check_rows};
+use crate::nn::shape::Within;
 use crate::nn::shape::{error, same_tensor};
 use candle_core::{Device, Result, Tensor};
 
@@ -53,7 +54,7 @@ impl DecoderCache {
 
     /// The rows at `rows`, in that order, repeats allowed, for `memory`: the memory's same rows.
     pub(crate) fn select_rows(&self, rows: &Tensor, memory: &Tensor) -> Result<Self> {
-        check_rows("DecoderCache::select_rows", rows, self.rows)?;
+        check_rows(rows, self.rows).within("DecoderCache::select_rows")?;
         let seen = self.seen.select("DecoderCache::select_rows", rows)?;
         let layers = self
             .layers

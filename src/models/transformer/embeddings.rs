@@ -46,7 +46,7 @@ pub fn transformer_encoding_table(max_len: usize, d_model: usize) -> Result<Tens
     if max_len == 0 || d_model == 0 {
         return Err(error(module, format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
     }
-    check_size(module, &[max_len, d_model])?;
+    check_size(&[max_len, d_model]).within(module)?;
     let div_terms: Vec<f32> = (0..d_model).step_by(2).map(|two_i| 10000f32.powf(two_i as f32 / d_model as f32)).collect();
     let mut pe = vec![0f32; max_len * d_model];
     for (pos, row) in pe.chunks_mut(d_model).enumerate() {
@@ -109,7 +109,7 @@ impl TransformerPositionalEncoding {
     /// - returns `(N, L, D)`
     pub fn forward_from(&self, x: &Tensor, start: usize) -> Result<Tensor> {
         let module = "TransformerPositionalEncoding";
-        let (_, l) = check_batch(module, x, self.d_model)?;
+        let (_, l) = check_batch(x, self.d_model).within(module)?;
         match start.checked_add(l) {
             Some(end) if end <= self.max_len => {}
             _ => {

@@ -5,7 +5,7 @@ use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
 use crate::attention::ProjectedKv;
 use crate::nn::shape::{Within, check_batch, error};
-use crate::nn::{Walk, Walker};
+use crate::nn::{Walk, Walker, errors_as};
 use candle_core::{Result, Tensor};
 
 /// What an [`EncoderLayer`] computes.
@@ -31,12 +31,17 @@ pub struct DecoderLayerOutput {
 /// The lecture's `EncoderLayer(d_model, num_heads, d_ff, p_drop)`: multi-head self-attention,
 /// `AddNorm`, the position-wise feed-forward network, `AddNorm`. Parameters `MHA`, `addNorm1`,
 /// `addNorm2`, `PFFN`, drawn in that order, as the lecture creates them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct EncoderLayer {
+    #[walk(skip)]
     pub d_model: usize,
+    #[walk(rename = "MHA")]
     pub mha: LayerAttention,
+    #[walk(rename = "addNorm1")]
     pub add_norm1: AddNorm,
+    #[walk(rename = "addNorm2")]
     pub add_norm2: AddNorm,
+    #[walk(rename = "PFFN")]
     pub pffn: PointwiseFeedforward,
 }
 
@@ -66,23 +71,14 @@ impl EncoderLayer {
     /// - `x`: `(N, L, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or L, L)`, such as the source padding mask `(N, 1, L)`
     /// - returns the output `(N, L, D)` and the self-attention weights `(N, n_heads, L, L)`
+    #[errors_as("EncoderLayer")]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<EncoderLayerOutput> {
-        let module = "EncoderLayer";
-        check_batch(module, x, self.d_model)?;
-        let mha = self.mha.forward(x, x, x, mask).within(module)?;
-        let add_norm_1 = self.add_norm1.forward(&mha.output, x).within(module)?;
-        let pffn = self.pffn.forward(&add_norm_1).within(module)?;
-        let output = self.add_norm2.forward(&pffn, &add_norm_1).within(module)?;
+        check_batch(x, self.d_model)?;
+        let mha = self.mha.forward(x, x, x, mask)?;
+        let add_norm_1 = self.add_norm1.forward(&mha.output, x)?;
+        let pffn = self.pffn.forward(&add_norm_1)?;
+        let output = self.add_norm2.forward(&pffn, &add_norm_1)?;
         Ok(EncoderLayerOutput { output, self_attention: mha.weights })
-    }
-}
-
-impl Walk for EncoderLayer {
-    fn walk(&self, w: &mut Walker) {
-        w.child("MHA", &self.mha);
-        w.child("addNorm1", &self.add_norm1);
-        w.child("addNorm2", &self.add_norm2);
-        w.child("PFFN", &self.pffn);
     }
 }
 
@@ -133,8 +129,8 @@ impl DecoderLayer {
     /// - returns the output `(N, T, D)` and both attentions' weights
     pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
         let module = "DecoderLayer";
-        let (n, _) = check_batch(module, x, self.d_model)?;
-        let (nm, _) = check_batch(module, memory, self.d_model)?;
+        let (n, _) = check_batch(x, self.d_model).within(module)?;
+        let (nm, _) = check_batch(memory, self.d_model).within(module)?;
         if nm != n {
             return Err(error(module, format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims())));
         }

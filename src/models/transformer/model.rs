@@ -6,7 +6,8 @@ use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_e
 use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 use crate::attention::{padding_mask, target_mask};
 use crate::models::translate::AttentionMaps;
-use crate::nn::shape::{Within, error, shape_error};
+use crate::nn::shape::{Within, error};
+use crate::nn::shape::{invalid, invalid_shape};
 use crate::nn::{Linear, Walk, Walker};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
@@ -54,36 +55,33 @@ pub fn xavier_uniform<M: Walk>(model: &M) -> Result<()> {
 }
 
 /// Checks token ids `(N, L)` with `N, L > 0` and returns `(N, L)`.
-fn check_ids(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
+fn check_ids(what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     match ids.dims() {
         &[n, l] if n > 0 && l > 0 => Ok((n, l)),
-        d => Err(shape_error(module, format!("{what} ids of shape (N, L) with N, L > 0"), d)),
+        d => Err(invalid_shape(format!("{what} ids of shape (N, L) with N, L > 0"), d)),
     }
 }
 
 /// Checks token ids `(N, L)` with `L > 0`, an empty batch (`N = 0`) included, and returns `(N, L)`.
-fn check_ids_any_batch(module: &str, what: &str, ids: &Tensor) -> Result<(usize, usize)> {
+fn check_ids_any_batch(what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     match ids.dims() {
         &[n, l] if l > 0 => Ok((n, l)),
-        d => Err(shape_error(module, format!("{what} ids of shape (N, L) with L > 0"), d)),
+        d => Err(invalid_shape(format!("{what} ids of shape (N, L) with L > 0"), d)),
     }
 }
 
 /// Checks that no source row is padding alone: such a sentence leaves its queries no key to attend
 /// to under the padding mask (the softmax would be NaN). The error names the sentence.
-fn check_not_all_padding(module: &str, src: &Tensor, pad: u32) -> Result<()> {
+fn check_not_all_padding(src: &Tensor, pad: u32) -> Result<()> {
     let (n, s) = src.dims2()?;
     if n == 0 {
         return Ok(());
     }
     let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
     match ids.chunks(s).position(|row| row.iter().all(|&v| v == pad)) {
-        Some(k) => Err(error(
-            module,
-            format!(
-                "source {k} is all padding (all {s} ids are the pad_id {pad}, in a batch of {n}): its padding mask leaves no key to attend to"
-            ),
-        )),
+        Some(k) => Err(invalid(format!(
+            "source {k} is all padding (all {s} ids are the pad_id {pad}, in a batch of {n}): its padding mask leaves no key to attend to"
+        ))),
         None => Ok(()),
     }
 }
@@ -130,9 +128,9 @@ impl Transformer {
     /// An error naming the sentence if a source is padding alone (it would have no key to attend to).
     pub fn src_mask(&self, src: &Tensor) -> Result<Option<Tensor>> {
         let module = "Transformer::src_mask";
-        check_ids(module, "source", src)?;
+        check_ids("source", src).within(module)?;
         let Some(pad) = self.config.pad_id else { return Ok(None) };
-        check_not_all_padding(module, src, pad)?;
+        check_not_all_padding(src, pad).within(module)?;
         padding_mask(src, pad).within(module).map(Some)
     }
 
@@ -143,7 +141,7 @@ impl Transformer {
     /// - `tgt`: `(N, T)`; returns `(N, T, T)`
     pub fn tgt_mask(&self, tgt: &Tensor) -> Result<Tensor> {
         let module = "Transformer::tgt_mask";
-        check_ids(module, "target", tgt)?;
+        check_ids("target", tgt).within(module)?;
         target_mask(tgt, self.config.pad_id).within(module)
     }
 
@@ -161,7 +159,7 @@ impl Transformer {
 
     fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let module = "Transformer::encode";
-        check_ids(module, "source", src)?;
+        check_ids("source", src).within(module)?;
         let embedded = self.src_embedding.forward(src).within(module)?;
         let x = self.src_pe.forward(&embedded).within(module)?;
         self.encoder.forward(&x, src_mask).within(module)
@@ -189,7 +187,7 @@ impl Transformer {
         tgt_mask: Option<&Tensor>,
     ) -> Result<(Tensor, TransformerDecoderOutput)> {
         let module = "Transformer::decode";
-        check_ids(module, "target", tgt)?;
+        check_ids("target", tgt).within(module)?;
         let embedded = self.tgt_embedding.forward(tgt).within(module)?;
         let x = self.tgt_pe.forward(&embedded).within(module)?;
         let out = self.decoder.forward(&x, memory, src_mask, tgt_mask).within(module)?;
@@ -222,8 +220,8 @@ impl Transformer {
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerOutput> {
         let module = "Transformer";
-        let (ns, s) = check_ids_any_batch(module, "source", src)?;
-        let (nt, t) = check_ids_any_batch(module, "target", tgt)?;
+        let (ns, s) = check_ids_any_batch("source", src).within(module)?;
+        let (nt, t) = check_ids_any_batch("target", tgt).within(module)?;
         if ns != nt {
             return Err(error(module, format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
         }
@@ -233,7 +231,7 @@ impl Transformer {
         let src_mask = match (src_mask, self.config.pad_id) {
             (Some(m), _) => Some(m.clone()),
             (None, Some(pad)) => {
-                check_not_all_padding(module, src, pad)?;
+                check_not_all_padding(src, pad).within(module)?;
                 self.src_mask(src)?
             }
             (None, None) => None,

@@ -27,7 +27,7 @@ impl AddNorm {
     /// - returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor, res_input: &Tensor) -> Result<Tensor> {
         let module = "AddNorm";
-        check_last_dim(module, x, self.layer_norm.d_model, "d_model")?;
+        check_last_dim(x, self.layer_norm.d_model, "d_model").within(module)?;
         if x.dims() != res_input.dims() {
             return Err(crate::nn::shape::error(
                 module,

@@ -51,7 +51,7 @@ impl Translate for Transformer {
 
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
         let module = "Transformer::select_rows";
-        check_rows(module, rows, state.memory.dim(0)?)?;
+        check_rows(rows, state.memory.dim(0)?).within(module)?;
         let memory = index_rows(&state.memory, rows).within(module)?;
         let src_mask = state.src_mask.as_ref().map(|m| index_rows(m, rows)).transpose().within(module)?;
         let kept = state.cache.as_ref().filter(|c| c.belongs_to(&state.memory));

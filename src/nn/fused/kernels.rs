@@ -218,7 +218,7 @@ impl Kernel1 for SoftmaxOp {
 
 /// Softmax over the last dimension, differentiable (one graph node on the CPU in f32).
 pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
-    crate::nn::shape::check_float("softmax", x)?;
+    crate::nn::shape::in_module("softmax", crate::nn::shape::check_float(x))?;
     let Some(&n) = x.dims().last() else { bail!("softmax: expected a tensor with at least one dimension, got a scalar") };
     if fused(&[x]) {
         return x.contiguous()?.apply_op1(Node1(SoftmaxOp { n }));

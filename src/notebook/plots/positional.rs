@@ -1,6 +1,7 @@
 //! Lecture part 3: positional encoding as dials, curves and distance meshes.
 
 use crate::attention::positional_encoding_table;
+use crate::nn::shape::Within;
 use crate::nn::shape::{check_size, error, shape_error};
 use crate::notebook::elide::{Axis, MAX_CELLS, grid, joined_note};
 use crate::notebook::figure::{Figure, NOTE_HEIGHT, anchored_text, draw_legend, figure, figure_size, plot_err, with_note};
@@ -215,7 +216,7 @@ pub fn encoding_distances(table: &Tensor, n: usize) -> Result<Tensor> {
     if n > len {
         return Err(error(M, format!("expected n <= max_len = {len} rows of the table {:?}, got n = {n}", table.dims())));
     }
-    check_size(M, &[n, n, d])?;
+    check_size(&[n, n, d]).within(M)?;
     let distances = || -> Result<Tensor> {
         let rows = to_f64(M, &table.narrow(0, 0, n)?)?.to_dtype(DType::F32)?;
         rows.unsqueeze(1)?.broadcast_sub(&rows.unsqueeze(0)?)?.sqr()?.sum(2)?.sqrt()

@@ -1,0 +1,88 @@
+//! The macros of attention-zoo, re-exported by the main crate (`use attention_zoo::prelude::*`).
+//!
+//! - `#[derive(Walk)]` writes a module's parameter walk from its fields.
+//! - `#[errors_as("Name")]` labels every error of a public function with the item's name, once.
+
+use proc_macro::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, ItemFn, LitStr, parse_macro_input};
+
+/// Derives `Walk` for a struct: each field is a child under its own name, in declaration order
+/// (PyTorch's registration order when the fields are declared as the lecture assigns them).
+///
+/// - `#[walk(rename = "MHA")]` gives a field PyTorch's name;
+/// - `#[walk(skip)]` leaves out a field that is not a module (sizes, flags, cached tensors).
+///
+/// An `Option` field is walked when it is `Some`, a `Vec` field as PyTorch's `ModuleList`
+/// (`layers.0`, `layers.1`, ...). Every type parameter of the struct must be `Walk`.
+#[proc_macro_derive(Walk, attributes(walk))]
+pub fn derive_walk(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match walk_impl(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn walk_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new(input.span(), "#[derive(Walk)] is for structs: write `impl Walk` by hand for an enum"));
+    };
+    let Fields::Named(fields) = &data.fields else {
+        return Err(syn::Error::new(input.span(), "#[derive(Walk)] needs named fields: each is a child under its name"));
+    };
+    let mut children = vec![];
+    for field in &fields.named {
+        let ident = field.ident.as_ref().expect("a named field");
+        let mut name = ident.to_string();
+        let mut skip = false;
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident("walk")) {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("skip") {
+                    skip = true;
+                    Ok(())
+                } else if meta.path.is_ident("rename") {
+                    name = meta.value()?.parse::<LitStr>()?.value();
+                    Ok(())
+                } else {
+                    Err(meta.error("expected `skip` or `rename = \"...\"`"))
+                }
+            })?;
+        }
+        if !skip {
+            children.push(quote_spanned! {field.span()=> w.child(#name, &self.#ident); });
+        }
+    }
+    let ty = &input.ident;
+    let mut generics = input.generics.clone();
+    for param in generics.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(::attention_zoo::nn::Walk));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_generics ::attention_zoo::nn::Walk for #ty #ty_generics #where_clause {
+            fn walk(&self, w: &mut ::attention_zoo::nn::Walker) {
+                #(#children)*
+            }
+        }
+    })
+}
+
+/// Labels every error of a function that returns `Result` with the public item's name, once:
+/// `#[errors_as("EncoderLayer")]` on `forward` makes an input check's error read
+/// `EncoderLayer: expected ...`, and puts `EncoderLayer:` above an error from beneath (an inner
+/// layer's, or candle's). The body is the function's own lines, run as written.
+#[proc_macro_attribute]
+pub fn errors_as(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let name = parse_macro_input!(attr as LitStr);
+    let mut function = parse_macro_input!(item as ItemFn);
+    let body = &function.block;
+    let labelled = quote! {
+        {
+            ::attention_zoo::nn::shape::in_module(#name, (|| #body)())
+        }
+    };
+    function.block = Box::new(syn::parse2(labelled).expect("a block"));
+    quote!(#function).into()
+}
