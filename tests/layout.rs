@@ -173,7 +173,14 @@ fn every_public_forward_documents_its_shapes() {
             if !names.contains(&name.as_str()) {
                 continue;
             }
-            let doc: Vec<&str> = lines[..i].iter().rev().take_while(|l| l.trim_start().starts_with("///")).copied().collect();
+            // The doc comment above the function, past its attributes (`#[errors_as(..)]`).
+            let doc: Vec<&str> = lines[..i]
+                .iter()
+                .rev()
+                .skip_while(|l| l.trim_start().starts_with("#["))
+                .take_while(|l| l.trim_start().starts_with("///"))
+                .copied()
+                .collect();
             if !doc.iter().any(|l| l.contains("# Shapes")) {
                 missing.push(format!("{}:{}: {}", path.strip_prefix(src()).unwrap_or(path).display(), i + 1, t));
             }
