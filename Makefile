@@ -3,7 +3,8 @@
 #   make notebooks   install what is missing, then execute every notebook under the real kernel
 #                    (a notebook unchanged since its last good run, with the crate and the kernel
 #                    set-up unchanged too, is skipped unless FORCE=1); NB="a.ipynb ..." runs your
-#                    own notebooks instead, from any folder
+#                    own notebooks instead, from any folder; every number a course notebook's prose
+#                    quotes must be printed by one of its cells in that run (tools/check_prose.py)
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    then `make notebooks`, then `make own-notebook-check` (notebooks of your own, from
 #                    a folder outside the clone, through `make notebooks NB=...`)
@@ -68,6 +69,7 @@ KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
 ifeq ($(NB),)
+	$(VENV)/bin/python tools/check_prose.py --self-test
 	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS)
 else
 	$(VENV)/bin/python tools/run_notebooks.py --own $(NOTEBOOK_OUT)/yours $(NB)

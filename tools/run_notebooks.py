@@ -13,6 +13,9 @@ With --skip-unchanged, a notebook whose source, the crate (Cargo.toml, Cargo.loc
 kernel set-up (tools/evcxr/, the kernel spec, this runner) are unchanged since its last successful
 run is not run again (its stamp is OUT_DIR/NAME.stamp).
 
+Every number in a course notebook's markdown must be one its cells printed in this run, one written in
+its code, or the lecture's (tools/check_prose.py); a notebook whose prose quotes another fails.
+
 With --own (`make notebooks NB=...`, for a student's own notebooks, from any folder), a value
 evcxr shows as plain text is fine; a cell that does not compile, returns an error (evcxr prints a
 `?` error on stderr and goes on, so plain `jupyter nbconvert --execute` misses it) or panics still
@@ -36,6 +39,9 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, DeadKernelError
 from nbconvert import HTMLExporter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_prose  # noqa: E402 (beside this file)
 
 KERNEL = "rust"
 # evcxr reports a panicking cell as a success unless told otherwise, and a cell whose `?` returned
@@ -330,6 +336,11 @@ def run(path, out_dir, own=False):
         raise NotebookFailure(f"{path}: code cell {number} (`{first_line(cell.source)}`) failed:\n{text.strip()[-4000:]}")
     if failure is not None:
         raise NotebookFailure(f"{path}: the kernel failed before any cell reported an error: {strip_ansi(str(failure))[-4000:]}")
+    # The prose is held to what the cells printed in this run (tools/check_prose.py).
+    quoted = [] if own else check_prose.problems(json.loads(nbformat.writes(nb)), check_prose.lecture_texts())
+    if quoted:
+        lines = "\n".join(f"  markdown cell {c} quotes {w}: ...{ctx}..." for c, w, ctx in quoted)
+        raise NotebookFailure(f"{path}: its prose quotes numbers that no cell printed in this run:\n{lines}")
     print(f"ok  {path}: {len(code_cells)} code cells in {elapsed:.1f} s -> {out_dir}/{name}.html", flush=True)
     return timing
 

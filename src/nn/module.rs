@@ -7,30 +7,32 @@
 //! ```
 //! use attention_zoo::prelude::*;
 //! # fn main() -> Result<()> {
-//! /// A student's own model: two linear layers and a dropout between them.
+//! /// A student's own model: two linear layers and a dropout between them. The derive walks the
+//! /// fields in order, each a child under its name, as PyTorch registers `self.hidden = ...`.
+//! #[derive(Walk)]
 //! struct Mlp {
 //!     hidden: Linear,
 //!     dropout: Dropout,
+//!     #[walk(rename = "output")]
 //!     out: Linear,
+//!     #[walk(skip)]
+//!     steps: usize,
 //! }
 //!
-//! impl Walk for Mlp {
-//!     fn walk(&self, w: &mut Walker) {
-//!         w.child("hidden", &self.hidden);
-//!         w.child("dropout", &self.dropout);
-//!         w.child("out", &self.out);
-//!     }
-//! }
-//!
-//! let mlp = Mlp { hidden: Linear::new(2, 4)?, dropout: Dropout::new(0.1)?, out: Linear::new(4, 1)? };
+//! let mlp = Mlp { hidden: Linear::new(2, 4)?, dropout: Dropout::new(0.1)?, out: Linear::new(4, 1)?, steps: 0 };
 //! let names: Vec<String> = mlp.named_parameters().into_iter().map(|(n, _)| n).collect();
-//! assert_eq!(names, ["hidden.weight", "hidden.bias", "out.weight", "out.bias"]);
+//! assert_eq!(names, ["hidden.weight", "hidden.bias", "output.weight", "output.bias"]);
 //! assert_eq!(mlp.count_parameters(), 17);
 //! mlp.eval();
 //! assert!(!mlp.is_training() && !mlp.dropout.is_training());
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! A walk that does more than list children (its own parameters, buffers or training flag, or
+//! children present only in some configurations) is written by hand: `impl Walk for Mlp { fn
+//! walk(&self, w: &mut Walker) { w.child("hidden", &self.hidden); ... } }`, with
+//! [`Walker::param`], [`Walker::buffer`] and [`Walker::mode`] for the module's own leaves.
 //!
 //! The trait is called `Walk`, not `Module`, so that it and candle's own forward trait
 //! (`candle_nn::Module`) can both be imported.

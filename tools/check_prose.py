@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Holds a notebook's prose to its outputs: every number in a markdown cell must be one that a code
+cell of the same notebook printed, one written in its code, or one of the lecture's (the documents
+in ../shared/seeds, when they are there). A run on another CPU that prints other trained numbers
+then fails loudly instead of contradicting its prose.
+
+    check_prose.py EXECUTED.ipynb ...   check executed notebooks (make notebooks does, after each run)
+    check_prose.py --self-test          check the checker on notebooks it makes
+
+What counts as a number: every decimal (`0.0832`, `98.82`, `30%`) and every integer of two digits or
+more (`964`, `1,000`); single digits are counts and part numbers, and references to a lecture cell
+(`000#37`) are names, not numbers. A quoted decimal matches a printed one that rounds to it at the
+quoted precision (`0.0832` matches a printed `0.083154`), so prose may round but not differ.
+"""
+import glob
+import json
+import os
+import re
+import sys
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEEDS = os.path.join(ROOT, "..", "shared", "seeds")
+NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
+LECTURE_REF = re.compile(r"\b\d{3}#\d+")
+TAG = re.compile(r"<[^>]*>")
+
+
+def numbers(text):
+    """(text as written, Decimal) for every number in `text`, lecture references left out."""
+    text = LECTURE_REF.sub(" ", text)
+    out = []
+    for m in NUMBER.finditer(text):
+        whole, frac = m.group(1), m.group(2) or ""
+        try:
+            out.append((m.group(0), Decimal(whole.replace(",", "") + frac)))
+        except InvalidOperation:
+            continue
+    return out
+
+
+def checked(written, value):
+    """Whether a number of the prose is held to the outputs: decimals, and integers of 2+ digits."""
+    return "." in written or value >= 10
+
+
+def decimals(written):
+    return len(written.split(".")[1]) if "." in written else 0
+
+
+def output_text(output):
+    if output.get("output_type") == "stream":
+        return "".join(output.get("text", ""))
+    data = output.get("data", {})
+    parts = []
+    for mime in ("text/plain", "text/html", "image/svg+xml", "text/markdown"):
+        if mime in data:
+            parts.append(TAG.sub(" ", "".join(data[mime])))
+    return "\n".join(parts)
+
+
+class Source:
+    """The numbers a notebook's prose may quote, with the precision each was written with."""
+
+    def __init__(self, texts):
+        self.values = {}
+        for text in texts:
+            for written, value in numbers(text):
+                self.values.setdefault(value, max(decimals(written), 0))
+                self.values[value] = max(self.values[value], decimals(written))
+
+    def holds(self, written, value):
+        if value in self.values:
+            return True
+        k = decimals(written)
+        quantum = Decimal(1).scaleb(-k)
+        for v, places in self.values.items():
+            if places > k and abs(v - value) < quantum:
+                if any(v.quantize(quantum, rounding=r) == value for r in (ROUND_HALF_UP, ROUND_HALF_EVEN)):
+                    return True
+        return False
+
+
+def lecture_texts():
+    return [open(p, encoding="utf-8").read() for p in sorted(glob.glob(os.path.join(SEEDS, "*.txt")))]
+
+
+def problems(nb, lecture=()):
+    """Each number of the prose that no output, code cell or lecture text holds: (cell, number, context)."""
+    cells = nb["cells"]
+    src = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+    texts = [src(c) for c in cells if c["cell_type"] == "code"]
+    texts += [output_text(o) for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    source = Source(list(texts) + list(lecture))
+    found = []
+    for i, cell in enumerate(cells, 1):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = src(cell)
+        for m in NUMBER.finditer(LECTURE_REF.sub(lambda r: " " * len(r.group(0)), text)):
+            written = m.group(0)
+            value = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
+            if checked(written, value) and not source.holds(written, value):
+                context = text[max(0, m.start() - 50) : m.end() + 30].replace("\n", " ")
+                found.append((i, written, context))
+    return found
+
+
+def check(paths):
+    lecture = lecture_texts()
+    bad = 0
+    for path in paths:
+        nb = json.load(open(path, encoding="utf-8"))
+        for cell, written, context in problems(nb, lecture):
+            bad += 1
+            print(f"{path}: cell {cell} quotes {written}, which no cell of the notebook prints: ...{context}...", file=sys.stderr)
+    return bad
+
+
+def self_test():
+    def nb(markdown, printed, code="let x = 3;"):
+        return {
+            "cells": [
+                {"cell_type": "code", "source": code, "outputs": [{"output_type": "stream", "name": "stdout", "text": printed}]},
+                {"cell_type": "markdown", "source": markdown},
+            ]
+        }
+
+    cases = [
+        # (prose, printed, quoted numbers that must be reported)
+        ("BLEU is 98.82 greedy.", "BLEU 98.82 (greedy)", []),
+        ("BLEU is 98.82 greedy.", "BLEU 98.22 (greedy)", ["98.82"]),
+        ("The loss ends near 0.0832.", "loss: 0.083154", []),
+        ("The loss ends near 0.0831.", "loss: 0.083154", ["0.0831"]),
+        ("964 of 1,000 are exact.", "exact: 956 of 1000", ["964"]),
+        ("956 of 1,000 are exact.", "exact: 956 of 1000", []),
+        ("Lecture cell 000#37 and part 2 with 4 heads.", "", []),
+        ("About 30% are zeroed.", "zeroed: 5 of 12", ["30"]),
+        ("The code uses 10000.", "", []),
+    ]
+    failures = []
+    for prose, printed, expected in cases:
+        got = [w for _, w, _ in problems(nb(prose, printed, code="let base = 10000.0;"))]
+        if got != expected:
+            failures.append(f"{prose!r} with output {printed!r}: reported {got}, expected {expected}")
+    if failures:
+        print("check_prose self-test failed:\n" + "\n".join(failures), file=sys.stderr)
+        return 1
+    print(f"check_prose self-test: {len(cases)} cases ok")
+    return 0
+
+
+def main(argv):
+    if argv == ["--self-test"]:
+        return self_test()
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    bad = check(argv)
+    if bad:
+        print(f"{bad} numbers in the prose are not printed by any cell: print them from a cell, or describe them without quoting", file=sys.stderr)
+        return 1
+    print(f"prose: every number in {len(argv)} notebooks is printed by a cell, written in code, or the lecture's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
