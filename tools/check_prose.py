@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = os.path.join(ROOT, "..", "shared", "seeds")
-NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
 LECTURE_REF = re.compile(r"\b\d{3}#\d+")
 TAG = re.compile(r"<[^>]*>")
 
@@ -137,6 +137,8 @@ def self_test():
         ("Lecture cell 000#37 and part 2 with 4 heads.", "", []),
         ("About 30% are zeroed.", "zeroed: 5 of 12", ["30"]),
         ("The code uses 10000.", "", []),
+        ("Each model's error is 1.22 times the baseline's.", "GRU 1.22x", []),
+        ("Each model's error is 1.25 times the baseline's.", "GRU 1.22x", ["1.25"]),
     ]
     failures = []
     for prose, printed, expected in cases:
