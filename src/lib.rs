@@ -30,7 +30,7 @@
 //! | the Transformer (002) | `scaled_dot_product_attention`, `create_mask`, `padding_mask`; `NarrowMultiHeadAttention`, `AddNorm`, `PointwiseFeedforward`; `EncoderLayer`, `DecoderLayer` and their outputs; `Transformer`, `TransformerConfig`; `show_heatmaps`, `show_cross_attention` | 04 |
 //! | translation | `generate_corpus`, `Vocab`, `tokenize`, `BucketIterator`, `TranslationBatch`, `PAD_ID`; `Translate`, `Translator`, `translation_trainer`; `greedy_decode`, `beam_search`; `corpus_bleu`; `CrossEntropyLoss`, `NoamSchedule` | 04, 05 |
 //! | the blog post (004) | `AttentionLayer`, `LstmTranslator`, `GruTranslator`, `TransformerEncoderBlock` | 05 |
-//! | models of your own | `Walk`, `Walker`, `Model`, `Param`, `TrainingMode` | any |
+//! | models of your own | `Walk` (the trait and `#[derive(Walk)]`), `Walker`, `Model`, `Param`, `TrainingMode`, `errors_as` | any, 00 |
 //! | comparing trainings over seeds | `SeedSpread`, `ks_2samp` | 03 |
 //! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams; `show_class(Architecture::X)`, a lecture class's Rust (read from the crate's files at build time) beside its diagram; `explore`, `explore_sentence`, `explore_alphas`, an attention explorer to click through | all |
 //!
