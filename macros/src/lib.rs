@@ -83,6 +83,6 @@ pub fn errors_as(attr: TokenStream, item: TokenStream) -> TokenStream {
             ::attention_zoo::nn::shape::in_module(#name, (|| #body)())
         }
     };
-    function.block = Box::new(syn::parse2(labelled).expect("a block"));
+    *function.block = syn::parse2(labelled).expect("a block");
     quote!(#function).into()
 }
