@@ -8,6 +8,7 @@
 mod attention;
 mod bad_input;
 mod bleu;
+mod class_excerpts;
 mod common;
 mod corpus;
 mod cross_entropy;

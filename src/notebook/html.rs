@@ -1,6 +1,7 @@
 //! The pieces of the notebook's HTML output: escaping and the tables' styles.
 
-/// `s` with `&`, `<` and `>` escaped for HTML.
+/// `s` with `&`, `<` and `>` escaped, to stand as an element's text in HTML or SVG: the crate's
+/// one escape (tables, diagrams, the explorer's first paint, highlighted code).
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }

@@ -1,23 +1,70 @@
-//! Which items of the crate's source each lecture class cell shows. The files are read when the
-//! crate is compiled (`include_str!`), so the code a notebook shows is the code that runs.
+//! Which items of the crate's source each lecture class cell shows, and their text. The text is
+//! generated: tests/class_excerpts.rs finds each pick in its file with `syn` and keeps the file's
+//! exact bytes in excerpts.txt, which the crate reads when it is compiled (`include_str!`). The
+//! test fails when excerpts.txt no longer matches the sources (a model changed, a pick was renamed);
+//! `ZOO_BLESS=1 cargo test --test zoo class_excerpts` rewrites it.
 
-use super::extract::Pick::{self, Alias, Fn, Methods, Struct, TraitImpl};
 use crate::notebook::diagram::Architecture;
+use Pick::{Alias, Fn, Methods, Struct, TraitImpl};
+use std::fmt;
+
+/// One item of a source file.
+#[derive(Clone, Copy, Debug)]
+pub enum Pick {
+    /// `struct NAME` with its doc comment and attributes.
+    Struct(&'static str),
+    /// Methods of `impl NAME` (inherent impls only), in the order given, under their impl header.
+    Methods(&'static str, &'static [&'static str]),
+    /// The whole `impl TRAIT for NAME` block.
+    TraitImpl(&'static str, &'static str),
+    /// A free function.
+    Fn(&'static str),
+    /// `type NAME = ...;`
+    Alias(&'static str),
+}
+
+/// The pick as excerpts.txt names it: `struct NAME`, `impl NAME: a, b`, `impl TRAIT for NAME`,
+/// `fn NAME`, `type NAME`.
+impl fmt::Display for Pick {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Struct(name) => write!(f, "struct {name}"),
+            Methods(ty, names) => write!(f, "impl {ty}: {}", names.join(", ")),
+            TraitImpl(tr, ty) => write!(f, "impl {tr} for {ty}"),
+            Fn(name) => write!(f, "fn {name}"),
+            Alias(name) => write!(f, "type {name}"),
+        }
+    }
+}
 
 /// One source file and the items shown from it.
 pub struct Source {
     /// The file's path from the crate's root.
     pub path: &'static str,
-    /// Its text, as compiled.
-    pub text: &'static str,
     /// The items, in the order shown.
     pub picks: &'static [Pick],
 }
 
 macro_rules! source {
     ($path:literal, $picks:expr) => {
-        Source { path: concat!("src/", $path), text: include_str!(concat!("../../", $path)), picks: $picks }
+        Source { path: concat!("src/", $path), picks: $picks }
     };
+}
+
+/// The generated excerpts: each item's text under a line `#### ARCHITECTURE PATH PICK`, and a line
+/// break after it (the texts end with the item's `}` or `;`, never with a line break).
+const EXCERPTS: &str = include_str!("excerpts.txt");
+
+/// What starts a record's header line in excerpts.txt.
+pub const RECORD: &str = "#### ";
+
+/// The text of one pick of one class cell, as excerpts.txt holds it.
+pub fn excerpt(architecture: Architecture, path: &str, pick: &Pick) -> Option<&'static str> {
+    let header = format!("{architecture:?} {path} {pick}");
+    EXCERPTS.split(&format!("\n{RECORD}")).skip(1).find_map(|record| {
+        let (head, text) = record.split_once('\n')?;
+        (head == header).then(|| text.strip_suffix('\n').unwrap_or(text))
+    })
 }
 
 /// The sources of one architecture's class cell.

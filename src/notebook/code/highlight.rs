@@ -2,6 +2,8 @@
 //! (inline styles, so the Lab, VS Code and the pages show it the same), and the `?` that passes an
 //! error on in a colour of its own: the primer in notebook 00 explains it.
 
+use crate::notebook::html::escape;
+
 const KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "crate", "dyn", "else", "enum", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match",
     "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "use", "where",
@@ -16,10 +18,6 @@ const MACRO: &str = "color:#0e7c86";
 const NUMBER: &str = "color:#b35900";
 const QUESTION: &str = "color:#d73a49;font-weight:700";
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
 fn span(out: &mut String, style: &str, text: &str) {
     out.push_str(&format!("<span style=\"{style}\">{}</span>", escape(text)));
 }
@@ -29,6 +27,16 @@ fn literal_end(c: &[char], i: usize) -> Option<usize> {
     let at = |k: usize| c.get(k).copied().unwrap_or('\0');
     match (at(i), at(i + 1)) {
         ('/', '/') => Some((i..c.len()).find(|&k| c[k] == '\n').unwrap_or(c.len())),
+        ('/', '*') => Some((i + 3..c.len()).find(|&k| c[k - 1] == '*' && c[k] == '/').map_or(c.len(), |k| k + 1)),
+        // a raw string r"..", r#".."#, not the end of a name
+        ('r', '"' | '#') if i == 0 || !(c[i - 1].is_alphanumeric() || c[i - 1] == '_') => {
+            let hashes = (i + 1..c.len()).take_while(|&k| c[k] == '#').count();
+            if at(i + 1 + hashes) != '"' {
+                return None;
+            }
+            let closes = |k: usize| c[k] == '"' && (1..=hashes).all(|h| at(k + h) == '#');
+            Some((i + 2 + hashes..c.len()).find(|&k| closes(k)).map_or(c.len(), |k| k + 1 + hashes))
+        }
         ('"', _) => {
             let mut k = i + 1;
             while k < c.len() && c[k] != '"' {
@@ -104,6 +112,10 @@ mod tests {
         assert!(html.contains(&format!("<span style=\"{}\">'a'</span>", super::STRING)));
         // a lifetime is neither a char nor a type
         assert!(html.ends_with(" 'b"));
+        // block comments and raw strings are one piece each, whatever they hold
+        let more = highlight("/* a\n} */ r#\"x \" y\"# bar\"z\"");
+        assert!(more.starts_with(&format!("<span style=\"{}\">/* a\n}} */</span> ", super::COMMENT)), "{more}");
+        assert!(more.contains(&format!("<span style=\"{}\">r#\"x \" y\"#</span> bar", super::STRING)), "{more}");
         let plain: String = html.split('<').map(|p| p.split_once('>').map_or(p, |(_, t)| t)).collect();
         assert_eq!(
             plain.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"),

@@ -1,10 +1,9 @@
 //! The lecture's classes in Rust: `show_class(Architecture::Attention)` shows the struct, its
-//! constructor and its forward as the crate compiles them, highlighted, beside the diagram. The
-//! code is taken from the crate's own files at build time (see [`classes`]), trimmed of error
-//! labels and input checks (see [`extract`]), so it cannot drift from what runs.
+//! constructor and its forward as the crate compiles them, highlighted, beside the diagram. Each
+//! item is shown as it is in its file, byte for byte: the text comes from excerpts.txt, which a
+//! test generates from the crate's own files and keeps in step with them (see [`classes`]).
 
 pub(crate) mod classes;
-pub(crate) mod extract;
 pub(crate) mod highlight;
 
 use super::diagram::{Architecture, Diagram, draw};
@@ -16,7 +15,8 @@ use candle_core::{Result, bail};
 pub struct Excerpt {
     /// The file's path from the crate's root (`src/attention/head.rs`).
     pub path: &'static str,
-    /// The items shown, as they are in the file but for the trimmed checks and labels.
+    /// The items shown, each as it is in the file (methods under their `impl` line), a blank line
+    /// between two.
     pub code: String,
 }
 
@@ -36,10 +36,14 @@ pub fn show_class(architecture: Architecture) -> Result<ClassView> {
     let mut excerpts = vec![];
     for source in classes::sources(architecture) {
         let mut parts = vec![];
-        for &p in source.picks {
-            match extract::pick(source.text, p) {
-                Ok(text) => parts.push(text),
-                Err(e) => bail!("show_class({architecture:?}): {} in {}", e, source.path),
+        for pick in source.picks {
+            match classes::excerpt(architecture, source.path, pick) {
+                Some(text) => parts.push(text),
+                None => bail!(
+                    "show_class({architecture:?}): excerpts.txt has no `{pick}` from {}; \
+                     regenerate it with `ZOO_BLESS=1 cargo test --test zoo class_excerpts`",
+                    source.path
+                ),
             }
         }
         excerpts.push(Excerpt { path: source.path, code: parts.join("\n\n") });
@@ -48,6 +52,14 @@ pub fn show_class(architecture: Architecture) -> Result<ClassView> {
 }
 
 impl ClassView {
+    /// The items each file shows in the class cell of `architecture`, named as excerpts.txt names
+    /// them (`struct Attention`, `impl Attention: new, forward`, `impl Trait for Type`,
+    /// `fn name`, `type Name`): what tests/class_excerpts.rs looks up in the sources to write it.
+    #[doc(hidden)]
+    pub fn picks(architecture: Architecture) -> Vec<(&'static str, Vec<String>)> {
+        classes::sources(architecture).into_iter().map(|s| (s.path, s.picks.iter().map(ToString::to_string).collect())).collect()
+    }
+
     /// The code as plain text, each excerpt under a `// src/...` line.
     pub fn code_text(&self) -> String {
         self.excerpts.iter().map(|e| format!("// {}\n{}", e.path, e.code)).collect::<Vec<_>>().join("\n\n")

@@ -2,13 +2,10 @@
 //! heatmap, white to dark blue, with every token on its axes, drawn compactly (one path per shade
 //! of 32) so that a 40 x 40 map costs tens of kB, not hundreds.
 
+use crate::notebook::html::escape;
 use crate::notebook::palette::heat_rgb;
 
 const SHADES: usize = 32;
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// `weights` is `rows x cols`, row-major, in `[0, 1]`.
 pub fn heatmap_svg(title: &str, rows: &[String], cols: &[String], weights: &[f32]) -> String {
