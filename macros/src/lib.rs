@@ -80,7 +80,7 @@ pub fn errors_as(attr: TokenStream, item: TokenStream) -> TokenStream {
     let body = &function.block;
     let labelled = quote! {
         {
-            ::attention_zoo::nn::shape::in_module(#name, (|| #body)())
+            ::attention_zoo::nn::in_module(#name, (|| #body)())
         }
     };
     *function.block = syn::parse2(labelled).expect("a block");
