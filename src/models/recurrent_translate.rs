@@ -5,10 +5,10 @@
 //! than the last costs one step.
 
 use super::special_ids::PAD_ID;
-use super::translate::{SeenIds, SentenceAttention, Translate, prefix_ids};
+use super::translate::{SeenIds, SentenceAttention, Translate, target_ids};
 use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{Within, shape_error};
+use crate::nn::shape::{Within, invalid_shape};
 use candle_core::{Result, Tensor};
 
 /// A recurrent translator: its encoder, its teacher-forced decoder, and its decoder's step.
@@ -107,11 +107,10 @@ impl<M: RecurrentTranslate> Translate for M {
     }
 
     fn select_rows(&self, state: &RecurrentState<M::State>, rows: &Tensor) -> Result<RecurrentState<M::State>> {
+        // The model's own `select_rows` checks `rows` against its sentences, under its label.
         let encoded = RecurrentTranslate::select_rows(self, &state.encoded, rows)?;
-        let carried = match &state.carried {
-            Some(c) => Some(select_carried(c, rows).map_err(|e| e.context(format!("{}::select_rows", M::NAME)))?),
-            None => None,
-        };
+        // `.within`: the label is the model's name, `M::NAME`, which `#[errors_as]` cannot name.
+        let carried = state.carried.as_ref().map(|c| select_carried(c, rows)).transpose().within(&format!("{}::select_rows", M::NAME))?;
         Ok(RecurrentState { encoded, carried })
     }
 
@@ -119,42 +118,50 @@ impl<M: RecurrentTranslate> Translate for M {
     /// `prefix` continues the prefixes decoded before from this state, else all of them from the
     /// encoder's final state.
     fn next_logits(&mut self, state: &mut RecurrentState<M::State>, prefix: &Tensor) -> Result<Tensor> {
-        let t = match prefix.dims() {
-            &[_, t] if t > 0 => t,
-            d => return Err(shape_error(M::NAME, "target prefixes (N, T) with T > 0", d)),
-        };
-        let module = M::NAME;
-        let ids = prefix_ids(module, prefix, RecurrentTranslate::tgt_vocab(self)).within(module)?;
-        // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
-        let (mut carry, read) = match state.carried.take() {
-            Some(c) if c.seen.continued_by(&ids, t) => (c.carry, c.seen.len()),
-            _ => (self.start_carry(&state.encoded).within(module)?, 0),
-        };
-        let mut logits = None;
-        for k in read..t {
-            let token = prefix.narrow(1, k, 1).within(module)?.squeeze(1).within(module)?;
-            let (next, new_carry) = self.step(&state.encoded, &carry, &token).within(module)?;
-            (logits, carry) = (Some(next), new_carry);
-        }
-        state.carried = Some(Carried { carry, seen: SeenIds::new(ids, t) });
-        logits.ok_or_else(|| candle_core::Error::Msg("no decoding step".into())).within(module)
+        // `.within`: the label is the model's name, `M::NAME`, which `#[errors_as]` cannot name.
+        step_through(self, state, prefix).within(M::NAME)
     }
 
     fn teacher_forced(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
+        // `.within`: the label is the model's name, `M::NAME`, which `#[errors_as]` cannot name.
         Ok(self.decode(&state, tgt_input).within(M::NAME)?.0)
     }
 
     /// The decoder's weights over the source at every target step, `(N, T, S)`.
     fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
         let state = self.encode(src)?;
+        // `.within`: the label is the model's name, `M::NAME`, which `#[errors_as]` cannot name.
         Ok(SentenceAttention::Source(self.decode(&state, tgt_input).within(M::NAME)?.1))
     }
 }
 
+/// [`Translate::next_logits`] of a recurrent translator, its errors unlabelled.
+fn step_through<M: RecurrentTranslate>(model: &mut M, state: &mut RecurrentState<M::State>, prefix: &Tensor) -> Result<Tensor> {
+    let t = match prefix.dims() {
+        &[_, t] if t > 0 => t,
+        d => return Err(invalid_shape("target prefixes (N, T) with T > 0", d)),
+    };
+    let ids = target_ids(prefix, RecurrentTranslate::tgt_vocab(model))?;
+    // Taken out while stepping: a step that fails leaves no carry that read part of a prefix.
+    let (mut carry, read) = match state.carried.take() {
+        Some(c) if c.seen.continued_by(&ids, t) => (c.carry, c.seen.len()),
+        _ => (model.start_carry(&state.encoded)?, 0),
+    };
+    let mut logits = None;
+    for k in read..t {
+        let token = prefix.narrow(1, k, 1)?.squeeze(1)?;
+        let (next, new_carry) = model.step(&state.encoded, &carry, &token)?;
+        (logits, carry) = (Some(next), new_carry);
+    }
+    state.carried = Some(Carried { carry, seen: SeenIds::new(ids, t) });
+    logits.ok_or_else(|| candle_core::Error::Msg("no decoding step".into()))
+}
+
 /// The carry and ids of the sentences at `rows`.
 fn select_carried(c: &Carried, rows: &Tensor) -> Result<Carried> {
-    let seen = c.seen.select("RecurrentState::select_rows", rows)?;
+    // The model's `select_rows` has checked `rows` against the sentences.
+    let seen = c.seen.pick(rows)?;
     let carry = c.carry.iter().map(|t| index_rows(t, rows)).collect::<Result<_>>()?;
     Ok(Carried { carry, seen })
 }

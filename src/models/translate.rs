@@ -7,7 +7,7 @@
 
 use super::special_ids::PAD_ID;
 use crate::nn::Walk;
-use crate::nn::shape::{MAX_ELEMENTS, error, shape_error};
+use crate::nn::shape::MAX_ELEMENTS;
 use crate::nn::shape::{Within, invalid, invalid_shape};
 use candle_core::{DType, Result, Tensor};
 
@@ -18,22 +18,25 @@ use candle_core::{DType, Result, Tensor};
 /// # Shapes
 /// - `src`: `(N, S)` with `N, S > 0`; returns `N` lengths, each in `1..=S`
 pub fn source_lengths(module: &str, src: &Tensor) -> Result<Vec<usize>> {
+    // `.within`: the label is the caller's, given at run time, which `#[errors_as]` cannot name.
+    padded_lengths(src).within(module)
+}
+
+/// [`source_lengths`] with its errors unlabelled ([`invalid`]): the public caller labels them.
+pub(crate) fn padded_lengths(src: &Tensor) -> Result<Vec<usize>> {
     let (n, s) = match src.dims() {
         &[n, s] if n > 0 && s > 0 => (n, s),
-        d => return Err(shape_error(module, "source ids (N, S) with N, S > 0", d)),
+        d => return Err(invalid_shape("source ids (N, S) with N, S > 0", d)),
     };
     let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
     let mut lengths = Vec::with_capacity(n);
     for (k, row) in ids.chunks(s).enumerate() {
         let len = row.iter().position(|&v| v == PAD_ID).unwrap_or(s);
         if len == 0 {
-            return Err(error(module, format!("source {k} of {n} is all padding")));
+            return Err(invalid(format!("source {k} of {n} is all padding")));
         }
         if let Some(p) = row[len..].iter().position(|&v| v != PAD_ID) {
-            return Err(error(
-                module,
-                format!("source {k} has the padding id {PAD_ID} at position {len} before a real token at {}", len + p),
-            ));
+            return Err(invalid(format!("source {k} has the padding id {PAD_ID} at position {len} before a real token at {}", len + p)));
         }
         lengths.push(len);
     }
@@ -59,7 +62,19 @@ pub fn check_rows(rows: &Tensor, n: usize) -> Result<()> {
 /// The ids of target prefixes `(N, t)` as `u32`, row-major, checked: whole numbers (integer ids,
 /// or floats holding them) in `0..vocab`. `module` names the caller in the error.
 pub(crate) fn prefix_ids(module: &str, prefix: &Tensor, vocab: usize) -> Result<Vec<u32>> {
-    let values = crate::attention::additive_mask::ids_as_f64(module, prefix)?;
+    // `.within`: the label is the caller's, given at run time. The Transformer's `next_logits`
+    // calls this; the recurrent translators call [`target_ids`] under their own label.
+    target_ids(prefix, vocab).within(module)
+}
+
+/// [`prefix_ids`] with its errors unlabelled ([`invalid`]): the public caller labels them.
+pub(crate) fn target_ids(prefix: &Tensor, vocab: usize) -> Result<Vec<u32>> {
+    let values = match prefix.dtype() {
+        DType::U8 | DType::U32 | DType::I64 | DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+            prefix.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?
+        }
+        d => return Err(invalid(format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {d:?}"))),
+    };
     let t = prefix.dims().last().copied().unwrap_or(1).max(1);
     values
         .iter()
@@ -68,7 +83,7 @@ pub(crate) fn prefix_ids(module: &str, prefix: &Tensor, vocab: usize) -> Result<
             if v.fract() == 0.0 && v >= 0.0 && v < vocab as f64 {
                 Ok(v as u32)
             } else {
-                Err(error(module, format!("prefix id {v} (row {}, position {}) is not a target id in 0..{vocab}", k / t, k % t)))
+                Err(invalid(format!("prefix id {v} (row {}, position {}) is not a target id in 0..{vocab}", k / t, k % t)))
             }
         })
         .collect()
@@ -115,9 +130,27 @@ impl SeenIds {
         if self.len == 0 {
             return Ok(SeenIds::default());
         }
+        // `.within`: the label is the caller's, given at run time (the Transformer's cache calls this).
         check_rows(rows, self.ids.len() / self.len).within(module)?;
+        self.pick(rows)
+    }
+
+    /// [`SeenIds::select`] for rows the caller has checked against the sentences these prefixes
+    /// belong to ([`check_rows`]); a row beyond them is still an error rather than a panic.
+    pub(crate) fn pick(&self, rows: &Tensor) -> Result<Self> {
+        if self.len == 0 {
+            return Ok(SeenIds::default());
+        }
         let picked = rows.to_dtype(DType::I64)?.to_vec1::<i64>()?;
-        let ids = picked.iter().flat_map(|&r| self.ids[r as usize * self.len..][..self.len].iter().copied()).collect();
+        let ids = picked
+            .iter()
+            .map(|&r| {
+                let from = usize::try_from(r).ok().and_then(|r| r.checked_mul(self.len));
+                let kept = from.and_then(|f| self.ids.get(f..f.checked_add(self.len)?));
+                kept.ok_or_else(|| invalid(format!("row {r} is not one of the kept prefixes")))
+            })
+            .collect::<Result<Vec<_>>>()?
+            .concat();
         Ok(SeenIds { ids, len: self.len })
     }
 }
@@ -233,8 +266,9 @@ pub(crate) fn in_eval<M: Walk, T>(model: &mut M, f: impl FnOnce(&mut M) -> Resul
     out
 }
 
-/// Checks a recurrent translator's sizes, naming the field and `module` (the public constructor
-/// called) in the error: each at least 1, and each embedding and layer small enough to make.
+/// Checks a recurrent translator's sizes, naming the field in the error ([`invalid`]: the public
+/// constructor called labels it): each at least 1, and each embedding and layer small enough to
+/// make.
 pub(crate) fn check_translator_sizes(src_vocab: usize, tgt_vocab: usize, embed_dim: usize, hidden_dim: usize) -> Result<()> {
     let fields = [("src_vocab", src_vocab), ("tgt_vocab", tgt_vocab), ("embed_dim", embed_dim), ("hidden_dim", hidden_dim)];
     if let Some((name, _)) = fields.iter().find(|(_, v)| *v == 0) {

@@ -1,7 +1,6 @@
 //! The sizes of the GRU translator.
 
 use crate::models::translate::check_translator_sizes;
-use crate::nn::shape::Within;
 use candle_core::Result;
 
 /// The knobs of the [`GruTranslator`](super::GruTranslator). [`GruTranslatorConfig::new`] takes the
@@ -24,10 +23,11 @@ impl GruTranslatorConfig {
         GruTranslatorConfig { src_vocab, tgt_vocab, embed_dim: 64, hidden_dim: 128 }
     }
 
-    /// Checks every field, naming it and `module` (the public constructor called) in the error:
-    /// each size at least 1, and each embedding and output layer small enough to make.
-    pub(crate) fn check(&self, module: &str) -> Result<()> {
-        check_translator_sizes(self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim).within(module)?;
-        Ok(())
+    /// Checks every field, naming it in the error (the public constructor called labels it): each
+    /// size at least 1, and each embedding and output layer small enough to make. The constructors
+    /// check once; the model keeps the config it was built from, and reads its sizes unchecked
+    /// after that.
+    pub(crate) fn check(&self) -> Result<()> {
+        check_translator_sizes(self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim)
     }
 }

@@ -2,8 +2,7 @@
 
 use super::config::GruTranslatorConfig;
 use crate::attention::Attention;
-use crate::nn::shape::Within;
-use crate::nn::{Embedding, Gru, Linear, Walk, Walker};
+use crate::nn::{Embedding, Gru, Linear, Walk, errors_as};
 use candle_core::{D, Result, Tensor};
 
 /// `embed` (`nn.Embedding(tgt_vocab, embed_dim)`), `basic_rnn` (`nn.GRU(embed_dim, H)`), `attn`
@@ -14,7 +13,7 @@ use candle_core::{D, Result, Tensor};
 /// As in the lecture, the GRU reads only the previous token and the context does not feed back
 /// into it: the queries of every target position come from one run of the GRU, and teacher
 /// forcing needs no loop over time.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct GruAttnDecoder {
     pub embed: Embedding,
     pub basic_rnn: Gru,
@@ -23,15 +22,22 @@ pub struct GruAttnDecoder {
 }
 
 impl GruAttnDecoder {
+    /// Checks `cfg`, then builds the layers ([`GruAttnDecoder::build`]).
+    #[errors_as("GruAttnDecoder::new")]
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
-        cfg.check("GruAttnDecoder::new")?;
-        let module = "GruAttnDecoder";
+        cfg.check()?;
+        Self::build(cfg)
+    }
+
+    /// The layers of a checked config (the translator's constructor checks it once for the
+    /// encoder and the decoder). Sizes that passed the check make every layer.
+    pub(crate) fn build(cfg: &GruTranslatorConfig) -> Result<Self> {
         let h = cfg.hidden_dim;
         Ok(GruAttnDecoder {
-            embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim).within(module)?,
-            basic_rnn: Gru::new(cfg.embed_dim, h).within(module)?,
-            attn: Attention::new(h, None, false).within(module)?,
-            out: Linear::new(2 * h, cfg.tgt_vocab).within(module)?,
+            embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim)?,
+            basic_rnn: Gru::new(cfg.embed_dim, h)?,
+            attn: Attention::new(h, None, false)?,
+            out: Linear::new(2 * h, cfg.tgt_vocab)?,
         })
     }
 
@@ -42,6 +48,7 @@ impl GruAttnDecoder {
     /// # Shapes
     /// - `tgt`: ids `(N, T)`; `hidden`: `(1, N, H)`; `mask`: keep mask `(N, 1, S)` (0 at padding)
     /// - returns the logits `(N, T, V)`; `attn.alphas` holds the weights `(N, T, S)`
+    #[errors_as("GruAttnDecoder")]
     pub fn forward(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
         Ok(self.forward_with_hidden(tgt, hidden, mask)?.0)
     }
@@ -51,21 +58,12 @@ impl GruAttnDecoder {
     ///
     /// # Shapes
     /// - as [`GruAttnDecoder::forward`]; returns the logits `(N, T, V)` and the hidden state `(1, N, H)`
+    #[errors_as("GruAttnDecoder")]
     pub fn forward_with_hidden(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
-        let module = "GruAttnDecoder";
-        let embedded = self.embed.forward(tgt).within(module)?;
-        let (queries, last) = self.basic_rnn.forward(&embedded, Some(hidden)).within(module)?;
-        let context = self.attn.forward(&queries, Some(mask)).within(module)?;
-        let joined = Tensor::cat(&[context, queries], D::Minus1).within(module)?;
-        Ok((self.out.forward(&joined).within(module)?, last))
-    }
-}
-
-impl Walk for GruAttnDecoder {
-    fn walk(&self, w: &mut Walker) {
-        w.child("embed", &self.embed);
-        w.child("basic_rnn", &self.basic_rnn);
-        w.child("attn", &self.attn);
-        w.child("out", &self.out);
+        let embedded = self.embed.forward(tgt)?;
+        let (queries, last) = self.basic_rnn.forward(&embedded, Some(hidden))?;
+        let context = self.attn.forward(&queries, Some(mask))?;
+        let joined = Tensor::cat(&[context, queries], D::Minus1)?;
+        Ok((self.out.forward(&joined)?, last))
     }
 }

@@ -1,24 +1,31 @@
 //! The encoder: embeddings, then the lecture's GRU, its final state read at each true length.
 
 use super::config::GruTranslatorConfig;
-use crate::nn::shape::{Within, error, shape_error};
-use crate::nn::{Embedding, Gru, Walk, Walker};
+use crate::nn::shape::{invalid, invalid_shape};
+use crate::nn::{Embedding, Gru, Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 /// `embed` (`nn.Embedding(src_vocab, embed_dim)`) and `basic_rnn` (`nn.GRU(embed_dim, H)`, batch
 /// first), the lecture's `Encoder` given token ids instead of coordinates.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct GruEncoder {
     pub embed: Embedding,
     pub basic_rnn: Gru,
 }
 
 impl GruEncoder {
+    /// Checks `cfg`, then builds the layers ([`GruEncoder::build`]).
+    #[errors_as("GruEncoder::new")]
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
-        cfg.check("GruEncoder::new")?;
-        let module = "GruEncoder";
-        let embed = Embedding::new(cfg.src_vocab, cfg.embed_dim).within(module)?;
-        let basic_rnn = Gru::new(cfg.embed_dim, cfg.hidden_dim).within(module)?;
+        cfg.check()?;
+        Self::build(cfg)
+    }
+
+    /// The embedding and the GRU of a checked config (the translator's constructor checks it once
+    /// for the encoder and the decoder). Sizes that passed the check make every layer.
+    pub(crate) fn build(cfg: &GruTranslatorConfig) -> Result<Self> {
+        let embed = Embedding::new(cfg.src_vocab, cfg.embed_dim)?;
+        let basic_rnn = Gru::new(cfg.embed_dim, cfg.hidden_dim)?;
         Ok(GruEncoder { embed, basic_rnn })
     }
 
@@ -29,26 +36,25 @@ impl GruEncoder {
     /// # Shapes
     /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths, each in `1..=S`
     /// - returns the states `(N, S, H)` (zero at padding) and the final hidden state `(1, N, H)`
+    #[errors_as("GruEncoder")]
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, Tensor)> {
-        let module = "GruEncoder";
-        let (n, s) = match src.dims() {
-            &[n, s] => (n, s),
-            d => return Err(shape_error(module, "source ids (N, S)", d)),
-        };
-        if lengths.len() != n {
-            return Err(error(module, format!("{} lengths for a batch of {n}", lengths.len())));
-        }
-        if let Some(k) = lengths.iter().position(|&l| l == 0 || l > s) {
-            return Err(error(module, format!("length {} of sentence {k} is not in 1..={s}", lengths[k])));
-        }
-        let embedded = self.embed.forward(src).within(module)?;
-        self.basic_rnn.forward_padded(&embedded, lengths, None).within(module)
+        check_lengths(src, lengths)?;
+        let embedded = self.embed.forward(src)?;
+        self.basic_rnn.forward_padded(&embedded, lengths, None)
     }
 }
 
-impl Walk for GruEncoder {
-    fn walk(&self, w: &mut Walker) {
-        w.child("embed", &self.embed);
-        w.child("basic_rnn", &self.basic_rnn);
+/// Checks source ids `(N, S)` and their `N` lengths, each in `1..=S`.
+fn check_lengths(src: &Tensor, lengths: &[usize]) -> Result<()> {
+    let (n, s) = match src.dims() {
+        &[n, s] => (n, s),
+        d => return Err(invalid_shape("source ids (N, S)", d)),
+    };
+    if lengths.len() != n {
+        return Err(invalid(format!("{} lengths for a batch of {n}", lengths.len())));
     }
+    if let Some(k) = lengths.iter().position(|&l| l == 0 || l > s) {
+        return Err(invalid(format!("length {} of sentence {k} is not in 1..={s}", lengths[k])));
+    }
+    Ok(())
 }

@@ -1,8 +1,7 @@
 //! The sizes of the LSTM translator.
 
 use crate::models::translate::check_translator_sizes;
-use crate::nn::shape::Within;
-use crate::nn::shape::error;
+use crate::nn::shape::invalid;
 use candle_core::Result;
 
 /// The knobs of the [`LstmTranslator`](super::LstmTranslator). [`LstmTranslatorConfig::new`] takes
@@ -30,12 +29,14 @@ impl LstmTranslatorConfig {
         LstmTranslatorConfig { src_vocab, tgt_vocab, embed_dim: 64, hidden_dim: 128, bidirectional: false }
     }
 
-    /// Checks every field, naming it and `module` (the public constructor called) in the error:
-    /// each size at least 1, and each embedding and output layer small enough to make.
-    pub(crate) fn check(&self, module: &str) -> Result<()> {
-        check_translator_sizes(self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim).within(module)?;
+    /// Checks every field, naming it in the error (the public constructor called labels it): each
+    /// size at least 1, each embedding and output layer small enough to make, and an even
+    /// `hidden_dim` for a bidirectional encoder. The constructors check once; the model keeps the
+    /// config it was built from, and reads its sizes unchecked after that.
+    pub(crate) fn check(&self) -> Result<()> {
+        check_translator_sizes(self.src_vocab, self.tgt_vocab, self.embed_dim, self.hidden_dim)?;
         if self.bidirectional && !self.hidden_dim.is_multiple_of(2) {
-            return Err(error(module, format!("bidirectional needs an even hidden_dim, got {}", self.hidden_dim)));
+            return Err(invalid(format!("bidirectional needs an even hidden_dim, got {}", self.hidden_dim)));
         }
         Ok(())
     }

@@ -1,8 +1,8 @@
 //! The attention decoder: one `LstmCell` step per target token.
 
 use super::config::LstmTranslatorConfig;
-use crate::nn::shape::{Within, error};
-use crate::nn::{Embedding, Linear, LstmCell, Walk, Walker, softmax};
+use crate::nn::shape::invalid;
+use crate::nn::{Embedding, Linear, LstmCell, Walk, errors_as, softmax};
 use candle_core::{D, Result, Tensor};
 
 /// `embed` (`nn.Embedding(tgt_vocab, embed_dim)`), `attn` (`Linear(H, H)`, the keys'
@@ -11,7 +11,7 @@ use candle_core::{D, Result, Tensor};
 /// The blog post leaves its attention unspecified: we score each encoder output `e_s` against the
 /// previous hidden state `h` with `(W e_s + b) · h / sqrt(H)` (Luong's "general" score, scaled),
 /// padding masked out.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct AttnLstmDecoder {
     pub embed: Embedding,
     pub attn: Linear,
@@ -20,15 +20,22 @@ pub struct AttnLstmDecoder {
 }
 
 impl AttnLstmDecoder {
+    /// Checks `cfg`, then builds the layers ([`AttnLstmDecoder::build`]).
+    #[errors_as("AttnLstmDecoder::new")]
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
-        cfg.check("AttnLstmDecoder::new")?;
-        let module = "AttnLstmDecoder";
+        cfg.check()?;
+        Self::build(cfg)
+    }
+
+    /// The layers of a checked config (the translator's constructor checks it once for the
+    /// encoder and the decoder). Sizes that passed the check make every layer.
+    pub(crate) fn build(cfg: &LstmTranslatorConfig) -> Result<Self> {
         let h = cfg.hidden_dim;
         Ok(AttnLstmDecoder {
-            embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim).within(module)?,
-            attn: Linear::new(h, h).within(module)?,
-            cell: LstmCell::new(cfg.embed_dim + h, h).within(module)?,
-            out: Linear::new(h, cfg.tgt_vocab).within(module)?,
+            embed: Embedding::new(cfg.tgt_vocab, cfg.embed_dim)?,
+            attn: Linear::new(h, h)?,
+            cell: LstmCell::new(cfg.embed_dim + h, h)?,
+            out: Linear::new(h, cfg.tgt_vocab)?,
         })
     }
 
@@ -36,6 +43,7 @@ impl AttnLstmDecoder {
     ///
     /// # Shapes
     /// - `outputs`: the encoder's `(N, S, H)`; returns `(N, S, H)`
+    #[errors_as("AttnLstmDecoder")]
     pub fn keys(&self, outputs: &Tensor) -> Result<Tensor> {
         self.attn.forward(outputs)
     }
@@ -47,6 +55,7 @@ impl AttnLstmDecoder {
     /// - `token`: ids `(N,)`; `h`, `c`: `(N, H)`
     /// - `keys`, `outputs`: `(N, S, H)`; `mask`: additive `(N, S)` (`-inf` at padding)
     /// - returns the logits `(N, V)`, the new `(h, c)` and the attention weights `(N, S)`
+    #[errors_as("AttnLstmDecoder")]
     pub fn forward(
         &self,
         token: &Tensor,
@@ -57,7 +66,7 @@ impl AttnLstmDecoder {
         mask: &Tensor,
     ) -> Result<(Tensor, (Tensor, Tensor), Tensor)> {
         let ((h, c), alphas) = self.step(token, h, c, keys, outputs, mask)?;
-        let logits = self.out.forward(&h).within("AttnLstmDecoder")?;
+        let logits = self.out.forward(&h)?;
         Ok((logits, (h, c), alphas))
     }
 
@@ -66,6 +75,7 @@ impl AttnLstmDecoder {
     ///
     /// # Shapes
     /// - as [`AttnLstmDecoder::forward`]; returns the new `(h, c)` and the weights `(N, S)`
+    #[errors_as("AttnLstmDecoder")]
     pub fn step(
         &self,
         token: &Tensor,
@@ -75,20 +85,10 @@ impl AttnLstmDecoder {
         outputs: &Tensor,
         mask: &Tensor,
     ) -> Result<((Tensor, Tensor), Tensor)> {
-        let module = "AttnLstmDecoder";
-        check_step(token, h, c, keys, outputs, mask).map_err(|why| error(module, format!("expected {why}")))?;
-        let (alphas, context) = attend(h, keys, outputs, mask).within(module)?;
-        let input = Tensor::cat(&[self.embed.forward(token).within(module)?, context], D::Minus1).within(module)?;
-        Ok((self.cell.forward(&input, Some((h, c))).within(module)?, alphas))
-    }
-}
-
-impl Walk for AttnLstmDecoder {
-    fn walk(&self, w: &mut Walker) {
-        w.child("embed", &self.embed);
-        w.child("attn", &self.attn);
-        w.child("cell", &self.cell);
-        w.child("out", &self.out);
+        check_step(token, h, c, keys, outputs, mask)?;
+        let (alphas, context) = attend(h, keys, outputs, mask)?;
+        let input = Tensor::cat(&[self.embed.forward(token)?, context], D::Minus1)?;
+        Ok((self.cell.forward(&input, Some((h, c)))?, alphas))
     }
 }
 
@@ -104,11 +104,11 @@ fn attend(h: &Tensor, keys: &Tensor, outputs: &Tensor, mask: &Tensor) -> Result<
 }
 
 /// Checks one decoding step's shapes against each other (candle would say only "shape mismatch
-/// in add" or "in matmul"): the description of what was expected and what came, if they differ.
-fn check_step(token: &Tensor, h: &Tensor, c: &Tensor, keys: &Tensor, outputs: &Tensor, mask: &Tensor) -> std::result::Result<(), String> {
+/// in add" or "in matmul"): what was expected and what came, if they differ.
+fn check_step(token: &Tensor, h: &Tensor, c: &Tensor, keys: &Tensor, outputs: &Tensor, mask: &Tensor) -> Result<()> {
     let (n, hidden) = match h.dims() {
         &[n, hidden] => (n, hidden),
-        d => return Err(format!("a hidden state h (N, H), got {d:?}")),
+        d => return Err(invalid(format!("expected a hidden state h (N, H), got {d:?}"))),
     };
     let s = keys.dims().get(1).copied().unwrap_or(0);
     let fits = token.dims() == [n]
@@ -119,13 +119,13 @@ fn check_step(token: &Tensor, h: &Tensor, c: &Tensor, keys: &Tensor, outputs: &T
     if fits {
         return Ok(());
     }
-    Err(format!(
-        "token ({n},), h and c ({n}, {hidden}), keys and outputs ({n}, S, {hidden}), mask ({n}, S); got {:?}, {:?}, {:?}, {:?}, {:?} and {:?}",
+    Err(invalid(format!(
+        "expected token ({n},), h and c ({n}, {hidden}), keys and outputs ({n}, S, {hidden}), mask ({n}, S); got {:?}, {:?}, {:?}, {:?}, {:?} and {:?}",
         token.dims(),
         h.dims(),
         c.dims(),
         keys.dims(),
         outputs.dims(),
         mask.dims()
-    ))
+    )))
 }

@@ -6,20 +6,23 @@ use super::encoder::LstmEncoder;
 use crate::attention::padding_mask;
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::special_ids::PAD_ID;
-use crate::models::translate::{check_rows, source_lengths};
+use crate::models::translate::{check_rows, padded_lengths};
 use crate::nn::fused::attn_lstm_decoder::attn_lstm_sequence;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{Within, error, shape_error};
-use crate::nn::{Walk, Walker};
+use crate::nn::shape::{Within, invalid, invalid_shape};
+use crate::nn::{Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 /// The encoder and the attention decoder, with the attention weights of the last forward pass.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct LstmTranslator {
-    pub config: LstmTranslatorConfig,
+    /// The config the model was built from, checked ([`LstmTranslator::config`]).
+    #[walk(skip)]
+    config: LstmTranslatorConfig,
     pub encoder: LstmEncoder,
     pub decoder: AttnLstmDecoder,
     /// The attention weights of the last [`LstmTranslator::forward`], `(N, T, S)`.
+    #[walk(skip)]
     pub alphas: Option<Tensor>,
 }
 
@@ -37,42 +40,41 @@ pub struct LstmState {
 impl LstmTranslator {
     /// Draws the encoder's parameters, then the decoder's, in PyTorch's order. A size of 0, or one
     /// too large to make, is an error naming the config field, under `LstmTranslator::new`.
+    #[errors_as("LstmTranslator::new")]
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
-        const NEW: &str = "LstmTranslator::new";
-        cfg.check(NEW)?;
-        let encoder = LstmEncoder::new(cfg).within(NEW)?;
-        let decoder = AttnLstmDecoder::new(cfg).within(NEW)?;
+        cfg.check()?;
+        let encoder = LstmEncoder::build(cfg)?;
+        let decoder = AttnLstmDecoder::build(cfg)?;
         Ok(LstmTranslator { config: cfg.clone(), encoder, decoder, alphas: None })
+    }
+
+    /// The config the model was built from (checked then; the model reads its sizes from it).
+    pub fn config(&self) -> &LstmTranslatorConfig {
+        &self.config
     }
 
     /// Encodes a padded batch of sources (padding id [`PAD_ID`], at the end of each row).
     ///
     /// # Shapes
     /// - `src`: `(N, S)`; returns the decoder's starting state for `N` sentences
+    #[errors_as("LstmTranslator")]
     pub fn encode(&self, src: &Tensor) -> Result<LstmState> {
-        let module = "LstmTranslator";
-        let lengths = source_lengths(module, src)?;
-        let (outputs, (h, c)) = self.encoder.forward(src, &lengths).within(module)?;
-        let keys = self.decoder.keys(&outputs).within(module)?;
-        let mask = padding_mask(src, PAD_ID).within(module)?.squeeze(1).within(module)?; // (N, S): -inf at the padding
+        let lengths = padded_lengths(src)?;
+        let (outputs, (h, c)) = self.encoder.forward(src, &lengths)?;
+        let keys = self.decoder.keys(&outputs)?;
+        let mask = padding_mask(src, PAD_ID)?.squeeze(1)?; // (N, S): -inf at the padding
         Ok(LstmState { outputs, keys, mask, h, c })
     }
 
-    /// Runs the decoder over `tgt` from `state`: the logits of every position and the weights.
+    /// Teacher forcing, step by step: from the encoder's final state, the decoder attends with
+    /// its hidden state and reads the true previous token at every position of `tgt`; then the
+    /// output layer maps every step's hidden state to logits. Returns the logits and the weights.
+    /// ([`LstmTranslator::decode_target`] checks `tgt`, and runs the same arithmetic as one fused
+    /// node where the kernel applies.)
     fn decode(&self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
-        let t = match tgt.dims() {
-            &[n, t] if n == state.h.dim(0)? && t > 0 => t,
-            d => return Err(shape_error("LstmTranslator", format!("target ids (N, T) with N = {} and T > 0", state.h.dim(0)?), d)),
-        };
-        // teacher forcing over the whole target as one graph node where the kernel applies
-        let emb = self.decoder.embed.forward(tgt).within("AttnLstmDecoder")?;
-        let cell = &self.decoder.cell.weights;
-        if let Some((hs, alphas)) = attn_lstm_sequence(cell, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)? {
-            return Ok((self.decoder.out.forward(&hs)?, alphas));
-        }
         let (mut h, mut c) = (state.h.clone(), state.c.clone());
-        let (mut hs, mut alphas) = (Vec::with_capacity(t), Vec::with_capacity(t));
-        for k in 0..t {
+        let (mut hs, mut alphas) = (vec![], vec![]);
+        for k in 0..tgt.dim(1)? {
             let token = tgt.narrow(1, k, 1)?.squeeze(1)?;
             let ((h2, c2), a) = self.decoder.step(&token, &h, &c, &state.keys, &state.outputs, &state.mask)?;
             (h, c) = (h2, c2);
@@ -89,18 +91,30 @@ impl LstmTranslator {
     /// # Shapes
     /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
     /// - returns the logits `(N, T, V)`; [`LstmTranslator::alphas`] holds the weights `(N, T, S)`
+    #[errors_as("LstmTranslator")]
     pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
-        let (logits, alphas) = self.decode(&state, tgt_input).within("LstmTranslator")?;
+        let (logits, alphas) = self.decode_target(&state, tgt_input)?; // decode, fused where it can be
         self.alphas = Some(alphas);
         Ok(logits)
     }
-}
 
-impl Walk for LstmTranslator {
-    fn walk(&self, w: &mut Walker) {
-        w.child("encoder", &self.encoder);
-        w.child("decoder", &self.decoder);
+    /// [`LstmTranslator::decode`] of a checked target: the whole target as one fused graph node
+    /// where the kernel applies (float32 on the CPU, a hidden size it covers), else step by step.
+    /// The same arithmetic either way, within float32 rounding.
+    fn decode_target(&self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        let n = state.h.dim(0)?;
+        match tgt.dims() {
+            &[m, t] if m == n && t > 0 => {}
+            d => return Err(invalid_shape(format!("target ids (N, T) with N = {n} and T > 0"), d)),
+        }
+        // `.within`: the target's embedding is the decoder's, and its errors say so, as the steps' do.
+        let emb = self.decoder.embed.forward(tgt).within("AttnLstmDecoder")?;
+        let cell = &self.decoder.cell.weights;
+        match attn_lstm_sequence(cell, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)? {
+            Some((hs, alphas)) => Ok((self.decoder.out.forward(&hs)?, alphas)),
+            None => self.decode(state, tgt),
+        }
     }
 }
 
@@ -120,12 +134,14 @@ impl RecurrentTranslate for LstmTranslator {
         LstmTranslator::encode(self, src)
     }
 
+    #[errors_as("LstmTranslator")]
     fn decode(&mut self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
-        LstmTranslator::decode(self, state, tgt)
+        self.decode_target(state, tgt)
     }
 
+    #[errors_as("LstmTranslator::select_rows")]
     fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
-        check_rows(rows, s.outputs.dim(0)?).within("LstmTranslator::select_rows")?;
+        check_rows(rows, s.outputs.dim(0)?)?;
         let pick = |t: &Tensor| index_rows(t, rows);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
     }
@@ -136,9 +152,10 @@ impl RecurrentTranslate for LstmTranslator {
     }
 
     /// The decoder attends with `h`, then its cell reads the token's embedding and the context.
+    #[errors_as("LstmTranslator")]
     fn step(&mut self, state: &LstmState, carry: &[Tensor], token: &Tensor) -> Result<(Tensor, Vec<Tensor>)> {
         let [h, c] = carry else {
-            return Err(error("LstmTranslator", format!("expected a carry of h and c, got {} tensors", carry.len())));
+            return Err(invalid(format!("expected a carry of h and c, got {} tensors", carry.len())));
         };
         let (logits, (h, c), _) = self.decoder.forward(token, h, c, &state.keys, &state.outputs, &state.mask)?;
         Ok((logits, vec![h, c]))
