@@ -4,6 +4,9 @@
 //! and stops at [`EOS_ID`], the translators mask [`PAD_ID`] (the Transformer's config defaults to
 //! it) and the translation trainer's loss ignores it.
 
+use crate::nn::shape::invalid;
+use candle_core::Result;
+
 /// `<pad>`: what a padded batch is filled with, and what the models and losses ignore.
 pub const PAD_ID: u32 = 0;
 /// `<sos>`: the decoder's first input.
@@ -12,3 +15,13 @@ pub const SOS_ID: u32 = 1;
 pub const EOS_ID: u32 = 2;
 /// `<unk>`: every word the vocabulary does not hold.
 pub const UNK_ID: u32 = 3;
+
+/// Checks that a model's padding id `pad` is a token of its `side` vocabulary `0..vocab` (`side`:
+/// "source" or "target"), the one check of it: the Transformer's config when the model is made,
+/// the translator, the trainer and the decoders for any model. The caller's label names who asked.
+pub(crate) fn check_pad_id(pad: u32, side: &str, vocab: usize) -> Result<()> {
+    if pad as usize >= vocab {
+        return Err(invalid(format!("the model's pad_id {pad} is outside its {side} vocabulary 0..{vocab}")));
+    }
+    Ok(())
+}

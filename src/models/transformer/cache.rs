@@ -8,9 +8,8 @@
 
 use super::layers::LayerCache;
 use super::model::Transformer;
-use crate::models::translate::{SeenIds, check_rows};
-use crate::nn::shape::Within;
-use crate::nn::shape::{error, same_tensor};
+use crate::models::translate::SeenIds;
+use crate::nn::shape::same_tensor;
 use candle_core::{Device, Result, Tensor};
 
 /// What the decoder keeps between decoding steps of one batch of `N` prefixes: every layer's keys
@@ -53,8 +52,9 @@ impl DecoderCache {
     }
 
     /// The rows at `rows`, in that order, repeats allowed, for `memory`: the memory's same rows.
+    /// Without a check of `rows`: the caller has checked them against the memory the cache
+    /// belongs to ([`DecoderCache::belongs_to`]), whose rows are the cache's.
     pub(crate) fn select_rows(&self, rows: &Tensor, memory: &Tensor) -> Result<Self> {
-        check_rows(rows, self.rows).within("DecoderCache::select_rows")?;
         let seen = self.seen.select("DecoderCache::select_rows", rows)?;
         let layers = self
             .layers
@@ -78,18 +78,12 @@ impl DecoderCache {
 
 /// The additive mask of target positions `c..t` over keys `0..t`: `-inf` after the query's own
 /// position and, with a `pad_id`, at padding ids (rows `c..t` of [`target_mask`](crate::attention::target_mask)),
-/// `None` when it masks nothing. A position whose prefix up to it is padding alone would attend
-/// to nothing (its softmax NaN): an error naming the row.
+/// `None` when it masks nothing. The caller has checked that no prefix starts with the pad id
+/// (its first position would attend to nothing).
 fn step_mask(ids: &[u32], n: usize, t: usize, c: usize, pad_id: Option<u32>, device: &Device) -> Result<Option<Tensor>> {
     let mut any = false;
     let mut values = Vec::with_capacity(n * (t - c) * t);
-    for (r, row) in ids.chunks(t).enumerate() {
-        if let Some(pad) = pad_id.filter(|&p| row[0] == p) {
-            return Err(error(
-                "Transformer::next_logits",
-                format!("prefix {r} starts with the pad_id {pad}: its first position would attend to nothing"),
-            ));
-        }
+    for row in ids.chunks(t) {
         for i in c..t {
             for (j, &id) in row.iter().enumerate() {
                 let masked = j > i || pad_id == Some(id);
@@ -123,7 +117,7 @@ impl Transformer {
             cache.layers.iter_mut().for_each(|l| l.self_kv = None);
         }
         let m = t - c;
-        let mut x = self.tgt_pe.forward_from(&self.tgt_embedding.forward(&prefix.narrow(1, c, m)?)?, c)?;
+        let mut x = self.tgt_pe.forward_at(&self.tgt_embedding.forward(&prefix.narrow(1, c, m)?)?, c)?;
         let mask = step_mask(ids, n, t, c, self.config.pad_id, prefix.device())?;
         for (layer, kept) in self.decoder.layers.iter().zip(&mut cache.layers) {
             x = layer.forward_cached(&x, kept, mask.as_ref(), src_mask)?;

@@ -1,6 +1,7 @@
 //! The hyperparameters of the Transformer, in one place.
 
-use crate::models::special_ids::PAD_ID;
+use crate::models::special_ids::{PAD_ID, check_pad_id};
+use candle_core::Result;
 
 /// How the multi-head attention of every layer lays out its heads (the two give the same
 /// numbers for the same weights; they differ in parameters' names and in speed).
@@ -96,5 +97,17 @@ impl TransformerConfig {
             heads: HeadLayout::Narrow,
             xavier_init: false,
         }
+    }
+
+    /// What the model relies on and the layers' own constructors do not check: the padding id,
+    /// where there is one, is a token of both vocabularies. [`Transformer::from_config`](super::Transformer::from_config)
+    /// runs it once and keeps the config; the model's passes then take it as checked. (The sizes
+    /// and the heads are checked by the constructors that use them, once, as the model is built.)
+    pub(crate) fn validate(&self) -> Result<()> {
+        if let Some(pad) = self.pad_id {
+            check_pad_id(pad, "source", self.src_vocab)?;
+            check_pad_id(pad, "target", self.tgt_vocab)?;
+        }
+        Ok(())
     }
 }

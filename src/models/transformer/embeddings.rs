@@ -1,21 +1,23 @@
 //! The Transformer's input side: token embeddings scaled by `sqrt(d_model)`, and the lecture's
 //! positional encoding (added without scaling the input, then dropout).
 
-use crate::nn::shape::{Within, check_batch, check_size, error};
-use crate::nn::{Dropout, Embedding, Walk, Walker};
+use crate::nn::shape::{check_batch, check_size, invalid};
+use crate::nn::{Dropout, Embedding, Walk, Walker, errors_as};
 use candle_core::{Device, Result, Tensor};
 
 /// The lecture's `Embeddings(len_vocab, d_model)`: an `nn.Embedding(len_vocab, d_model)` (standard
 /// normal rows) whose vectors are multiplied by `sqrt(d_model)`. Parameter `embedding.weight`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct Embeddings {
+    #[walk(skip)]
     pub d_model: usize,
     pub embedding: Embedding,
 }
 
 impl Embeddings {
+    #[errors_as("Embeddings")]
     pub fn new(len_vocab: usize, d_model: usize) -> Result<Self> {
-        Ok(Embeddings { d_model, embedding: Embedding::new(len_vocab, d_model).within("Embeddings")? })
+        Ok(Embeddings { d_model, embedding: Embedding::new(len_vocab, d_model)? })
     }
 
     /// Looks up each id's vector and scales it by `sqrt(d_model)`. An id outside
@@ -24,15 +26,9 @@ impl Embeddings {
     /// # Shapes
     /// - `ids`: `(N, L)` integer ids (any shape `S` works)
     /// - returns `(N, L, D)` (`(S..., D)`)
+    #[errors_as("Embeddings")]
     pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
-        let module = "Embeddings";
-        (self.embedding.forward(ids).within(module)? * (self.d_model as f64).sqrt()).within(module)
-    }
-}
-
-impl Walk for Embeddings {
-    fn walk(&self, w: &mut Walker) {
-        w.child("embedding", &self.embedding);
+        self.embedding.forward(ids)? * (self.d_model as f64).sqrt()
     }
 }
 
@@ -41,12 +37,12 @@ impl Walk for Embeddings {
 /// `cos(pos / div_term)` in the odd ones. (The same function as
 /// [`positional_encoding_table`](crate::attention::positional_encoding_table), written with a
 /// power and a division instead of an exponential and a product, so it rounds as the lecture's does.)
+#[errors_as("TransformerPositionalEncoding")]
 pub fn transformer_encoding_table(max_len: usize, d_model: usize) -> Result<Tensor> {
-    let module = "TransformerPositionalEncoding";
     if max_len == 0 || d_model == 0 {
-        return Err(error(module, format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
+        return Err(invalid(format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
     }
-    check_size(&[max_len, d_model]).within(module)?;
+    check_size(&[max_len, d_model])?;
     let div_terms: Vec<f32> = (0..d_model).step_by(2).map(|two_i| 10000f32.powf(two_i as f32 / d_model as f32)).collect();
     let mut pe = vec![0f32; max_len * d_model];
     for (pos, row) in pe.chunks_mut(d_model).enumerate() {
@@ -76,20 +72,22 @@ pub struct TransformerPositionalEncoding {
 
 impl TransformerPositionalEncoding {
     /// `max_len` is 5000 in the lecture; `p_drop` in `[0, 1]`.
+    #[errors_as("TransformerPositionalEncoding")]
     pub fn new(d_model: usize, p_drop: f64, max_len: usize) -> Result<Self> {
         let pe = transformer_encoding_table(max_len, d_model)?.unsqueeze(0)?;
-        Self::with_table(pe, p_drop)
+        let dropout = Dropout::new(p_drop)?;
+        Ok(TransformerPositionalEncoding { d_model, max_len, pe, dropout })
     }
 
     /// Shares an existing table `(1, max_len, d_model)` (the Transformer's source and target
     /// encodings use one).
+    #[errors_as("TransformerPositionalEncoding")]
     pub fn with_table(pe: Tensor, p_drop: f64) -> Result<Self> {
-        let module = "TransformerPositionalEncoding";
         let (max_len, d_model) = match pe.dims() {
             &[1, m, d] if m > 0 && d > 0 => (m, d),
-            d => return Err(error(module, format!("expected a table of shape (1, max_len, d_model), got {d:?}"))),
+            d => return Err(invalid(format!("expected a table of shape (1, max_len, d_model), got {d:?}"))),
         };
-        Ok(TransformerPositionalEncoding { d_model, max_len, pe, dropout: Dropout::new(p_drop).within(module)? })
+        Ok(TransformerPositionalEncoding { d_model, max_len, pe, dropout: Dropout::new(p_drop)? })
     }
 
     /// Adds each position's encoding, then dropout. A sequence longer than `max_len` is an error.
@@ -97,30 +95,26 @@ impl TransformerPositionalEncoding {
     /// # Shapes
     /// - `x`: `(N, L, D)` with `D = d_model`, `L <= max_len`
     /// - returns `(N, L, D)`
+    #[errors_as("TransformerPositionalEncoding")]
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        self.forward_from(x, 0)
+        let (_, l) = check_batch(x, self.d_model)?;
+        if l > self.max_len {
+            return Err(invalid(format!("a sequence of {l} steps is longer than max_len = {}", self.max_len)));
+        }
+        let x = x.broadcast_add(&self.pe.narrow(1, 0, l)?)?;
+        self.dropout.forward(&x)
     }
 
     /// [`TransformerPositionalEncoding::forward`] for positions `start..start + L` (incremental
-    /// decoding adds the new positions' encodings only). Beyond `max_len` is an error.
-    ///
-    /// # Shapes
-    /// - `x`: `(N, L, D)` with `D = d_model`, `start + L <= max_len`
-    /// - returns `(N, L, D)`
-    pub fn forward_from(&self, x: &Tensor, start: usize) -> Result<Tensor> {
-        let module = "TransformerPositionalEncoding";
-        let (_, l) = check_batch(x, self.d_model).within(module)?;
-        match start.checked_add(l) {
-            Some(end) if end <= self.max_len => {}
-            _ => {
-                let steps = start.saturating_add(l);
-                return Err(error(module, format!("a sequence of {steps} steps is longer than max_len = {}", self.max_len)));
-            }
-        }
-        self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, start, l)?)?).within(module)
+    /// decoding adds the new positions' encodings only), without checks: the caller has checked
+    /// `x` against `d_model` and `start + L <= max_len`.
+    pub(crate) fn forward_at(&self, x: &Tensor, start: usize) -> Result<Tensor> {
+        let l = x.dim(1)?;
+        self.dropout.forward(&x.broadcast_add(&self.pe.narrow(1, start, l)?)?)
     }
 }
 
+// By hand: the table is a buffer, not a child.
 impl Walk for TransformerPositionalEncoding {
     fn walk(&self, w: &mut Walker) {
         // The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.

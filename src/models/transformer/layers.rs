@@ -4,8 +4,8 @@ use super::config::{HeadLayout, TransformerConfig};
 use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
 use crate::attention::ProjectedKv;
-use crate::nn::shape::{Within, check_batch, error};
-use crate::nn::{Walk, Walker, errors_as};
+use crate::nn::shape::{check_batch, invalid};
+use crate::nn::{Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 /// What an [`EncoderLayer`] computes.
@@ -47,21 +47,27 @@ pub struct EncoderLayer {
 
 impl EncoderLayer {
     /// The lecture's constructor, with its narrow multi-head attention.
+    #[errors_as("EncoderLayer")]
     pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
+        let mha = LayerAttention::new(HeadLayout::Narrow, d_model, n_heads, p_drop)?;
+        let add_norm1 = AddNorm::new(d_model, p_drop)?;
+        let add_norm2 = AddNorm::new(d_model, p_drop)?;
+        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
+        Ok(EncoderLayer { d_model, mha, add_norm1, add_norm2, pffn })
     }
 
     /// The layer the Transformer of `cfg` stacks.
+    #[errors_as("EncoderLayer")]
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
         Self::with_heads(cfg.heads, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout)
     }
 
+    /// [`EncoderLayer::new`] in either head layout: its lines, in its order.
     fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        let module = "EncoderLayer";
-        let mha = LayerAttention::new(heads, d_model, n_heads, p_drop).within(module)?;
-        let add_norm1 = AddNorm::new(d_model, p_drop).within(module)?;
-        let add_norm2 = AddNorm::new(d_model, p_drop).within(module)?;
-        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop).within(module)?;
+        let mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
+        let add_norm1 = AddNorm::new(d_model, p_drop)?;
+        let add_norm2 = AddNorm::new(d_model, p_drop)?;
+        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
         Ok(EncoderLayer { d_model, mha, add_norm1, add_norm2, pffn })
     }
 
@@ -86,36 +92,51 @@ impl EncoderLayer {
 /// `AddNorm`; multi-head cross-attention of the target over the encoder's output (the
 /// "memory"), `AddNorm`; the feed-forward network, `AddNorm`. Parameters `masked_MHA`,
 /// `addNorm1`, `cross_MHA`, `addNorm2`, `PFFN`, `addNorm3`, drawn in that order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct DecoderLayer {
+    #[walk(skip)]
     pub d_model: usize,
+    #[walk(rename = "masked_MHA")]
     pub masked_mha: LayerAttention,
+    #[walk(rename = "addNorm1")]
     pub add_norm1: AddNorm,
+    #[walk(rename = "cross_MHA")]
     pub cross_mha: LayerAttention,
+    #[walk(rename = "addNorm2")]
     pub add_norm2: AddNorm,
+    #[walk(rename = "PFFN")]
     pub pffn: PointwiseFeedforward,
+    #[walk(rename = "addNorm3")]
     pub add_norm3: AddNorm,
 }
 
 impl DecoderLayer {
     /// The decoder layer with the lecture's narrow multi-head attention.
+    #[errors_as("DecoderLayer")]
     pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
+        let masked_mha = LayerAttention::new(HeadLayout::Narrow, d_model, n_heads, p_drop)?;
+        let add_norm1 = AddNorm::new(d_model, p_drop)?;
+        let cross_mha = LayerAttention::new(HeadLayout::Narrow, d_model, n_heads, p_drop)?;
+        let add_norm2 = AddNorm::new(d_model, p_drop)?;
+        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
+        let add_norm3 = AddNorm::new(d_model, p_drop)?;
+        Ok(DecoderLayer { d_model, masked_mha, add_norm1, cross_mha, add_norm2, pffn, add_norm3 })
     }
 
     /// The layer the Transformer of `cfg` stacks.
+    #[errors_as("DecoderLayer")]
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
         Self::with_heads(cfg.heads, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout)
     }
 
+    /// [`DecoderLayer::new`] in either head layout: its lines, in its order.
     fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        let module = "DecoderLayer";
-        let masked_mha = LayerAttention::new(heads, d_model, n_heads, p_drop).within(module)?;
-        let add_norm1 = AddNorm::new(d_model, p_drop).within(module)?;
-        let cross_mha = LayerAttention::new(heads, d_model, n_heads, p_drop).within(module)?;
-        let add_norm2 = AddNorm::new(d_model, p_drop).within(module)?;
-        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop).within(module)?;
-        let add_norm3 = AddNorm::new(d_model, p_drop).within(module)?;
+        let masked_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
+        let add_norm1 = AddNorm::new(d_model, p_drop)?;
+        let cross_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
+        let add_norm2 = AddNorm::new(d_model, p_drop)?;
+        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
+        let add_norm3 = AddNorm::new(d_model, p_drop)?;
         Ok(DecoderLayer { d_model, masked_mha, add_norm1, cross_mha, add_norm2, pffn, add_norm3 })
     }
 
@@ -127,19 +148,19 @@ impl DecoderLayer {
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)` over the source (its padding, `(N, 1, S)`)
     /// - `tgt_mask`: optional additive mask `(1 or N, 1 or T, T)` over the target (the causal mask `(N, T, T)`)
     /// - returns the output `(N, T, D)` and both attentions' weights
+    #[errors_as("DecoderLayer")]
     pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
-        let module = "DecoderLayer";
-        let (n, _) = check_batch(x, self.d_model).within(module)?;
-        let (nm, _) = check_batch(memory, self.d_model).within(module)?;
+        let (n, _) = check_batch(x, self.d_model)?;
+        let (nm, _) = check_batch(memory, self.d_model)?;
         if nm != n {
-            return Err(error(module, format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims())));
+            return Err(invalid(format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims())));
         }
-        let mha1 = self.masked_mha.forward(x, x, x, tgt_mask).within(module)?;
-        let add_norm_1 = self.add_norm1.forward(&mha1.output, x).within(module)?;
-        let mha2 = self.cross_mha.forward(&add_norm_1, memory, memory, src_mask).within(module)?;
-        let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1).within(module)?;
-        let pffn = self.pffn.forward(&add_norm_2).within(module)?;
-        let output = self.add_norm3.forward(&pffn, &add_norm_2).within(module)?;
+        let mha1 = self.masked_mha.forward(x, x, x, tgt_mask)?;
+        let add_norm_1 = self.add_norm1.forward(&mha1.output, x)?;
+        let mha2 = self.cross_mha.forward(&add_norm_1, memory, memory, src_mask)?;
+        let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1)?;
+        let pffn = self.pffn.forward(&add_norm_2)?;
+        let output = self.add_norm3.forward(&pffn, &add_norm_2)?;
         Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights })
     }
 }
@@ -179,16 +200,5 @@ impl DecoderLayer {
         let mha2 = self.cross_mha.attend_kv(&add_norm_1, &cache.cross_kv, src_mask)?;
         let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1)?;
         self.add_norm3.forward(&self.pffn.forward(&add_norm_2)?, &add_norm_2)
-    }
-}
-
-impl Walk for DecoderLayer {
-    fn walk(&self, w: &mut Walker) {
-        w.child("masked_MHA", &self.masked_mha);
-        w.child("addNorm1", &self.add_norm1);
-        w.child("cross_MHA", &self.cross_mha);
-        w.child("addNorm2", &self.add_norm2);
-        w.child("PFFN", &self.pffn);
-        w.child("addNorm3", &self.add_norm3);
     }
 }

@@ -59,6 +59,7 @@ impl LayerAttention {
     }
 }
 
+// By hand: an enum (no derive), walked as the attention it holds, under the layer's name for it.
 impl Walk for LayerAttention {
     fn walk(&self, w: &mut Walker) {
         match self {

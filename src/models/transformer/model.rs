@@ -4,11 +4,10 @@
 use super::config::TransformerConfig;
 use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
-use crate::attention::{padding_mask, target_mask};
+use crate::attention::target_mask;
 use crate::models::translate::AttentionMaps;
-use crate::nn::shape::{Within, error};
 use crate::nn::shape::{invalid, invalid_shape};
-use crate::nn::{Linear, Walk, Walker};
+use crate::nn::{Linear, Walk, errors_as};
 use crate::repro::uniform_init;
 use candle_core::{DType, Result, Tensor};
 
@@ -28,9 +27,13 @@ pub struct TransformerOutput {
 ///
 /// Parameters, drawn in this order: `src_embedding`, `encoder`, `tgt_embedding`, `decoder`,
 /// `linear` (the positional encodings have none). Starts in training mode, as PyTorch modules do.
-#[derive(Clone, Debug)]
+/// The two encodings' tables are buffers, as PyTorch's `state_dict` names them: `src_pe.pe` and
+/// `tgt_pe.pe`, each `(1, max_len, d_model)` (one table here, shared).
+#[derive(Clone, Debug, Walk)]
 pub struct Transformer {
-    pub config: TransformerConfig,
+    /// The config the model was made from, checked once then ([`Transformer::config`]).
+    #[walk(skip)]
+    pub(crate) config: TransformerConfig,
     pub src_embedding: Embeddings,
     pub src_pe: TransformerPositionalEncoding,
     pub encoder: TransformerEncoder,
@@ -70,53 +73,53 @@ fn check_ids_any_batch(what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     }
 }
 
-/// Checks that no source row is padding alone: such a sentence leaves its queries no key to attend
-/// to under the padding mask (the softmax would be NaN). The error names the sentence.
-fn check_not_all_padding(src: &Tensor, pad: u32) -> Result<()> {
+/// The source's additive padding mask `(N, 1, S)` (`-inf` at the pad id, as
+/// [`padding_mask`](crate::attention::padding_mask) makes it), from one copy of the ids, refusing a
+/// source that is padding alone: its queries would have no key to attend to under the mask (the
+/// softmax would be NaN). The error names the sentence.
+fn source_padding(src: &Tensor, pad: u32) -> Result<Tensor> {
     let (n, s) = src.dims2()?;
-    if n == 0 {
-        return Ok(());
-    }
     let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
-    match ids.chunks(s).position(|row| row.iter().all(|&v| v == pad)) {
-        Some(k) => Err(invalid(format!(
+    if let Some(k) = ids.chunks(s).position(|row| row.iter().all(|&v| v == pad)) {
+        return Err(invalid(format!(
             "source {k} is all padding (all {s} ids are the pad_id {pad}, in a batch of {n}): its padding mask leaves no key to attend to"
-        ))),
-        None => Ok(()),
+        )));
     }
+    let mask: Vec<f32> = ids.iter().map(|&v| if v == pad { f32::NEG_INFINITY } else { 0.0 }).collect();
+    Tensor::from_vec(mask, (n, 1, s), src.device())
 }
 
 impl Transformer {
     /// Every knob at its default (see [`TransformerConfig::new`]) but the vocabulary sizes.
+    #[errors_as("Transformer")]
     pub fn new(src_vocab: usize, tgt_vocab: usize) -> Result<Self> {
         Self::from_config(&TransformerConfig::new(src_vocab, tgt_vocab))
     }
 
+    /// The model of `cfg`, its parameters drawn in the order above. The config is checked here,
+    /// once ([`TransformerConfig`]'s padding id a token of both vocabularies; the layers check
+    /// their sizes and heads as they are made), and kept: the model's passes take it as checked.
+    #[errors_as("Transformer")]
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
-        let module = "Transformer";
-        if let Some(pad) = cfg.pad_id {
-            for (side, size) in [("source", cfg.src_vocab), ("target", cfg.tgt_vocab)] {
-                if pad as usize >= size {
-                    return Err(error(
-                        module,
-                        format!("pad_id {pad} is outside the {side} vocabulary 0..{size}: the padding id must be a token of both"),
-                    ));
-                }
-            }
-        }
-        let table = transformer_encoding_table(cfg.max_len, cfg.d_model).within(module)?.unsqueeze(0).within(module)?;
-        let src_embedding = Embeddings::new(cfg.src_vocab, cfg.d_model).within(module)?;
-        let src_pe = TransformerPositionalEncoding::with_table(table.clone(), cfg.dropout).within(module)?;
-        let encoder = TransformerEncoder::from_config(cfg).within(module)?;
-        let tgt_embedding = Embeddings::new(cfg.tgt_vocab, cfg.d_model).within(module)?;
-        let tgt_pe = TransformerPositionalEncoding::with_table(table, cfg.dropout).within(module)?;
-        let decoder = TransformerDecoder::from_config(cfg).within(module)?;
-        let linear = Linear::new(cfg.d_model, cfg.tgt_vocab).within(module)?;
+        cfg.validate()?;
+        let pe = transformer_encoding_table(cfg.max_len, cfg.d_model)?.unsqueeze(0)?;
+        let src_embedding = Embeddings::new(cfg.src_vocab, cfg.d_model)?;
+        let src_pe = TransformerPositionalEncoding::with_table(pe.clone(), cfg.dropout)?;
+        let encoder = TransformerEncoder::from_config(cfg)?;
+        let tgt_embedding = Embeddings::new(cfg.tgt_vocab, cfg.d_model)?;
+        let tgt_pe = TransformerPositionalEncoding::with_table(pe, cfg.dropout)?;
+        let decoder = TransformerDecoder::from_config(cfg)?;
+        let linear = Linear::new(cfg.d_model, cfg.tgt_vocab)?;
         let model = Transformer { config: cfg.clone(), src_embedding, src_pe, encoder, tgt_embedding, tgt_pe, decoder, linear };
         if cfg.xavier_init {
-            xavier_uniform(&model).within(module)?;
+            xavier_uniform(&model)?;
         }
         Ok(model)
+    }
+
+    /// The config the model was made from (checked then; read-only since).
+    pub fn config(&self) -> &TransformerConfig {
+        &self.config
     }
 
     /// The source mask the model uses when given none: the additive padding mask of `src`
@@ -126,12 +129,10 @@ impl Transformer {
     /// - `src`: `(N, S)`; returns `(N, 1, S)`
     ///
     /// An error naming the sentence if a source is padding alone (it would have no key to attend to).
+    #[errors_as("Transformer::src_mask")]
     pub fn src_mask(&self, src: &Tensor) -> Result<Option<Tensor>> {
-        let module = "Transformer::src_mask";
-        check_ids("source", src).within(module)?;
-        let Some(pad) = self.config.pad_id else { return Ok(None) };
-        check_not_all_padding(src, pad).within(module)?;
-        padding_mask(src, pad).within(module).map(Some)
+        check_ids("source", src)?;
+        self.config.pad_id.map(|pad| source_padding(src, pad)).transpose()
     }
 
     /// The target mask the model uses when given none: the causal mask plus, with a
@@ -139,10 +140,10 @@ impl Transformer {
     ///
     /// # Shapes
     /// - `tgt`: `(N, T)`; returns `(N, T, T)`
+    #[errors_as("Transformer::tgt_mask")]
     pub fn tgt_mask(&self, tgt: &Tensor) -> Result<Tensor> {
-        let module = "Transformer::tgt_mask";
-        check_ids("target", tgt).within(module)?;
-        target_mask(tgt, self.config.pad_id).within(module)
+        check_ids("target", tgt)?;
+        target_mask(tgt, self.config.pad_id)
     }
 
     /// Embeds the source, adds the positional encoding and runs the encoder stack: the
@@ -153,16 +154,18 @@ impl Transformer {
     /// - `src`: source ids `(N, S)`, each in `0..src_vocab`, `S <= max_len`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or S, S)`
     /// - returns the memory `(N, S, D)`
+    #[errors_as("Transformer::encode")]
     pub fn encode(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<Tensor> {
+        check_ids("source", src)?;
         Ok(self.encoder_pass(src, src_mask)?.memory)
     }
 
-    fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
-        let module = "Transformer::encode";
-        check_ids("source", src).within(module)?;
-        let embedded = self.src_embedding.forward(src).within(module)?;
-        let x = self.src_pe.forward(&embedded).within(module)?;
-        self.encoder.forward(&x, src_mask).within(module)
+    /// The encoder's side of the model, for ids its caller has checked. Its errors read
+    /// `Transformer::encode` whoever calls it, under the caller's own name.
+    #[errors_as("Transformer::encode")]
+    pub(crate) fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
+        let x = self.src_pe.forward(&self.src_embedding.forward(src)?)?;
+        self.encoder.forward(&x, src_mask)
     }
 
     /// Embeds the target, adds the positional encoding, runs the decoder stack over `memory` and
@@ -174,11 +177,15 @@ impl Transformer {
     /// - `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
+    #[errors_as("Transformer::decode")]
     pub fn decode(&self, tgt: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
+        check_ids("target", tgt)?;
         Ok(self.decoder_pass(tgt, memory, src_mask, tgt_mask)?.0)
     }
 
-    /// The logits and what the decoder stack computed.
+    /// The logits and what the decoder stack computed, for ids its caller has checked. Its errors
+    /// read `Transformer::decode` whoever calls it.
+    #[errors_as("Transformer::decode")]
     fn decoder_pass(
         &self,
         tgt: &Tensor,
@@ -186,12 +193,9 @@ impl Transformer {
         src_mask: Option<&Tensor>,
         tgt_mask: Option<&Tensor>,
     ) -> Result<(Tensor, TransformerDecoderOutput)> {
-        let module = "Transformer::decode";
-        check_ids("target", tgt).within(module)?;
-        let embedded = self.tgt_embedding.forward(tgt).within(module)?;
-        let x = self.tgt_pe.forward(&embedded).within(module)?;
-        let out = self.decoder.forward(&x, memory, src_mask, tgt_mask).within(module)?;
-        Ok((self.linear.forward(&out.output).within(module)?, out))
+        let x = self.tgt_pe.forward(&self.tgt_embedding.forward(tgt)?)?;
+        let out = self.decoder.forward(&x, memory, src_mask, tgt_mask)?;
+        Ok((self.linear.forward(&out.output)?, out))
     }
 
     /// Encodes the source and decodes the (shifted) target in one go: the logits of the next
@@ -202,6 +206,7 @@ impl Transformer {
     /// - `src`: source ids `(N, S)`; `tgt`: target ids `(N, T)`, the same `N`
     /// - `src_mask`: optional additive mask `(1 or N, 1, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
+    #[errors_as("Transformer")]
     pub fn forward(&self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
         Ok(self.forward_with_attention(src, tgt, src_mask, tgt_mask)?.logits)
     }
@@ -212,6 +217,7 @@ impl Transformer {
     /// # Shapes
     /// - as [`Transformer::forward`]; returns the logits `(N, T, V)` and the maps of
     ///   [`AttentionMaps`]
+    #[errors_as("Transformer")]
     pub fn forward_with_attention(
         &self,
         src: &Tensor,
@@ -219,29 +225,24 @@ impl Transformer {
         src_mask: Option<&Tensor>,
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerOutput> {
-        let module = "Transformer";
-        let (ns, s) = check_ids_any_batch("source", src).within(module)?;
-        let (nt, t) = check_ids_any_batch("target", tgt).within(module)?;
-        if ns != nt {
-            return Err(error(module, format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
+        let (n, s) = check_ids_any_batch("source", src)?;
+        let (nt, t) = check_ids_any_batch("target", tgt)?;
+        if n != nt {
+            return Err(invalid(format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
         }
-        if ns == 0 {
+        if n == 0 {
             return self.empty_batch(src, s, t);
         }
-        let src_mask = match (src_mask, self.config.pad_id) {
-            (Some(m), _) => Some(m.clone()),
-            (None, Some(pad)) => {
-                check_not_all_padding(src, pad).within(module)?;
-                self.src_mask(src)?
-            }
-            (None, None) => None,
+        let src_mask = match src_mask {
+            Some(m) => Some(m.clone()),
+            None => self.config.pad_id.map(|pad| source_padding(src, pad)).transpose()?,
         };
         let tgt_mask = match tgt_mask {
             Some(m) => m.clone(),
-            None => self.tgt_mask(tgt)?,
+            None => target_mask(tgt, self.config.pad_id)?,
         };
-        let encoded = self.encoder_pass(src, src_mask.as_ref()).within(module)?;
-        let (logits, decoded) = self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask)).within(module)?;
+        let encoded = self.encoder_pass(src, src_mask.as_ref())?;
+        let (logits, decoded) = self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask))?;
         let detached = |maps: Vec<Tensor>| maps.iter().map(Tensor::detach).collect();
         let maps = AttentionMaps {
             encoder_self: detached(encoded.self_attention),
@@ -256,7 +257,7 @@ impl Transformer {
     fn empty_batch(&self, src: &Tensor, s: usize, t: usize) -> Result<TransformerOutput> {
         let cfg = &self.config;
         if s > cfg.max_len || t > cfg.max_len {
-            return Err(error("Transformer", format!("sources of {s} and targets of {t} tokens: at most max_len = {} each", cfg.max_len)));
+            return Err(invalid(format!("sources of {s} and targets of {t} tokens: at most max_len = {} each", cfg.max_len)));
         }
         let dtype = self.linear.weight.tensor().dtype();
         let empty = |dims: (usize, usize, usize, usize)| Tensor::zeros(dims, dtype, src.device());
@@ -267,19 +268,5 @@ impl Transformer {
             cross: layers((0, cfg.n_heads, t, s))?,
         };
         Ok(TransformerOutput { logits: Tensor::zeros((0, t, cfg.tgt_vocab), dtype, src.device())?, maps })
-    }
-}
-
-impl Walk for Transformer {
-    fn walk(&self, w: &mut Walker) {
-        // The two encodings' tables are buffers, as PyTorch's `state_dict` names them: `src_pe.pe` and
-        // `tgt_pe.pe`, each `(1, max_len, d_model)` (one table here, shared).
-        w.child("src_embedding", &self.src_embedding);
-        w.child("src_pe", &self.src_pe);
-        w.child("encoder", &self.encoder);
-        w.child("tgt_embedding", &self.tgt_embedding);
-        w.child("tgt_pe", &self.tgt_pe);
-        w.child("decoder", &self.decoder);
-        w.child("linear", &self.linear);
     }
 }

@@ -2,8 +2,8 @@
 
 use super::config::TransformerConfig;
 use super::layers::{DecoderLayer, EncoderLayer};
-use crate::nn::shape::{Within, error};
-use crate::nn::{Walk, Walker};
+use crate::nn::shape::invalid;
+use crate::nn::{Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 /// What the encoder stack computes.
@@ -28,7 +28,7 @@ pub struct TransformerDecoderOutput {
 
 /// A stack of `n_layers` [`EncoderLayer`]s (named `TransformerEncoder` so as not to clash with the
 /// lecture's GRU `Encoder`). Parameters `layers.{i}`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct TransformerEncoder {
     pub layers: Vec<EncoderLayer>,
 }
@@ -36,12 +36,13 @@ pub struct TransformerEncoder {
 impl TransformerEncoder {
     /// Draws the layers one after the other; uses `d_model`, `n_heads`, `d_ff`, `n_layers`,
     /// `dropout` and `heads` of `cfg`.
+    #[errors_as("TransformerEncoder")]
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
-        let module = "TransformerEncoder";
         if cfg.n_layers == 0 {
-            return Err(error(module, "n_layers must be positive"));
+            return Err(invalid("n_layers must be positive"));
         }
-        Ok(TransformerEncoder { layers: (0..cfg.n_layers).map(|_| EncoderLayer::from_config(cfg)).collect::<Result<_>>().within(module)? })
+        let layers = (0..cfg.n_layers).map(|_| EncoderLayer::from_config(cfg)).collect::<Result<_>>()?;
+        Ok(TransformerEncoder { layers })
     }
 
     /// Runs every layer in turn under the same mask.
@@ -50,11 +51,12 @@ impl TransformerEncoder {
     /// - `x`: the embedded source `(N, S, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or S, S)`, such as the source padding mask `(N, 1, S)`
     /// - returns the memory `(N, S, D)` and every layer's self-attention weights
+    #[errors_as("TransformerEncoder")]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let mut memory = x.clone();
-        let mut self_attention = Vec::with_capacity(self.layers.len());
+        let mut self_attention = vec![];
         for layer in &self.layers {
-            let out = layer.forward(&memory, mask).within("TransformerEncoder")?;
+            let out = layer.forward(&memory, mask)?;
             memory = out.output;
             self_attention.push(out.self_attention);
         }
@@ -62,15 +64,9 @@ impl TransformerEncoder {
     }
 }
 
-impl Walk for TransformerEncoder {
-    fn walk(&self, w: &mut Walker) {
-        w.children("layers", &self.layers);
-    }
-}
-
 /// A stack of `n_layers` [`DecoderLayer`]s, each attending over the same encoder memory.
 /// Parameters `layers.{i}`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct TransformerDecoder {
     pub layers: Vec<DecoderLayer>,
 }
@@ -78,12 +74,13 @@ pub struct TransformerDecoder {
 impl TransformerDecoder {
     /// Draws the layers one after the other; uses `d_model`, `n_heads`, `d_ff`, `n_layers`,
     /// `dropout` and `heads` of `cfg`.
+    #[errors_as("TransformerDecoder")]
     pub fn from_config(cfg: &TransformerConfig) -> Result<Self> {
-        let module = "TransformerDecoder";
         if cfg.n_layers == 0 {
-            return Err(error(module, "n_layers must be positive"));
+            return Err(invalid("n_layers must be positive"));
         }
-        Ok(TransformerDecoder { layers: (0..cfg.n_layers).map(|_| DecoderLayer::from_config(cfg)).collect::<Result<_>>().within(module)? })
+        let layers = (0..cfg.n_layers).map(|_| DecoderLayer::from_config(cfg)).collect::<Result<_>>()?;
+        Ok(TransformerDecoder { layers })
     }
 
     /// Runs every layer in turn over the same memory and masks.
@@ -92,6 +89,7 @@ impl TransformerDecoder {
     /// - `x`: the embedded target `(N, T, D)`; `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the output `(N, T, D)` and every layer's attention weights
+    #[errors_as("TransformerDecoder")]
     pub fn forward(
         &self,
         x: &Tensor,
@@ -102,17 +100,11 @@ impl TransformerDecoder {
         let mut output = x.clone();
         let (mut self_attention, mut cross_attention) = (vec![], vec![]);
         for layer in &self.layers {
-            let out = layer.forward(&output, memory, src_mask, tgt_mask).within("TransformerDecoder")?;
+            let out = layer.forward(&output, memory, src_mask, tgt_mask)?;
             output = out.output;
             self_attention.push(out.self_attention);
             cross_attention.push(out.cross_attention);
         }
         Ok(TransformerDecoderOutput { output, self_attention, cross_attention })
-    }
-}
-
-impl Walk for TransformerDecoder {
-    fn walk(&self, w: &mut Walker) {
-        w.children("layers", &self.layers);
     }
 }

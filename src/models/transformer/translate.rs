@@ -6,9 +6,9 @@
 use super::cache::DecoderCache;
 use super::model::Transformer;
 use crate::models::translate::{SentenceAttention, Translate, check_rows, prefix_ids};
-use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{Within, error, shape_error};
+use crate::nn::shape::{invalid, invalid_shape};
+use crate::nn::{Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 /// What the Transformer's encoder leaves for decoding.
@@ -42,20 +42,21 @@ impl Translate for Transformer {
         Some(self.config.src_vocab)
     }
 
+    /// The source's ids are checked once, by [`Transformer::src_mask`].
     fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
         let src_mask = self.src_mask(src)?;
         // Decoding computes no gradient: the memory keeps its values, not the encoder's graph.
-        let memory = self.encode(src, src_mask.as_ref())?.detach();
+        let memory = self.encoder_pass(src, src_mask.as_ref())?.memory.detach();
         Ok(TransformerState { memory, src_mask, cache: None })
     }
 
+    #[errors_as("Transformer::select_rows")]
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
-        let module = "Transformer::select_rows";
-        check_rows(rows, state.memory.dim(0)?).within(module)?;
-        let memory = index_rows(&state.memory, rows).within(module)?;
-        let src_mask = state.src_mask.as_ref().map(|m| index_rows(m, rows)).transpose().within(module)?;
+        check_rows(rows, state.memory.dim(0)?)?;
+        let memory = index_rows(&state.memory, rows)?;
+        let src_mask = state.src_mask.as_ref().map(|m| index_rows(m, rows)).transpose()?;
         let kept = state.cache.as_ref().filter(|c| c.belongs_to(&state.memory));
-        let cache = kept.map(|c| c.select_rows(rows, &memory)).transpose().within(module)?;
+        let cache = kept.map(|c| c.select_rows(rows, &memory)).transpose()?;
         Ok(TransformerState { memory, src_mask, cache })
     }
 
@@ -63,24 +64,29 @@ impl Translate for Transformer {
     /// last one decoded from this state (every row by the same tokens) costs its new positions;
     /// any other is decoded whole. The logits are those of [`Transformer::decode`] at the last
     /// position (up to float rounding).
+    #[errors_as("Transformer::next_logits")]
     fn next_logits(&mut self, state: &mut TransformerState, prefix: &Tensor) -> Result<Tensor> {
-        let module = "Transformer::next_logits";
         let n = state.memory.dims().first().copied().unwrap_or(0);
         let t = match prefix.dims() {
             &[rows, t] if rows == n && t > 0 => t,
-            d => return Err(shape_error(module, format!("a prefix of shape ({n}, t) with t > 0 for a memory of {n} rows"), d)),
+            d => return Err(invalid_shape(format!("a prefix of shape ({n}, t) with t > 0 for a memory of {n} rows"), d)),
         };
         if t > self.config.max_len {
-            return Err(error(module, format!("a prefix of {t} tokens is longer than max_len = {}", self.config.max_len)));
+            return Err(invalid(format!("a prefix of {t} tokens is longer than max_len = {}", self.config.max_len)));
         }
-        let ids = prefix_ids(module, prefix, self.config.tgt_vocab).within(module)?;
+        let ids = prefix_ids("Transformer::next_logits", prefix, self.config.tgt_vocab)?;
+        if let Some(pad) = self.config.pad_id
+            && let Some(r) = ids.chunks(t).position(|row| row[0] == pad)
+        {
+            return Err(invalid(format!("prefix {r} starts with the pad_id {pad}: its first position would attend to nothing")));
+        }
         // Taken out while the layers grow it: a step that fails leaves no half-grown cache.
         // A cache made from another memory (the field replaced) is not read.
         let mut cache = match state.cache.take() {
             Some(cache) if cache.belongs_to(&state.memory) => cache,
-            _ => DecoderCache::new(self, &state.memory).within(module)?,
+            _ => DecoderCache::new(self, &state.memory)?,
         };
-        let logits = self.decode_incremental(prefix, &ids, state.src_mask.as_ref(), &mut cache).within(module)?;
+        let logits = self.decode_incremental(prefix, &ids, state.src_mask.as_ref(), &mut cache)?;
         state.cache = Some(cache);
         Ok(logits)
     }

@@ -2,9 +2,10 @@
 //! shifted target, tokens counted for the progress line, and data-parallel runs of rows.
 
 use crate::data::TranslationBatch;
+use crate::models::special_ids::check_pad_id;
 use crate::models::{PAD_ID, Translate};
 use crate::nn::Param;
-use crate::nn::shape::error;
+use crate::nn::shape::{Within, invalid};
 use crate::train::batches::Learner;
 use crate::train::loss::Loss;
 use crate::train::parallel::{parallel_grads, split_rows};
@@ -18,15 +19,9 @@ impl<M: Translate + Clone + Send> Learner<TranslationBatch> for M {
     /// The model's `pad_id`, if any, must be the padding id the batches use and the loss of
     /// [`translation_trainer`](crate::train::translation_trainer) ignores ([`PAD_ID`]).
     fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
-        if let Some(pad) = self.pad_id().filter(|&p| p != PAD_ID) {
-            let vocab = self.tgt_vocab();
-            let why = if pad as usize >= vocab {
-                format!("outside the target vocabulary 0..{vocab}")
-            } else {
-                format!("not the padding id {PAD_ID} the batches use")
-            };
-            return Err(error("Learner::forward_batch", format!("the model's pad_id {pad} is {why}")));
-        }
+        // Only the door is labelled (`.within`): the model's own errors below pass as the model
+        // labelled them, as before.
+        check_batch_pad(&*self).within("Learner::forward_batch")?;
         let logits = self.teacher_forced(&batch.src, &batch.tgt_input()?)?;
         Ok((logits, batch.tgt_output()?))
     }
@@ -56,4 +51,13 @@ impl<M: Translate + Clone + Send> Learner<TranslationBatch> for M {
         });
         Some(parts.collect::<Result<Vec<_>>>().and_then(|parts| parallel_grads(self, loss_fn, &parts, params)))
     }
+}
+
+/// The model's `pad_id`, if any, is a target id and the padding id the batches use ([`PAD_ID`]).
+fn check_batch_pad<M: Translate>(model: &M) -> Result<()> {
+    if let Some(pad) = model.pad_id().filter(|&p| p != PAD_ID) {
+        check_pad_id(pad, "target", model.tgt_vocab())?;
+        return Err(invalid(format!("the model's pad_id {pad} is not the padding id {PAD_ID} the batches use")));
+    }
+    Ok(())
 }

@@ -5,9 +5,11 @@ use super::bleu::{Bleu, corpus_bleu};
 use super::decoding::{BeamConfig, beam_search, greedy_decode};
 use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
+use crate::models::special_ids::check_pad_id;
 use crate::models::translate::in_eval;
 use crate::models::{AttentionMaps, PAD_ID, SentenceAttention, Transformer, Translate};
-use crate::nn::shape::{Within, error};
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
 use candle_core::{Device, Result, Tensor};
 
@@ -42,38 +44,24 @@ impl<M: Translate> Translator<M> {
     /// `pad_id`, if any, is the padding id the vocabularies and the batches use
     /// ([`PAD_ID`](crate::models::PAD_ID)), inside the target vocabulary. `max_len` starts at 48,
     /// or at the model's `max_len` where that is smaller.
+    #[errors_as("Translator::new")]
     pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Result<Self> {
-        let module = "Translator::new";
-        let out = model.tgt_vocab();
-        if tgt_vocab.len() < out {
-            return Err(error(
-                module,
-                format!(
-                    "tgt_vocab has {} tokens but the model outputs {out} (its tgt_vocab): ids {}..{out} would have no word",
-                    tgt_vocab.len(),
-                    tgt_vocab.len()
-                ),
-            ));
+        let (out, words) = (model.tgt_vocab(), tgt_vocab.len());
+        if words < out {
+            return Err(invalid(format!(
+                "tgt_vocab has {words} tokens but the model outputs {out} (its tgt_vocab): ids {words}..{out} would have no word"
+            )));
         }
         if let Some(size) = model.src_vocab().filter(|&size| src_vocab.len() > size) {
-            return Err(error(
-                module,
-                format!(
-                    "src_vocab has {} tokens but the model embeds {size} (its src_vocab): ids {size}..{} would be out of range",
-                    src_vocab.len(),
-                    src_vocab.len()
-                ),
-            ));
+            let words = src_vocab.len();
+            return Err(invalid(format!(
+                "src_vocab has {words} tokens but the model embeds {size} (its src_vocab): ids {size}..{words} would be out of range"
+            )));
         }
         if let Some(pad) = model.pad_id() {
-            if pad as usize >= out {
-                return Err(error(module, format!("the model's pad_id {pad} is outside its target vocabulary 0..{out}")));
-            }
+            check_pad_id(pad, "target", out)?;
             if pad != PAD_ID {
-                return Err(error(
-                    module,
-                    format!("the model's pad_id {pad} is not the padding id {PAD_ID} the vocabularies and batches use"),
-                ));
+                return Err(invalid(format!("the model's pad_id {pad} is not the padding id {PAD_ID} the vocabularies and batches use")));
             }
         }
         let max_len = model.max_len().map_or(DEFAULT_MAX_LEN, |m| m.min(DEFAULT_MAX_LEN));
@@ -82,35 +70,36 @@ impl<M: Translate> Translator<M> {
 
     /// Sets the longest translation, in tokens: at least 1, and within the model's `max_len`
     /// where it has one.
+    #[errors_as("Translator::with_max_len")]
     pub fn with_max_len(mut self, max_len: usize) -> Result<Self> {
         self.max_len = max_len;
-        self.check_max_len("Translator::with_max_len")?;
+        self.check_max_len()?;
         Ok(self)
     }
 
     /// Checks [`max_len`](Self::max_len) (which may have been set directly) against the model's.
-    fn check_max_len(&self, module: &str) -> Result<()> {
+    fn check_max_len(&self) -> Result<()> {
         if self.max_len == 0 {
-            return Err(error(module, "max_len must be at least 1 target token, got 0"));
+            return Err(invalid("max_len must be at least 1 target token, got 0"));
         }
         match self.model.max_len() {
-            Some(limit) if self.max_len > limit => Err(error(
-                module,
-                format!("max_len {} is more than the model's max_len {limit} (the longest target it takes)", self.max_len),
-            )),
+            Some(limit) if self.max_len > limit => {
+                Err(invalid(format!("max_len {} is more than the model's max_len {limit} (the longest target it takes)", self.max_len)))
+            }
             _ => Ok(()),
         }
     }
 
-    /// A padded batch of source ids `(N, S)`; errors name `module`, the public item called.
+    /// A padded batch of source ids `(N, S)`; `module`, the public item called, is the name
+    /// [`pad_rows`] puts on its errors.
     fn sources<S: AsRef<str>>(&self, module: &str, sentences: &[S]) -> Result<Tensor> {
         let ids: Vec<Vec<u32>> = sentences.iter().map(|s| self.src_vocab.encode(&tokenize(s.as_ref()), false)).collect();
         if let Some(k) = ids.iter().position(|s| s.is_empty()) {
-            return Err(error(module, format!("sentence {k} has no tokens")));
+            return Err(invalid(format!("sentence {k} has no tokens")));
         }
         let width = ids.iter().map(Vec::len).max().unwrap_or(0);
         if let Some(max_len) = self.model.max_len().filter(|&m| width > m) {
-            return Err(error(module, format!("a sentence of {width} tokens is longer than the model's max_len {max_len}")));
+            return Err(invalid(format!("a sentence of {width} tokens is longer than the model's max_len {max_len}")));
         }
         pad_rows(module, &ids)
     }
@@ -120,36 +109,39 @@ impl<M: Translate> Translator<M> {
     }
 
     /// Translates `sentences` in batches: greedily, or by beam search with `beam_width`.
+    /// `module`: the public item called, for [`Translator::sources`].
     fn translate<S: AsRef<str>>(&mut self, module: &str, sentences: &[S], beam_width: Option<usize>) -> Result<Vec<String>> {
-        self.check_max_len(module)?;
-        let mut out = Vec::with_capacity(sentences.len());
+        self.check_max_len()?;
+        let mut out = vec![];
         for chunk in sentences.chunks(self.batch_size.max(1)) {
             let src = self.sources(module, chunk)?;
             let best: Vec<Vec<u32>> = match beam_width {
-                None => greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len).within(module)?,
+                None => greedy_decode(&mut self.model, &src, SOS_ID, EOS_ID, self.max_len)?,
                 Some(width) => {
                     let config = BeamConfig::new(width, self.max_len);
-                    let found = beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config).within(module)?;
+                    let found = beam_search(&mut self.model, &src, SOS_ID, EOS_ID, &config)?;
                     let first = |hyps: Vec<_>| hyps.into_iter().next().map(|h: super::decoding::Hypothesis| h.tokens);
                     found
                         .into_iter()
-                        .map(|h| first(h).ok_or_else(|| error(module, "beam search returned no hypothesis")))
+                        .map(|h| first(h).ok_or_else(|| invalid("beam search returned no hypothesis")))
                         .collect::<Result<_>>()?
                 }
             };
             for ids in best {
-                out.push(self.words(&ids).within(module)?);
+                out.push(self.words(&ids)?);
             }
         }
         Ok(out)
     }
 
     /// Greedy translations, one a sentence (none for no sentences).
+    #[errors_as("Translator::greedy")]
     pub fn greedy<S: AsRef<str>>(&mut self, sentences: &[S]) -> Result<Vec<String>> {
         self.translate("Translator::greedy", sentences, None)
     }
 
     /// The best beam-search translation of each sentence, with beams of `beam_width` (at least 1).
+    #[errors_as("Translator::beam")]
     pub fn beam<S: AsRef<str>>(&mut self, sentences: &[S], beam_width: usize) -> Result<Vec<String>> {
         self.translate("Translator::beam", sentences, Some(beam_width))
     }
@@ -157,22 +149,22 @@ impl<M: Translate> Translator<M> {
     /// Corpus BLEU of the translations of `pairs` (source, reference) against the references,
     /// tokenized the same way: greedy with `beam_width` 1, beam search with more (0 is refused).
     /// With [`max_pairs`](Self::max_pairs) set, only the first pairs, with a line saying so.
+    #[errors_as("Translator::bleu")]
     pub fn bleu<S: AsRef<str>, T: AsRef<str>>(&mut self, pairs: &[(S, T)], beam_width: usize) -> Result<Bleu> {
-        let module = "Translator::bleu";
         if beam_width == 0 {
-            return Err(error(module, "beam_width must be at least 1 (1: greedy decoding), got 0"));
+            return Err(invalid("beam_width must be at least 1 (1: greedy decoding), got 0"));
         }
         let pairs = match self.max_pairs {
             Some(m) if m < pairs.len() => {
-                println!("{module}: the first {m} of {} pairs (max_pairs)", pairs.len());
+                println!("Translator::bleu: the first {m} of {} pairs (max_pairs)", pairs.len());
                 &pairs[..m]
             }
             _ => pairs,
         };
         let sources: Vec<&str> = pairs.iter().map(|(s, _)| s.as_ref()).collect();
         let references: Vec<String> = pairs.iter().map(|(_, t)| detokenize(&tokenize(t.as_ref()))).collect();
-        let hypotheses = self.translate(module, &sources, (beam_width > 1).then_some(beam_width))?;
-        corpus_bleu(&hypotheses, &references).within(module)
+        let hypotheses = self.translate("Translator::bleu", &sources, (beam_width > 1).then_some(beam_width))?;
+        corpus_bleu(&hypotheses, &references)
     }
 
     /// Source and target token names of one sentence's ids.
@@ -184,7 +176,7 @@ impl<M: Translate> Translator<M> {
 
     /// `<sos>` and the greedy translation of the one sentence in `src`, or `<sos>` and the given
     /// target's ids.
-    fn target_ids(&mut self, module: &str, src: &Tensor, target: Option<&str>) -> Result<Vec<u32>> {
+    fn target_ids(&mut self, src: &Tensor, target: Option<&str>) -> Result<Vec<u32>> {
         let limit = self.model.max_len();
         let ids = match target {
             Some(t) => {
@@ -192,13 +184,10 @@ impl<M: Translate> Translator<M> {
                 let out = self.model.tgt_vocab();
                 if let Some((k, &id)) = ids.iter().enumerate().find(|&(_, &id)| id as usize >= out) {
                     let word = self.tgt_vocab.token(id)?;
-                    return Err(error(module, format!("target token {k} `{word}` has id {id}, beyond the model's {out} target ids")));
+                    return Err(invalid(format!("target token {k} `{word}` has id {id}, beyond the model's {out} target ids")));
                 }
                 if let Some(l) = limit.filter(|&l| ids.len() >= l) {
-                    return Err(error(
-                        module,
-                        format!("the target has {} tokens: with <sos>, more than the model's max_len {l}", ids.len()),
-                    ));
+                    return Err(invalid(format!("the target has {} tokens: with <sos>, more than the model's max_len {l}", ids.len())));
                 }
                 ids
             }
@@ -207,9 +196,9 @@ impl<M: Translate> Translator<M> {
                 // translation, so within the model's limit the translation is one token shorter.
                 let room = limit.map_or(self.max_len, |l| self.max_len.min(l.saturating_sub(1)));
                 if room == 0 {
-                    return Err(error(module, "the model's max_len 1 leaves no room for a translation after <sos>"));
+                    return Err(invalid("the model's max_len 1 leaves no room for a translation after <sos>"));
                 }
-                greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room).within(module)?.remove(0)
+                greedy_decode(&mut self.model, src, SOS_ID, EOS_ID, room)?.remove(0)
             }
         };
         Ok(std::iter::once(SOS_ID).chain(ids).collect())
@@ -219,10 +208,12 @@ impl<M: Translate> Translator<M> {
     /// tokens and the target tokens the decoder read: `<sos>` and the greedy translation, or
     /// `<sos>` and `target` where given (teacher forcing on a reference, so that several models
     /// can be compared on the same words). The model runs in evaluation mode.
+    #[errors_as("Translator::sentence_attention")]
     pub fn sentence_attention(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
         self.attention_of("Translator::sentence_attention", sentence, target)
     }
 
+    /// `module`: the public item called, for [`Translator::sources`].
     fn attention_of(
         &mut self,
         module: &str,
@@ -230,25 +221,24 @@ impl<M: Translate> Translator<M> {
         target: Option<&str>,
     ) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
         if target.is_none() {
-            self.check_max_len(module)?;
+            self.check_max_len()?;
         }
         let src = self.sources(module, &[sentence])?;
-        let tgt_ids = self.target_ids(module, &src, target)?;
+        let tgt_ids = self.target_ids(&src, target)?;
         let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
-        let attention = in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt)).within(module)?;
-        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids).within(module)?;
+        let attention = in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt))?;
+        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
         Ok((attention, src_tokens, tgt_tokens))
     }
 
     /// For a translator that attends once a step (the recurrent ones): the weights of each
     /// target step over the source tokens `(T, S)`, the source tokens and the target tokens, as
     /// [`sentence_attention`](Self::sentence_attention) gives them.
+    #[errors_as("Translator::alphas")]
     pub fn alphas(&mut self, sentence: &str, target: Option<&str>) -> Result<(Tensor, Vec<String>, Vec<String>)> {
         match self.attention_of("Translator::alphas", sentence, target)? {
             (SentenceAttention::Source(alphas), src, tgt) => Ok((alphas.squeeze(0)?, src, tgt)),
-            (SentenceAttention::Maps(_), ..) => {
-                Err(error("Translator::alphas", "this model has one map per layer and head: use Translator::attention"))
-            }
+            (SentenceAttention::Maps(_), ..) => Err(invalid("this model has one map per layer and head: use Translator::attention")),
         }
     }
 
@@ -256,12 +246,11 @@ impl<M: Translate> Translator<M> {
     /// and runs the model once more on it with its translation as the target, giving the maps of
     /// that pass, the source tokens and the target tokens (`<sos>` and the translation), as the
     /// notebook's `show_cross_attention` takes them.
+    #[errors_as("Translator::attention")]
     pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
         match self.attention_of("Translator::attention", sentence, None)? {
             (SentenceAttention::Maps(maps), src, tgt) => Ok((maps, src, tgt)),
-            (SentenceAttention::Source(_), ..) => {
-                Err(error("Translator::attention", "this model attends once a step: use Translator::alphas"))
-            }
+            (SentenceAttention::Source(_), ..) => Err(invalid("this model attends once a step: use Translator::alphas")),
         }
     }
 }

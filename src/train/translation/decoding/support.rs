@@ -1,8 +1,9 @@
 //! The checks and helpers that greedy decoding and beam search share.
 
+use crate::models::special_ids::check_pad_id;
 use crate::models::translate::Translate;
 use crate::nn::fused::in_place::with_f32;
-use crate::nn::shape::{error, shape_error};
+use crate::nn::shape::{Within, error, invalid, invalid_shape, shape_error};
 use candle_core::{DType, Result, Tensor};
 
 /// Checks a decoding request and returns `(N, S)`: source ids `(N, S)` of an integer dtype with
@@ -17,37 +18,42 @@ pub(crate) fn check_request<M: Translate>(
     eos: u32,
     max_len: usize,
 ) -> Result<(usize, usize)> {
+    // `module` is the caller's name (greedy_decode, beam_search), put once on every check's error.
+    request_sizes(model, src, sos, eos, max_len).within(module)
+}
+
+/// The checks of [`check_request`], their errors not yet labelled.
+fn request_sizes<M: Translate>(model: &M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<(usize, usize)> {
     let (n, s) = match src.dims() {
         &[n, s] if n == 0 || s > 0 => (n, s),
-        d => return Err(shape_error(module, "source ids of shape (N, S) with S > 0 (or N = 0, no sentences)", d)),
+        d => return Err(invalid_shape("source ids of shape (N, S) with S > 0 (or N = 0, no sentences)", d)),
     };
     if !matches!(src.dtype(), DType::U8 | DType::U32 | DType::I64) {
-        return Err(error(module, format!("expected integer source ids (u8, u32, i64), got dtype {:?}", src.dtype())));
+        return Err(invalid(format!("expected integer source ids (u8, u32, i64), got dtype {:?}", src.dtype())));
     }
     if max_len == 0 {
-        return Err(error(module, "max_len must be at least 1 target token, got 0"));
+        return Err(invalid("max_len must be at least 1 target token, got 0"));
     }
     let vocab = model.tgt_vocab();
     for (what, id) in [("sos", sos), ("eos", eos)] {
         if id as usize >= vocab {
-            return Err(error(module, format!("{what} id {id} is outside the target vocabulary 0..{vocab}")));
+            return Err(invalid(format!("{what} id {id} is outside the target vocabulary 0..{vocab}")));
         }
     }
-    if let Some(pad) = model.pad_id().filter(|&p| p as usize >= vocab) {
-        return Err(error(module, format!("the model's pad_id {pad} is outside the target vocabulary 0..{vocab}")));
+    if let Some(pad) = model.pad_id() {
+        check_pad_id(pad, "target", vocab)?;
     }
     if model.pad_id() == Some(sos) {
-        return Err(error(module, format!("sos id {sos} is the model's pad_id: the first target position would be masked out")));
+        return Err(invalid(format!("sos id {sos} is the model's pad_id: the first target position would be masked out")));
     }
     if let Some(limit) = model.max_len() {
         if s > limit {
-            return Err(error(module, format!("the source {:?} has {s} tokens, more than the model's max_len {limit}", src.dims())));
+            return Err(invalid(format!("the source {:?} has {s} tokens, more than the model's max_len {limit}", src.dims())));
         }
         if max_len > limit {
-            return Err(error(
-                module,
-                format!("max_len {max_len} needs target prefixes of up to {max_len} ids, more than the model's max_len {limit}"),
-            ));
+            return Err(invalid(format!(
+                "max_len {max_len} needs target prefixes of up to {max_len} ids, more than the model's max_len {limit}"
+            )));
         }
     }
     Ok((n, s))
