@@ -1,17 +1,20 @@
 //! The lecture's attention decoder: a GRU step whose output attends over the encoder's states.
 
-use super::seq2seq::{EncoderDecoder, StepDecoder, final_state_seq_first, gru_step};
+use super::seq2seq::{EncoderDecoder, StepDecoder, check_hidden_seq, check_step};
 use crate::attention::Attention;
-use crate::nn::shape::{Within, error};
-use crate::nn::{Gru, Linear, Walk, Walker};
+use crate::nn::shape::invalid;
+use crate::nn::{Gru, Linear, Walk, errors_as};
 use candle_core::{D, Result, Tensor};
 
 /// The lecture's `DecoderAttn(n_features, hidden_dim)`: a GRU step, attention of its output over
 /// the encoder's states, and a linear layer on `[context; query]`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct DecoderAttn {
+    #[walk(skip)]
     pub n_features: usize,
+    #[walk(skip)]
     pub hidden_dim: usize,
+    #[walk(skip)]
     pub hidden: Option<Tensor>,
     pub basic_rnn: Gru,
     pub attn: Attention,
@@ -19,23 +22,27 @@ pub struct DecoderAttn {
 }
 
 impl DecoderAttn {
+    #[errors_as("DecoderAttn")]
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
-        let basic_rnn = Gru::new(n_features, hidden_dim).within("DecoderAttn")?;
-        let attn = Attention::new(hidden_dim, None, false).within("DecoderAttn")?;
-        let regression = Linear::new(2 * hidden_dim, n_features).within("DecoderAttn")?;
+        let basic_rnn = Gru::new(n_features, hidden_dim)?;
+        let attn = Attention::new(hidden_dim, None, false)?;
+        let regression = Linear::new(2 * hidden_dim, n_features)?;
         Ok(DecoderAttn { n_features, hidden_dim, hidden: None, basic_rnn, attn, regression })
     }
-}
 
-impl DecoderAttn {
     /// Keys are the encoder's states; the first hidden state is the last of them.
     ///
     /// # Shapes
-    /// - `hidden_seq`: `(N, L, H)`
+    /// - `hidden_seq`: `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
+    #[errors_as("DecoderAttn::init_hidden")]
     pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
-        let hidden = final_state_seq_first("DecoderAttn", hidden_seq, self.hidden_dim)?;
+        check_hidden_seq(hidden_seq, self.hidden_dim)?;
+        let l = hidden_seq.dim(1)?;
+        // The encoder's states are batch-first, (N, L, H), as init_keys expects them
         self.attn.init_keys(hidden_seq)?;
-        self.hidden = Some(hidden);
+        // hidden_seq[:, -1:], made sequence-first: (1, N, H)
+        let hidden_final = hidden_seq.narrow(1, l - 1, 1)?;
+        self.hidden = Some(hidden_final.permute((1, 0, 2))?);
         Ok(())
     }
 
@@ -43,8 +50,9 @@ impl DecoderAttn {
     ///
     /// # Shapes
     /// - returns `(1, N, H)`, sequence-first
+    #[errors_as("DecoderAttn")]
     pub fn hidden(&self) -> Result<&Tensor> {
-        self.hidden.as_ref().ok_or_else(|| error("DecoderAttn", "no hidden state yet: call init_hidden with the encoder's states first"))
+        self.hidden.as_ref().ok_or_else(|| invalid("no hidden state yet: call init_hidden with the encoder's states first"))
     }
 
     /// One step: the GRU's output attends over the encoder's states, and a linear layer maps
@@ -54,22 +62,19 @@ impl DecoderAttn {
     /// - `x`: `(N, 1, F)`
     /// - `mask`: optional source mask `(N, 1, L)`
     /// - returns `(N, 1, F)`
+    #[errors_as("DecoderAttn")]
     pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        let module = "DecoderAttn";
-        let (query, hidden) = gru_step(module, &self.basic_rnn, self.hidden.as_ref(), x).within(module)?;
+        check_step(x, &self.basic_rnn, self.hidden.as_ref())?;
+        let (batch_first_output, hidden) = self.basic_rnn.forward(x, self.hidden.as_ref())?;
         self.hidden = Some(hidden);
-        let n = x.dim(0).within(module)?;
-        let context = self.attn.forward(&query, mask).within(module)?;
-        let concatenated = Tensor::cat(&[context, query], D::Minus1).within(module)?;
-        self.regression.forward(&concatenated).within(module)?.reshape((n, 1, self.n_features)).within(module)
-    }
-}
-
-impl Walk for DecoderAttn {
-    fn walk(&self, w: &mut Walker) {
-        w.child("basic_rnn", &self.basic_rnn);
-        w.child("attn", &self.attn);
-        w.child("regression", &self.regression);
+        // batch_first_output[:, -1:]
+        let l = batch_first_output.dim(1)?;
+        let query = batch_first_output.narrow(1, l - 1, 1)?;
+        // Attention
+        let context = self.attn.forward(&query, mask)?;
+        let concatenated = Tensor::cat(&[context, query], D::Minus1)?;
+        let out = self.regression.forward(&concatenated)?;
+        out.reshape((x.dim(0)?, 1, self.n_features))
     }
 }
 

@@ -3,50 +3,28 @@
 //!
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
-use crate::nn::shape::invalid;
-use crate::nn::shape::{MAX_ELEMENTS, Within, check_batch, error, shape_error};
-use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker};
+use crate::nn::shape::{MAX_ELEMENTS, check_batch, invalid, invalid_shape};
+use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker, errors_as};
 use crate::repro;
-use candle_core::{Result, Tensor, bail};
-
-/// The encoder's last hidden state made sequence-first for a GRU: `(N, L, H) -> (1, N, H)`.
-pub(crate) fn final_state_seq_first(module: &str, hidden_seq: &Tensor, hidden_dim: usize) -> Result<Tensor> {
-    match hidden_seq.dims() {
-        &[_, l, h] if h == hidden_dim && l > 0 => hidden_seq.narrow(1, l - 1, 1)?.permute((1, 0, 2)),
-        d => bail!("{module}::init_hidden: expected hidden states (N, L, {hidden_dim}), got {d:?}"),
-    }
-}
-
-/// One step of a decoder's GRU: checks the input `(N, 1, F)` against the kept hidden state
-/// `(1, N, H)` and returns the step's output `(N, 1, H)` and the new hidden state.
-pub(crate) fn gru_step(module: &str, rnn: &Gru, hidden: Option<&Tensor>, x: &Tensor) -> Result<(Tensor, Tensor)> {
-    let (n, l) = check_batch(x, rnn.input_size).within(module)?;
-    if l != 1 {
-        return Err(shape_error(module, format!("one step (N, 1, {}) at a time", rnn.input_size), x.dims()));
-    }
-    let Some(hidden) = hidden else { bail!("{module}: no hidden state; call init_hidden with the encoder's states first") };
-    let h = rnn.hidden_size;
-    if hidden.dims() != [1, n, h] {
-        bail!("{module}: the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {h})", hidden.dims())
-    }
-    let (out, hidden) = rnn.forward(x, Some(hidden))?;
-    let l = out.dim(1)?;
-    Ok((out.narrow(1, l - 1, 1)?, hidden))
-}
+use candle_core::{IndexOp, Result, Tensor};
 
 /// `Encoder(n_features, hidden_dim)`: a batch-first GRU that returns every hidden state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct Encoder {
+    #[walk(skip)]
     pub n_features: usize,
+    #[walk(skip)]
     pub hidden_dim: usize,
     /// The final hidden state of the last call, `(1, N, H)`.
+    #[walk(skip)]
     pub hidden: Option<Tensor>,
     pub basic_rnn: Gru,
 }
 
 impl Encoder {
+    #[errors_as("Encoder")]
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
-        let basic_rnn = Gru::new(n_features, hidden_dim).within("Encoder")?;
+        let basic_rnn = Gru::new(n_features, hidden_dim)?;
         Ok(Encoder { n_features, hidden_dim, hidden: None, basic_rnn })
     }
 
@@ -55,27 +33,25 @@ impl Encoder {
     /// # Shapes
     /// - `x`: `(N, L, F)`
     /// - returns the hidden state after every step, `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
+    #[errors_as("Encoder")]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        check_batch(x, self.n_features).within("Encoder")?;
-        let (out, hidden) = self.basic_rnn.forward(x, None).within("Encoder")?;
+        check_batch(x, self.n_features)?;
+        let (rnn_out, hidden) = self.basic_rnn.forward(x, None)?;
         self.hidden = Some(hidden);
-        Ok(out)
-    }
-}
-
-impl Walk for Encoder {
-    fn walk(&self, w: &mut Walker) {
-        w.child("basic_rnn", &self.basic_rnn);
+        Ok(rnn_out)
     }
 }
 
 /// `Decoder(n_features, hidden_dim)`: one step at a time, keeping its hidden state between calls;
 /// a linear layer turns each hidden state into coordinates.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct Decoder {
+    #[walk(skip)]
     pub n_features: usize,
+    #[walk(skip)]
     pub hidden_dim: usize,
     /// Sequence-first hidden state `(1, N, H)`, set by [`Decoder::init_hidden`].
+    #[walk(skip)]
     pub hidden: Option<Tensor>,
     pub basic_rnn: Gru,
     pub regression: Linear,
@@ -83,9 +59,10 @@ pub struct Decoder {
 
 impl Decoder {
     /// Draws the GRU's parameters, then the linear layer's, as PyTorch does.
+    #[errors_as("Decoder")]
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
-        let basic_rnn = Gru::new(n_features, hidden_dim).within("Decoder")?;
-        let regression = Linear::new(hidden_dim, n_features).within("Decoder")?;
+        let basic_rnn = Gru::new(n_features, hidden_dim)?;
+        let regression = Linear::new(hidden_dim, n_features)?;
         Ok(Decoder { n_features, hidden_dim, hidden: None, basic_rnn, regression })
     }
 
@@ -93,8 +70,14 @@ impl Decoder {
     ///
     /// # Shapes
     /// - `hidden_seq`: `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
+    #[errors_as("Decoder::init_hidden")]
     pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
-        self.hidden = Some(final_state_seq_first("Decoder", hidden_seq, self.hidden_dim)?);
+        check_hidden_seq(hidden_seq, self.hidden_dim)?;
+        let l = hidden_seq.dim(1)?;
+        // We only need the final hidden state: hidden_seq[:, -1:], (N, 1, H)
+        let hidden_final = hidden_seq.narrow(1, l - 1, 1)?;
+        // But we need to make it sequence-first: (1, N, H)
+        self.hidden = Some(hidden_final.permute((1, 0, 2))?);
         Ok(())
     }
 
@@ -102,8 +85,9 @@ impl Decoder {
     ///
     /// # Shapes
     /// - returns `(1, N, H)`, sequence-first
+    #[errors_as("Decoder")]
     pub fn hidden(&self) -> Result<&Tensor> {
-        self.hidden.as_ref().ok_or_else(|| error("Decoder", "no hidden state yet: call init_hidden with the encoder's states first"))
+        self.hidden.as_ref().ok_or_else(|| invalid("no hidden state yet: call init_hidden with the encoder's states first"))
     }
 
     /// One step, updating the hidden state; a linear layer turns it into the next point.
@@ -111,18 +95,40 @@ impl Decoder {
     /// # Shapes
     /// - `x`: `(N, 1, F)`
     /// - returns `(N, 1, F)`
+    #[errors_as("Decoder")]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        let (last, hidden) = gru_step("Decoder", &self.basic_rnn, self.hidden.as_ref(), x)?;
+        check_step(x, &self.basic_rnn, self.hidden.as_ref())?;
+        let (batch_first_output, hidden) = self.basic_rnn.forward(x, self.hidden.as_ref())?;
         self.hidden = Some(hidden);
-        self.regression.forward(&last)?.reshape((x.dim(0)?, 1, self.n_features))
+        // batch_first_output[:, -1:]
+        let l = batch_first_output.dim(1)?;
+        let last_output = batch_first_output.narrow(1, l - 1, 1)?;
+        let out = self.regression.forward(&last_output)?;
+        out.reshape((x.dim(0)?, 1, self.n_features))
     }
 }
 
-impl Walk for Decoder {
-    fn walk(&self, w: &mut Walker) {
-        w.child("basic_rnn", &self.basic_rnn);
-        w.child("regression", &self.regression);
+/// The door of `init_hidden`: the encoder's states `(N, L, hidden_dim)` with `L > 0`.
+pub(crate) fn check_hidden_seq(hidden_seq: &Tensor, hidden_dim: usize) -> Result<()> {
+    match hidden_seq.dims() {
+        &[_, l, h] if h == hidden_dim && l > 0 => Ok(()),
+        d => Err(invalid(format!("expected hidden states (N, L, {hidden_dim}), got {d:?}"))),
     }
+}
+
+/// The door of a decoder's step: an input `(N, 1, F)` for the GRU, and a hidden state `(1, N, H)`
+/// kept from `init_hidden`.
+pub(crate) fn check_step(x: &Tensor, rnn: &Gru, hidden: Option<&Tensor>) -> Result<()> {
+    let (n, l) = check_batch(x, rnn.input_size)?;
+    if l != 1 {
+        return Err(invalid_shape(format!("one step (N, 1, {}) at a time", rnn.input_size), x.dims()));
+    }
+    let Some(hidden) = hidden else { return Err(invalid("no hidden state; call init_hidden with the encoder's states first")) };
+    let h = rnn.hidden_size;
+    if hidden.dims() != [1, n, h] {
+        return Err(invalid(format!("the hidden state is {:?} but the input is a batch of {n}: expected (1, {n}, {h})", hidden.dims())));
+    }
+    Ok(())
 }
 
 /// A decoder an [`EncoderDecoder`] can drive, one step at a time.
@@ -161,11 +167,6 @@ impl StepDecoder for Decoder {
     }
 }
 
-/// A teacher-forcing probability must lie in `[0, 1]` (NaN is refused).
-fn check_probability(p: f64) -> Result<f64> {
-    if (0.0..=1.0).contains(&p) { Ok(p) } else { Err(error("EncoderDecoder", format!("teacher_forcing_prob must be in [0, 1], got {p}"))) }
-}
-
 /// Draws one uniform from the default generator and compares it with `prob`, exactly where
 /// PyTorch's `torch.rand(1) <= prob` does (also in evaluation, where `prob` is 0).
 pub fn teacher_forcing(prob: f64) -> bool {
@@ -191,17 +192,10 @@ pub struct EncoderDecoder<D: StepDecoder = Decoder> {
 }
 
 impl<D: StepDecoder> EncoderDecoder<D> {
+    #[errors_as("EncoderDecoder")]
     pub fn new(encoder: Encoder, decoder: D, input_len: usize, target_len: usize, teacher_forcing_prob: f64) -> Result<Self> {
-        if encoder.n_features != decoder.n_features() || encoder.hidden_dim != decoder.hidden_dim() {
-            bail!(
-                "EncoderDecoder: encoder (n_features {}, hidden_dim {}) and decoder (n_features {}, hidden_dim {}) do not fit together",
-                encoder.n_features,
-                encoder.hidden_dim,
-                decoder.n_features(),
-                decoder.hidden_dim()
-            )
-        }
-        check_lengths(input_len, target_len).within("EncoderDecoder")?;
+        check_fit(&encoder, &decoder)?;
+        check_lengths(input_len, target_len)?;
         check_probability(teacher_forcing_prob)?;
         Ok(EncoderDecoder {
             encoder,
@@ -223,48 +217,36 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     ///   `(N, input_len [+ ...], F)` in evaluation
     /// - returns `(N, target_len, F)`; with an attention decoder `self.alphas` becomes
     ///   `(N, target_len, input_len)`
+    #[errors_as("EncoderDecoder")]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
-        let module = "EncoderDecoder";
         // The fields are public: a length set to 0, or to one past any sequence, is refused here.
-        check_lengths(self.input_len, self.target_len).within(module)?;
-        let (_, l) = check_batch(x, self.encoder.n_features).within(module)?;
-        if l < self.input_len {
-            bail!("EncoderDecoder: expected at least input_len = {} steps, got {:?}", self.input_len, x.dims())
-        }
-        let source = x.narrow(1, 0, self.input_len).within(module)?;
-        let target = x.narrow(1, self.input_len, l - self.input_len).within(module)?;
-        let hidden_seq = self.encoder.forward(&source).within(module)?;
-        StepDecoder::init_hidden(&mut self.decoder, &hidden_seq).within(module)?;
-        let mut dec_inputs = source.narrow(1, self.input_len - 1, 1).within(module)?;
-        let mut outs = Vec::with_capacity(self.target_len.min(l + 1));
-        let mut alphas = Vec::with_capacity(self.target_len.min(l + 1));
+        check_lengths(self.input_len, self.target_len)?;
+        check_batch(x, self.encoder.n_features)?;
+        check_steps(x, self.input_len, self.target_len, self.training.get(), self.teacher_forcing_prob)?;
+        // Splits the data in source and target sequences (the target is empty in evaluation)
+        let source_seq = x.i((.., ..self.input_len))?;
+        let target_seq = x.i((.., self.input_len..))?;
+        let hidden_seq = self.encoder.forward(&source_seq)?;
+        self.decoder.init_hidden(&hidden_seq)?;
+        // The last input of the encoder is also the first input of the decoder
+        let mut dec_inputs = source_seq.i((.., self.input_len - 1..))?;
+        let (mut outputs, mut alphas) = (vec![], vec![]);
         for i in 0..self.target_len {
-            let out = self.decoder.step(&dec_inputs, None).within(module)?;
-            if let Some(a) = self.decoder.step_alphas() {
-                alphas.push(a);
-            }
-            let prob = if self.training.get() { check_probability(self.teacher_forcing_prob)? } else { 0.0 };
-            dec_inputs = if teacher_forcing(prob) {
-                if i >= target.dim(1).within(module)? {
-                    bail!(
-                        "EncoderDecoder: teacher forcing needs the target: expected {} steps, got {:?}",
-                        self.input_len + self.target_len,
-                        x.dims()
-                    )
-                }
-                target.narrow(1, i, 1).within(module)?
-            } else {
-                out.clone()
-            };
-            outs.push(out);
+            let out = self.decoder.step(&dec_inputs, None)?;
+            outputs.push(out.clone());
+            alphas.extend(self.decoder.step_alphas());
+            // In evaluation the target is unknown: no teacher forcing
+            let prob = if self.training.get() { self.teacher_forcing_prob } else { 0.0 };
+            dec_inputs = if teacher_forcing(prob) { target_seq.i((.., i..i + 1))? } else { out };
         }
-        let outputs = Tensor::cat(&outs, 1).within(module)?;
+        let outputs = Tensor::cat(&outputs, 1)?;
         self.outputs = Some(outputs.clone());
-        self.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1).within(module)?) };
+        self.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1)?) };
         Ok(outputs)
     }
 }
 
+// By hand: the walk carries the training flag (`w.mode`) besides the two children.
 impl<D: StepDecoder> Walk for EncoderDecoder<D> {
     fn walk(&self, w: &mut Walker) {
         w.mode(&self.training);
@@ -277,6 +259,43 @@ impl<D: StepDecoder> Model for EncoderDecoder<D> {
     fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         EncoderDecoder::forward(self, x)
     }
+}
+
+/// An encoder and a decoder fit together when they share `n_features` and `hidden_dim`.
+fn check_fit<D: StepDecoder>(encoder: &Encoder, decoder: &D) -> Result<()> {
+    if encoder.n_features == decoder.n_features() && encoder.hidden_dim == decoder.hidden_dim() {
+        return Ok(());
+    }
+    Err(invalid(format!(
+        "encoder (n_features {}, hidden_dim {}) and decoder (n_features {}, hidden_dim {}) do not fit together",
+        encoder.n_features,
+        encoder.hidden_dim,
+        decoder.n_features(),
+        decoder.hidden_dim()
+    )))
+}
+
+/// The door of `EncoderDecoder::forward` past the batch's shape: at least `input_len` steps, and
+/// in training a valid `teacher_forcing_prob` and, when it can pick the target, all `target_len`
+/// steps.
+fn check_steps(x: &Tensor, input_len: usize, target_len: usize, training: bool, teacher_forcing_prob: f64) -> Result<()> {
+    let l = x.dim(1)?;
+    if l < input_len {
+        return Err(invalid(format!("expected at least input_len = {input_len} steps, got {:?}", x.dims())));
+    }
+    if !training {
+        return Ok(());
+    }
+    let prob = check_probability(teacher_forcing_prob)?;
+    if prob > 0.0 && l < input_len + target_len {
+        return Err(invalid(format!("teacher forcing needs the target: expected {} steps, got {:?}", input_len + target_len, x.dims())));
+    }
+    Ok(())
+}
+
+/// A teacher-forcing probability must lie in `[0, 1]` (NaN is refused).
+fn check_probability(p: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&p) { Ok(p) } else { Err(invalid(format!("teacher_forcing_prob must be in [0, 1], got {p}"))) }
 }
 
 /// Checks an encoder-decoder's `input_len` and `target_len` (public fields, so checked at every
