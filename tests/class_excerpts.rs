@@ -75,13 +75,14 @@ impl Source {
         self.text[self.offset(span.start())..self.offset(span.end())].split_whitespace().collect()
     }
 
+    /// The inherent impls of `ty`: a name (`WithPe`, every impl of it) or a whole type
+    /// (`WithPe<DecoderSelfAttn>`, that impl alone).
     fn inherent_impls<'a>(&'a self, ty: &'a str) -> impl Iterator<Item = &'a ItemImpl> + 'a {
+        let whole: String = ty.split_whitespace().collect();
         self.file.items.iter().filter_map(move |item| match item {
-            Item::Impl(i)
-                if i.trait_.is_none() && matches!(&*i.self_ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == ty)) =>
-            {
-                Some(i)
-            }
+            Item::Impl(i) if i.trait_.is_some() => None,
+            Item::Impl(i) if ty.contains('<') => (self.squeezed(&i.self_ty) == whole).then_some(i),
+            Item::Impl(i) if matches!(&*i.self_ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == ty)) => Some(i),
             _ => None,
         })
     }

@@ -49,11 +49,7 @@ impl EncoderLayer {
     /// The lecture's constructor, with its narrow multi-head attention.
     #[errors_as("EncoderLayer")]
     pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        let mha = LayerAttention::new(HeadLayout::Narrow, d_model, n_heads, p_drop)?;
-        let add_norm1 = AddNorm::new(d_model, p_drop)?;
-        let add_norm2 = AddNorm::new(d_model, p_drop)?;
-        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
-        Ok(EncoderLayer { d_model, mha, add_norm1, add_norm2, pffn })
+        Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
     }
 
     /// The layer the Transformer of `cfg` stacks.
@@ -62,7 +58,8 @@ impl EncoderLayer {
         Self::with_heads(cfg.heads, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout)
     }
 
-    /// [`EncoderLayer::new`] in either head layout: its lines, in its order.
+    /// The lecture's constructor in either head layout (narrow, as the lecture's, or wide): the
+    /// sublayers in the lecture's order, which is the order their weights are drawn in.
     fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
         let mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
         let add_norm1 = AddNorm::new(d_model, p_drop)?;
@@ -114,13 +111,7 @@ impl DecoderLayer {
     /// The decoder layer with the lecture's narrow multi-head attention.
     #[errors_as("DecoderLayer")]
     pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
-        let masked_mha = LayerAttention::new(HeadLayout::Narrow, d_model, n_heads, p_drop)?;
-        let add_norm1 = AddNorm::new(d_model, p_drop)?;
-        let cross_mha = LayerAttention::new(HeadLayout::Narrow, d_model, n_heads, p_drop)?;
-        let add_norm2 = AddNorm::new(d_model, p_drop)?;
-        let pffn = PointwiseFeedforward::new(d_model, d_ff, p_drop)?;
-        let add_norm3 = AddNorm::new(d_model, p_drop)?;
-        Ok(DecoderLayer { d_model, masked_mha, add_norm1, cross_mha, add_norm2, pffn, add_norm3 })
+        Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
     }
 
     /// The layer the Transformer of `cfg` stacks.
@@ -129,7 +120,8 @@ impl DecoderLayer {
         Self::with_heads(cfg.heads, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout)
     }
 
-    /// [`DecoderLayer::new`] in either head layout: its lines, in its order.
+    /// The decoder layer in either head layout (narrow, as the lecture's, or wide): the sublayers
+    /// in the order their weights are drawn in.
     fn with_heads(heads: HeadLayout, d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
         let masked_mha = LayerAttention::new(heads, d_model, n_heads, p_drop)?;
         let add_norm1 = AddNorm::new(d_model, p_drop)?;

@@ -102,19 +102,18 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             "attention/narrow.rs",
             &[Struct("NarrowMultiHeadAttention"), Methods("NarrowMultiHeadAttention", &["new", "forward"])]
         )],
-        A::EncoderSelfAttn => vec![source!(
-            "models/self_attention/layers.rs",
-            &[Struct("EncoderSelfAttn"), Methods("EncoderSelfAttn", &["from_config", "forward"])]
-        )],
+        A::EncoderSelfAttn => {
+            vec![source!("models/self_attention/layers.rs", &[Struct("EncoderSelfAttn"), Methods("EncoderSelfAttn", &["new", "forward"])])]
+        }
         A::DecoderSelfAttn => vec![source!(
             "models/self_attention/layers.rs",
-            &[Struct("DecoderSelfAttn"), Methods("DecoderSelfAttn", &["from_config", "init_keys", "forward"])]
+            &[Struct("DecoderSelfAttn"), Methods("DecoderSelfAttn", &["new", "init_keys", "forward"])]
         )],
         A::EncoderDecoderSelfAttn => vec![source!(
             "models/self_attention/encoder_decoder.rs",
             &[
                 Struct("EncoderDecoderSelfAttn"),
-                Methods("EncoderDecoderSelfAttn", &["encode", "decode", "predict", "forward_masked"]),
+                Methods("EncoderDecoderSelfAttn", &["new", "encode", "decode", "forward_masked", "predict", "predict_steps"]),
                 Fn("shifted_target"),
             ]
         )],
@@ -124,7 +123,13 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
         )],
         A::EncoderDecoderPe => vec![source!(
             "models/self_attention/with_pe.rs",
-            &[Struct("WithPe"), Alias("EncoderPe"), Alias("DecoderPe"), Methods("WithPe", &["from_config", "forward"])]
+            &[
+                Struct("WithPe"),
+                Alias("EncoderPe"),
+                Alias("DecoderPe"),
+                Methods("WithPe<EncoderSelfAttn>", &["new", "forward"]),
+                Methods("WithPe<DecoderSelfAttn>", &["new", "init_keys", "forward"]),
+            ]
         )],
         A::AddNorm => vec![source!("models/transformer/sublayers.rs", &[Struct("AddNorm"), Methods("AddNorm", &["new", "forward"])])],
         A::PointwiseFeedforward => vec![source!(
@@ -139,14 +144,20 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             &[
                 Fn("transformer_encoding_table"),
                 Struct("TransformerPositionalEncoding"),
-                Methods("TransformerPositionalEncoding", &["with_table", "forward"]),
+                Methods("TransformerPositionalEncoding", &["new", "forward"]),
             ]
         )],
         A::EncoderLayer => {
-            vec![source!("models/transformer/layers.rs", &[Struct("EncoderLayer"), Methods("EncoderLayer", &["with_heads", "forward"])])]
+            vec![source!(
+                "models/transformer/layers.rs",
+                &[Struct("EncoderLayer"), Methods("EncoderLayer", &["new", "with_heads", "forward"])]
+            )]
         }
         A::DecoderLayer => {
-            vec![source!("models/transformer/layers.rs", &[Struct("DecoderLayer"), Methods("DecoderLayer", &["with_heads", "forward"])])]
+            vec![source!(
+                "models/transformer/layers.rs",
+                &[Struct("DecoderLayer"), Methods("DecoderLayer", &["new", "with_heads", "forward"])]
+            )]
         }
         A::Transformer => vec![
             source!(
@@ -176,7 +187,10 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             ]
         )],
         A::BiLstmEncoder => {
-            vec![source!("models/lstm_translation/encoder.rs", &[Struct("LstmEncoder"), Methods("LstmEncoder", &["new", "forward"])])]
+            vec![source!(
+                "models/lstm_translation/encoder.rs",
+                &[Struct("LstmEncoder"), Methods("LstmEncoder", &["new", "build", "forward"])]
+            )]
         }
         A::TransformerEncoderBlock => vec![source!(
             "models/encoder_block.rs",
