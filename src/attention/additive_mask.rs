@@ -5,9 +5,9 @@
 //! A row that masks every key would make the softmax `0/0 = NaN`; it is an error naming the
 //! module and the row instead.
 
+use crate::nn::errors_as;
 use crate::nn::fused::masked_softmax::masked_softmax;
-use crate::nn::shape::{Within, invalid, invalid_shape};
-use crate::nn::shape::{check_float, check_size, error, shape_error};
+use crate::nn::shape::{check_float, check_size, in_module, invalid, invalid_shape};
 use candle_core::{D, DType, Device, Result, Tensor};
 
 /// The lecture's `create_mask(batch_size, seq_len)`: the additive causal mask `(B, T, T)`, 0 on
@@ -22,12 +22,12 @@ use candle_core::{D, DType, Device, Result, Tensor};
 /// # Ok(())
 /// # }
 /// ```
+#[errors_as("create_mask")]
 pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
-    let module = "create_mask";
     if batch_size == 0 || seq_len == 0 {
-        return Err(error(module, format!("batch_size and seq_len must be positive, got {batch_size} and {seq_len}")));
+        return Err(invalid(format!("batch_size and seq_len must be positive, got {batch_size} and {seq_len}")));
     }
-    check_size(&[batch_size, seq_len, seq_len]).within(module)?;
+    check_size(&[batch_size, seq_len, seq_len])?;
     let row: Vec<f32> = (0..seq_len).flat_map(|i| (0..seq_len).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 })).collect();
     Tensor::from_vec(row, (1, seq_len, seq_len), &Device::Cpu)?.repeat((batch_size, 1, 1))
 }
@@ -38,10 +38,10 @@ pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
 /// # Shapes
 /// - `ids`: `(N, L)`, integer ids (u8, u32, i64) or whole floats
 /// - returns `(N, 1, L)`, float32
+#[errors_as("padding_mask")]
 pub fn padding_mask(ids: &Tensor, pad_id: u32) -> Result<Tensor> {
-    let module = "padding_mask";
-    let (n, l) = ids.dims2().map_err(|_| shape_error(module, "token ids of shape (N, L)", ids.dims()))?;
-    let values = ids_as_f64(module, ids)?;
+    let (n, l) = ids.dims2().map_err(|_| invalid_shape("token ids of shape (N, L)", ids.dims()))?;
+    let values = ids_values(ids)?;
     let mask: Vec<f32> = values.iter().map(|&v| if v == pad_id as f64 { f32::NEG_INFINITY } else { 0.0 }).collect();
     Tensor::from_vec(mask, (n, 1, l), ids.device())
 }
@@ -52,8 +52,9 @@ pub fn padding_mask(ids: &Tensor, pad_id: u32) -> Result<Tensor> {
 /// # Shapes
 /// - `ids`: `(N, T)`, integer ids (u8, u32, i64) or whole floats
 /// - returns `(N, T, T)`, float32
+#[errors_as("target_mask")]
 pub fn target_mask(ids: &Tensor, pad_id: Option<u32>) -> Result<Tensor> {
-    let (n, t) = ids.dims2().map_err(|_| shape_error("target_mask", "token ids of shape (N, T)", ids.dims()))?;
+    let (n, t) = ids.dims2().map_err(|_| invalid_shape("token ids of shape (N, T)", ids.dims()))?;
     let causal = create_mask(n, t)?;
     match pad_id {
         Some(pad) => causal.broadcast_add(&padding_mask(ids, pad)?),
@@ -61,14 +62,22 @@ pub fn target_mask(ids: &Tensor, pad_id: Option<u32>) -> Result<Tensor> {
     }
 }
 
-/// Token ids as f64 values, refusing dtypes that cannot hold ids.
-pub(crate) fn ids_as_f64(module: &str, ids: &Tensor) -> Result<Vec<f64>> {
+/// Token ids as f64 values, refusing dtypes that cannot hold ids (an input refused at its
+/// caller's door: the caller's label names it).
+pub(crate) fn ids_values(ids: &Tensor) -> Result<Vec<f64>> {
     match ids.dtype() {
         DType::U8 | DType::U32 | DType::I64 | DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
             ids.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()
         }
-        d => Err(error(module, format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {d:?}"))),
+        d => Err(invalid(format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {d:?}"))),
     }
+}
+
+/// [`ids_values`] labelled with `module`: the form `models/translate.rs`'s `prefix_ids` still
+/// calls (it takes its caller's name as an argument). Remove it once `prefix_ids` labels through
+/// its caller and calls `ids_values`.
+pub(crate) fn ids_as_f64(module: &str, ids: &Tensor) -> Result<Vec<f64>> {
+    in_module(module, ids_values(ids))
 }
 
 /// Checks an additive mask against scores `(..., Lq, Lk)`: a floating-point tensor whose dims,
@@ -130,29 +139,36 @@ pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Opti
 /// - `query`: `(..., Lq, d_k)`; `keys`: `(..., Lk, d_k)`; `values`: `(..., Lk, d_v)`, the same batch dims `...`
 /// - `mask`: optional, broadcasting to `(..., Lq, Lk)` (the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`)
 /// - returns the output `(..., Lq, d_v)` and the weights `(..., Lq, Lk)`
+#[errors_as("scaled_dot_product_attention_additive")]
 pub fn scaled_dot_product_attention_additive(
     query: &Tensor,
     keys: &Tensor,
     values: &Tensor,
     mask: Option<&Tensor>,
 ) -> Result<(Tensor, Tensor)> {
-    let module = "scaled_dot_product_attention_additive";
+    check_qkv_any_batch(query, keys, values, mask)?;
+    attend(query, keys, values, mask)
+}
+
+/// [`scaled_dot_product_attention_additive`]'s door: float query `(..., Lq, d_k)`, keys
+/// `(..., Lk, d_k)` and values `(..., Lk, d_v)` with the same batch dims and `Lk > 0`, and an
+/// additive mask broadcasting to the scores `(..., Lq, Lk)`.
+fn check_qkv_any_batch(query: &Tensor, keys: &Tensor, values: &Tensor, mask: Option<&Tensor>) -> Result<()> {
     for t in [query, keys, values] {
-        check_float(t).within(module)?;
+        check_float(t)?;
     }
     let (q, k, v) = (query.dims(), keys.dims(), values.dims());
     let r = q.len();
     let same_batch = r >= 2 && k.len() == r && v.len() == r && q[..r - 2] == k[..r - 2] && k[..r - 2] == v[..r - 2];
     if !same_batch || q[r - 1] != k[r - 1] || k[r - 2] != v[r - 2] || k[r - 2] == 0 {
-        return Err(error(
-            module,
-            format!("expected query (..., Lq, d_k), keys (..., Lk, d_k) and values (..., Lk, d_v) with Lk > 0, got {q:?}, {k:?} and {v:?}"),
-        ));
+        return Err(invalid(format!(
+            "expected query (..., Lq, d_k), keys (..., Lk, d_k) and values (..., Lk, d_v) with Lk > 0, got {q:?}, {k:?} and {v:?}"
+        )));
     }
     if let Some(m) = mask {
         let mut scores = q[..r - 1].to_vec();
         scores.push(k[r - 2]);
-        check_additive_mask(m, &scores).within(module)?;
+        check_additive_mask(m, &scores)?;
     }
-    attend(query, keys, values, mask)
+    Ok(())
 }

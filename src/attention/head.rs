@@ -3,19 +3,23 @@
 
 use super::kv::transposed_in_memory;
 use super::mask::MASK_FILL;
-use super::score::{Score, context_vector, cosine_products, dot_products, scaled_dot_products};
+use super::score::{Score, bmm};
 use crate::nn::ops::{masked_fill, softmax};
-use crate::nn::shape::{Within, check_batch};
-use crate::nn::{Linear, Walk, Walker};
-use candle_core::{Result, Tensor, bail};
+use crate::nn::shape::{check_batch, invalid};
+use crate::nn::{Linear, Walk, errors_as};
+use candle_core::{Result, Tensor};
 
 /// The lecture's `Attention(hidden_dim, input_dim, proj_values)`: affine maps of the query, the
 /// keys and (optionally) the values, a scoring function, softmax, and the context vector.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct Attention {
+    #[walk(skip)]
     pub d_k: usize,
+    #[walk(skip)]
     pub input_dim: usize,
+    #[walk(skip)]
     pub proj_values: bool,
+    #[walk(skip)]
     pub score: Score,
     pub linear_query: Linear,
     pub linear_key: Linear,
@@ -24,35 +28,34 @@ pub struct Attention {
     pub linear_score: Option<Linear>,
     /// `v` of the additive score.
     pub linear_v: Option<Linear>,
+    #[walk(skip)]
     pub keys: Option<Tensor>,
+    #[walk(skip)]
     pub proj_keys: Option<Tensor>,
+    #[walk(skip)]
     pub values: Option<Tensor>,
     /// The alphas of the last call, `(N, Lq, L)`, detached (for plots).
+    #[walk(skip)]
     pub alphas: Option<Tensor>,
 }
 
 impl Attention {
     /// Scaled dot-product attention, as in the lecture. `input_dim` defaults to `hidden_dim`.
+    #[errors_as("Attention")]
     pub fn new(hidden_dim: usize, input_dim: Option<usize>, proj_values: bool) -> Result<Self> {
         Self::with_score(hidden_dim, input_dim, proj_values, Score::ScaledDot)
     }
 
     /// Attention with another scoring function. The query, key and value layers are drawn
     /// first (in that order, as PyTorch draws them), then the score's own parameters.
+    #[errors_as("Attention")]
     pub fn with_score(hidden_dim: usize, input_dim: Option<usize>, proj_values: bool, score: Score) -> Result<Self> {
         let input_dim = input_dim.unwrap_or(hidden_dim);
-        let linear_query = Linear::new(input_dim, hidden_dim).within("Attention")?;
-        let linear_key = Linear::new(input_dim, hidden_dim).within("Attention")?;
-        let linear_value = Linear::new(input_dim, hidden_dim).within("Attention")?;
-        let (linear_score, linear_v) = match score {
-            Score::General => (Some(Linear::with_bias(hidden_dim, hidden_dim, false).within("Attention")?), None),
-            Score::Additive => (
-                Some(Linear::with_bias(2 * hidden_dim, hidden_dim, false).within("Attention")?),
-                Some(Linear::with_bias(hidden_dim, 1, false).within("Attention")?),
-            ),
-            Score::Location { source_len } => (Some(Linear::new(hidden_dim, source_len).within("Attention")?), None),
-            _ => (None, None),
-        };
+        // Affine transformations for Q, K, and V
+        let linear_query = Linear::new(input_dim, hidden_dim)?;
+        let linear_key = Linear::new(input_dim, hidden_dim)?;
+        let linear_value = Linear::new(input_dim, hidden_dim)?;
+        let (linear_score, linear_v) = score.layers(hidden_dim)?;
         Ok(Attention {
             d_k: hidden_dim,
             input_dim,
@@ -75,25 +78,13 @@ impl Attention {
     ///
     /// # Shapes
     /// - `keys`: `(N, L, input_dim)`
+    #[errors_as("Attention::init_keys")]
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
-        check_batch(keys, self.input_dim).within("Attention::init_keys")?;
-        let proj_keys = self.linear_key.forward(keys)?;
-        // The dot-product scores read the keys transposed at every step: lay them out so once
-        // (the same shape and values), and the transposition at each step is free.
-        self.proj_keys = Some(match self.score {
-            Score::ScaledDot | Score::Dot => transposed_in_memory(&proj_keys)?,
-            _ => proj_keys,
-        });
-        self.values = Some(if self.proj_values { self.linear_value.forward(keys)? } else { keys.clone() });
+        check_batch(keys, self.input_dim)?;
         self.keys = Some(keys.clone());
+        self.proj_keys = Some(self.laid_out_for_scores(self.linear_key.forward(keys)?)?);
+        self.values = Some(if self.proj_values { self.linear_value.forward(keys)? } else { keys.clone() });
         Ok(())
-    }
-
-    fn keys_ready(&self) -> Result<(&Tensor, &Tensor)> {
-        match (&self.proj_keys, &self.values) {
-            (Some(k), Some(v)) => Ok((k, v)),
-            _ => bail!("Attention: keys are not initialised; call init_keys with the encoder's states first"),
-        }
     }
 
     /// Alignment scores of a query batch against the keys, before the softmax.
@@ -101,41 +92,17 @@ impl Attention {
     /// # Shapes
     /// - `query`: `(N, Lq, input_dim)`
     /// - returns `(N, Lq, L)`
+    #[errors_as("Attention")]
     pub fn score_function(&self, query: &Tensor) -> Result<Tensor> {
-        let (proj_keys, _) = self.keys_ready()?;
-        let (n, l, _) = proj_keys.dims3()?;
-        match query.dims() {
-            &[qn, _, d] if qn == n && d == self.input_dim => {}
-            d => {
-                bail!("Attention: expected a query of shape ({n}, Lq, {}) to match keys {:?}, got {d:?}", self.input_dim, proj_keys.dims())
-            }
+        check_query(self, query)?;
+        let proj_query = self.linear_query.forward(query)?;
+        let proj_keys = self.proj_keys()?;
+        if self.score != Score::ScaledDot {
+            return self.score.scores(&proj_query, proj_keys, self.linear_score.as_ref(), self.linear_v.as_ref());
         }
-        let q = self.linear_query.forward(query)?;
-        let missing = || candle_core::Error::Msg("Attention: score parameters are missing".into());
-        match self.score {
-            Score::ScaledDot => scaled_dot_products(&q, proj_keys),
-            Score::Dot => dot_products(&q, proj_keys),
-            Score::Cosine => cosine_products(&q, proj_keys),
-            Score::General => {
-                let w = self.linear_score.as_ref().ok_or_else(missing)?;
-                dot_products(&q, &w.forward(proj_keys)?)
-            }
-            Score::Additive => {
-                let (w, v) = (self.linear_score.as_ref().ok_or_else(missing)?, self.linear_v.as_ref().ok_or_else(missing)?);
-                let lq = q.dim(1)?;
-                // Every (query, key) pair: (N, Lq, L, 2H) -> tanh(W [q; k]) -> v -> (N, Lq, L).
-                let qe = q.unsqueeze(2)?.broadcast_as((n, lq, l, self.d_k))?;
-                let ke = proj_keys.unsqueeze(1)?.broadcast_as((n, lq, l, self.d_k))?;
-                let pair = Tensor::cat(&[qe, ke], 3)?;
-                v.forward(&w.forward(&pair)?.tanh()?)?.squeeze(3)
-            }
-            Score::Location { source_len } => {
-                if source_len != l {
-                    bail!("Attention: location-based scores were built for {source_len} source steps, the keys have {l}")
-                }
-                self.linear_score.as_ref().ok_or_else(missing)?.forward(&q)
-            }
-        }
+        // scaled dot product: (N, Lq, H) x (N, H, L) -> (N, Lq, L)
+        let dot_products = bmm(&proj_query, &proj_keys.permute((0, 2, 1))?)?;
+        dot_products / (self.d_k as f64).sqrt()
     }
 
     /// Scores, masks, softmax and the context vector; keeps the alphas in `self.alphas`.
@@ -144,38 +111,74 @@ impl Attention {
     /// - `query`: `(N, Lq, input_dim)`
     /// - `mask`: optional, broadcasting to `(N, Lq, L)` (such as the source mask `(N, 1, L)`)
     /// - returns the context `(N, Lq, H)`; `self.alphas` becomes `(N, Lq, L)`
+    #[errors_as("Attention")]
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
+        check_mask(self, query, mask)?;
         let mut scores = self.score_function(query)?;
         if let Some(m) = mask {
-            let fits = |d: usize, want: usize| d == 1 || d == want;
-            if m.rank() != 3 || !fits(m.dim(0)?, scores.dim(0)?) || !fits(m.dim(1)?, scores.dim(1)?) || m.dim(2)? != scores.dim(2)? {
-                bail!(
-                    "Attention: expected a mask of shape (1 or {}, 1 or {}, {}), got {:?}",
-                    scores.dim(0)?,
-                    scores.dim(1)?,
-                    scores.dim(2)?,
-                    m.dims()
-                )
-            }
             scores = masked_fill(&scores, m, MASK_FILL)?;
         }
         let alphas = softmax(&scores)?;
         self.alphas = Some(alphas.detach());
-        let (_, values) = self.keys_ready()?;
-        context_vector(&alphas, values)
+        bmm(&alphas, self.values()?)
+    }
+
+    /// The projected keys as the scores keep them. The dot-product scores read the keys
+    /// transposed at every step: laid out so once (the same shape and values), the
+    /// transposition at each step is free.
+    fn laid_out_for_scores(&self, proj_keys: Tensor) -> Result<Tensor> {
+        match self.score {
+            Score::ScaledDot | Score::Dot => transposed_in_memory(&proj_keys),
+            _ => Ok(proj_keys),
+        }
+    }
+
+    /// `self.proj_keys`, once [`Attention::init_keys`] has set them.
+    fn proj_keys(&self) -> Result<&Tensor> {
+        self.proj_keys.as_ref().ok_or_else(keys_not_initialised)
+    }
+
+    /// `self.values`, once [`Attention::init_keys`] has set them.
+    fn values(&self) -> Result<&Tensor> {
+        self.values.as_ref().ok_or_else(keys_not_initialised)
     }
 }
 
-impl Walk for Attention {
-    fn walk(&self, w: &mut Walker) {
-        w.child("linear_query", &self.linear_query);
-        w.child("linear_key", &self.linear_key);
-        w.child("linear_value", &self.linear_value);
-        if let Some(l) = &self.linear_score {
-            w.child("linear_score", l);
+fn keys_not_initialised() -> candle_core::Error {
+    invalid("keys are not initialised; call init_keys with the encoder's states first")
+}
+
+/// [`Attention::score_function`]'s door: keys initialised, a query `(N, Lq, input_dim)` of the
+/// keys' `N`, and as many keys as a location-based score was built for. Returns the scores'
+/// shape `(N, Lq, L)`.
+fn check_query(attention: &Attention, query: &Tensor) -> Result<[usize; 3]> {
+    let (proj_keys, _values) = (attention.proj_keys()?, attention.values()?);
+    let (n, l, _) = proj_keys.dims3()?;
+    let lq = match query.dims() {
+        &[qn, lq, d] if qn == n && d == attention.input_dim => lq,
+        d => {
+            return Err(invalid(format!(
+                "expected a query of shape ({n}, Lq, {}) to match keys {:?}, got {d:?}",
+                attention.input_dim,
+                proj_keys.dims()
+            )));
         }
-        if let Some(l) = &self.linear_v {
-            w.child("linear_v", l);
-        }
+    };
+    if let Score::Location { source_len } = attention.score
+        && source_len != l
+    {
+        return Err(invalid(format!("location-based scores were built for {source_len} source steps, the keys have {l}")));
     }
+    Ok([n, lq, l])
+}
+
+/// [`Attention::forward`]'s door: a mask broadcasting to the scores `(N, Lq, L)`. A query
+/// [`Attention::score_function`] refuses is its to refuse (first, as it always was).
+fn check_mask(attention: &Attention, query: &Tensor, mask: Option<&Tensor>) -> Result<()> {
+    let (Some(m), Ok([n, lq, l])) = (mask, check_query(attention, query)) else { return Ok(()) };
+    let fits = |d: usize, want: usize| d == 1 || d == want;
+    if m.rank() != 3 || !fits(m.dim(0)?, n) || !fits(m.dim(1)?, lq) || m.dim(2)? != l {
+        return Err(invalid(format!("expected a mask of shape (1 or {n}, 1 or {lq}, {l}), got {:?}", m.dims())));
+    }
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! Keys and values projected once and kept: what a decoder reuses at every step of incremental
 //! decoding (its own earlier positions, the encoder's memory), instead of projecting them again.
 
+use crate::nn::errors_as;
 use crate::nn::fused::rows::index_rows;
 use candle_core::{Result, Tensor};
 
@@ -49,6 +50,7 @@ impl ProjectedKv {
     }
 
     /// These positions followed by `more`'s (the same heads and rows).
+    #[errors_as("ProjectedKv")]
     pub fn append(&self, more: &ProjectedKv) -> Result<ProjectedKv> {
         let cat = |a: &[Tensor], b: &[Tensor], from_last: usize| -> Result<Vec<Tensor>> {
             a.iter().zip(b).map(|(x, y)| Tensor::cat(&[x, y], x.rank() - from_last)).collect()
@@ -67,6 +69,7 @@ impl ProjectedKv {
     ///
     /// # Shapes
     /// - `rows`: integer indices `(K,)` into the `N` rows; returns `K` rows
+    #[errors_as("ProjectedKv")]
     pub fn select_rows(&self, rows: &Tensor) -> Result<ProjectedKv> {
         let pick = |ts: &[Tensor]| -> Result<Vec<Tensor>> { ts.iter().map(|t| index_rows(t, rows)).collect() };
         Ok(ProjectedKv { keys_t: pick(&self.keys_t)?, values: pick(&self.values)? })

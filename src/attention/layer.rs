@@ -2,27 +2,28 @@
 
 use super::score::{context_vector, dot_products};
 use crate::nn::ops::softmax;
-use crate::nn::shape::Within;
-use crate::nn::{Linear, Walk, Walker};
+use crate::nn::{Linear, Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 /// The blog post's plain attention layer `AttentionLayer(input_dim, output_dim)`: linear maps to
 /// queries, keys and values, unscaled dot-product scores, softmax, weighted sum.
 /// `query (N, Lq, input_dim)`, `key` and `value` `(N, L, input_dim)` -> `(N, Lq, output_dim)`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct AttentionLayer {
     pub query: Linear,
     pub key: Linear,
     pub value: Linear,
     /// The attention weights of the last call, `(N, Lq, L)`.
+    #[walk(skip)]
     pub alphas: Option<Tensor>,
 }
 
 impl AttentionLayer {
+    #[errors_as("AttentionLayer")]
     pub fn new(input_dim: usize, output_dim: usize) -> Result<Self> {
-        let query = Linear::new(input_dim, output_dim).within("AttentionLayer")?;
-        let key = Linear::new(input_dim, output_dim).within("AttentionLayer")?;
-        let value = Linear::new(input_dim, output_dim).within("AttentionLayer")?;
+        let query = Linear::new(input_dim, output_dim)?;
+        let key = Linear::new(input_dim, output_dim)?;
+        let value = Linear::new(input_dim, output_dim)?;
         Ok(AttentionLayer { query, key, value, alphas: None })
     }
 
@@ -31,18 +32,11 @@ impl AttentionLayer {
     /// # Shapes
     /// - `query`: `(N, Lq, input_dim)`; `key`, `value`: `(N, L, input_dim)`
     /// - returns `(N, Lq, output_dim)`; `self.alphas` becomes `(N, Lq, L)`
+    #[errors_as("AttentionLayer")]
     pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor) -> Result<Tensor> {
         let (q, k, v) = (self.query.forward(query)?, self.key.forward(key)?, self.value.forward(value)?);
         let alphas = softmax(&dot_products(&q, &k)?)?;
         self.alphas = Some(alphas.detach());
         context_vector(&alphas, &v)
-    }
-}
-
-impl Walk for AttentionLayer {
-    fn walk(&self, w: &mut Walker) {
-        w.child("query", &self.query);
-        w.child("key", &self.key);
-        w.child("value", &self.value);
     }
 }

@@ -1,8 +1,9 @@
 //! Masks: the source (padding) mask and the target (subsequent) mask of the lecture, both
 //! "1 keeps, 0 masks".
 
-use crate::nn::shape::Within;
-use candle_core::{D, DType, Device, Result, Tensor, bail};
+use crate::nn::errors_as;
+use crate::nn::shape::{check_float, check_size, invalid, invalid_shape};
+use candle_core::{D, DType, Device, Result, Tensor};
 
 /// The value masked positions get before the softmax, as in the lecture.
 pub const MASK_FILL: f64 = -1e9;
@@ -18,10 +19,10 @@ pub const MASK_FILL: f64 = -1e9;
 /// would with the lecture's line: after a min-max scaling each feature's smallest value is exactly
 /// 0 (in the GPS exercise, the first timestamp of every sequence). The lecture's GPS exercise
 /// builds no source mask, and neither does the crate's GPS notebook.
+#[errors_as("source_mask")]
 pub fn source_mask(source_seq: &Tensor) -> Result<Tensor> {
-    crate::nn::shape::check_float(source_seq).within("source_mask")?;
-    let (n, l, _) =
-        source_seq.dims3().map_err(|_| crate::nn::shape::shape_error("source_mask", "a source sequence (N, L, F)", source_seq.dims()))?;
+    check_float(source_seq)?;
+    let (n, l, _) = source_seq.dims3().map_err(|_| invalid_shape("a source sequence (N, L, F)", source_seq.dims()))?;
     // The number of zero features of each point; the point is kept when there is none. A count
     // (a sum) rather than a min over the features: candle's min refuses empty tensors and skips
     // a NaN unless it comes first, while `eq(0)` is false for NaN and ±inf, as in PyTorch.
@@ -31,11 +32,12 @@ pub fn source_mask(source_seq: &Tensor) -> Result<Tensor> {
 
 /// The target mask: 1 on and below the diagonal, 0 above (no peeking at later steps),
 /// `(1, size, size)`, u8.
+#[errors_as("subsequent_mask")]
 pub fn subsequent_mask(size: usize) -> Result<Tensor> {
     if size == 0 {
-        bail!("subsequent_mask: size must be positive")
+        return Err(invalid("size must be positive"));
     }
-    crate::nn::shape::check_size(&[size, size]).within("subsequent_mask")?;
+    check_size(&[size, size])?;
     let data: Vec<u8> = (0..size).flat_map(|i| (0..size).map(move |j| u8::from(j <= i))).collect();
     Tensor::from_vec(data, (1, size, size), &Device::Cpu)
 }

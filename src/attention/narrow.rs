@@ -5,9 +5,8 @@
 
 use super::additive_mask::{attend, attend_transposed, check_additive_mask};
 use super::kv::{ProjectedKv, transposed};
-use crate::nn::shape::{Within, check_float, error};
-use crate::nn::shape::{invalid, invalid_shape};
-use crate::nn::{Dropout, Linear, Walk, Walker};
+use crate::nn::shape::{check_float, invalid, invalid_shape};
+use crate::nn::{Dropout, Linear, Walk, errors_as};
 use candle_core::{D, Result, Tensor};
 
 /// What a multi-head attention returns: the output and every head's attention weights.
@@ -20,15 +19,14 @@ pub struct MhaOutput {
 }
 
 /// Checks `n_heads` against `d_model` and returns `d_k = d_model / n_heads`.
-pub(crate) fn head_size(module: &str, d_model: usize, n_heads: usize) -> Result<usize> {
+pub(crate) fn check_head_size(d_model: usize, n_heads: usize) -> Result<usize> {
     if d_model == 0 || n_heads == 0 {
-        return Err(error(module, format!("d_model and n_heads must be positive, got d_model = {d_model}, n_heads = {n_heads}")));
+        return Err(invalid(format!("d_model and n_heads must be positive, got d_model = {d_model}, n_heads = {n_heads}")));
     }
     if !d_model.is_multiple_of(n_heads) {
-        return Err(error(
-            module,
-            format!("n_heads = {n_heads} does not divide d_model = {d_model}: every head gets d_model / n_heads dimensions"),
-        ));
+        return Err(invalid(format!(
+            "n_heads = {n_heads} does not divide d_model = {d_model}: every head gets d_model / n_heads dimensions"
+        )));
     }
     Ok(d_model / n_heads)
 }
@@ -71,29 +69,36 @@ pub(crate) fn check_qkv(d_model: usize, q: &Tensor, k: &Tensor, v: &Tensor, mask
 /// Parameters as PyTorch registers them with `nn.ModuleList`s: `linear_Qs.{h}`, `linear_Ks.{h}`,
 /// `linear_Vs.{h}`, then `mha_linear`, drawn in that order. Starts in training mode, as PyTorch
 /// modules do.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct NarrowMultiHeadAttention {
+    #[walk(skip)]
     pub d_model: usize,
+    #[walk(skip)]
     pub n_heads: usize,
     /// `d_model / n_heads`, every head's width.
+    #[walk(skip)]
     pub d_k: usize,
-    pub dropout: Dropout,
+    #[walk(rename = "linear_Qs")]
     pub linear_qs: Vec<Linear>,
+    #[walk(rename = "linear_Ks")]
     pub linear_ks: Vec<Linear>,
+    #[walk(rename = "linear_Vs")]
     pub linear_vs: Vec<Linear>,
     pub mha_linear: Linear,
+    pub dropout: Dropout,
 }
 
 impl NarrowMultiHeadAttention {
     /// `n_heads` must divide `d_model`; `p_drop` in `[0, 1]`.
+    #[errors_as("NarrowMultiHeadAttention")]
     pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
-        let module = "NarrowMultiHeadAttention";
-        let d_k = head_size(module, d_model, n_heads)?;
-        let dropout = Dropout::new(p_drop).within(module)?;
-        let heads = || (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>();
-        let (linear_qs, linear_ks, linear_vs) = (heads()?, heads()?, heads()?);
+        let d_k = check_head_size(d_model, n_heads)?;
+        let dropout = Dropout::new(p_drop)?;
+        let linear_qs = (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>()?;
+        let linear_ks = (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>()?;
+        let linear_vs = (0..n_heads).map(|_| Linear::new(d_model, d_k)).collect::<Result<Vec<_>>>()?;
         let mha_linear = Linear::new(d_model, d_model)?;
-        Ok(NarrowMultiHeadAttention { d_model, n_heads, d_k, dropout, linear_qs, linear_ks, linear_vs, mha_linear })
+        Ok(NarrowMultiHeadAttention { d_model, n_heads, d_k, linear_qs, linear_ks, linear_vs, mha_linear, dropout })
     }
 
     /// Attention of the queries over the keys and values, head by head; returns the output and
@@ -105,22 +110,22 @@ impl NarrowMultiHeadAttention {
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`: the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
+    #[errors_as("NarrowMultiHeadAttention")]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
-        let module = "NarrowMultiHeadAttention";
-        check_qkv(self.d_model, query, key, value, mask).within(module)?;
+        check_qkv(self.d_model, query, key, value, mask)?;
         let (mut outputs, mut weights) = (vec![], vec![]);
         for ((linear_q, linear_k), linear_v) in self.linear_qs.iter().zip(&self.linear_ks).zip(&self.linear_vs) {
-            let q = linear_q.forward(query).within(module)?;
-            let k = linear_k.forward(key).within(module)?;
-            let v = linear_v.forward(value).within(module)?;
+            let q = linear_q.forward(query)?;
+            let k = linear_k.forward(key)?;
+            let v = linear_v.forward(value)?;
             // scaled_dot_product_attention_additive's arithmetic; check_qkv has checked the inputs once
-            let (o, w) = attend(&q, &k, &v, mask).within(module)?;
+            let (o, w) = attend(&q, &k, &v, mask)?;
             outputs.push(o);
             weights.push(w);
         }
-        let concatenated = Tensor::cat(&outputs, D::Minus1).within(module)?;
-        let output = self.dropout.forward(&self.mha_linear.forward(&concatenated).within(module)?).within(module)?;
-        Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1).within(module)? })
+        let concatenated = Tensor::cat(&outputs, D::Minus1)?;
+        let output = self.dropout.forward(&self.mha_linear.forward(&concatenated)?)?;
+        Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
     }
 
     /// The keys and values projected by every head, `(N, Lk, d_k)` each: what
@@ -143,15 +148,5 @@ impl NarrowMultiHeadAttention {
         }
         let output = self.dropout.forward(&self.mha_linear.forward(&Tensor::cat(&outputs, D::Minus1)?)?)?;
         Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
-    }
-}
-
-impl Walk for NarrowMultiHeadAttention {
-    fn walk(&self, w: &mut Walker) {
-        w.children("linear_Qs", &self.linear_qs);
-        w.children("linear_Ks", &self.linear_ks);
-        w.children("linear_Vs", &self.linear_vs);
-        w.child("mha_linear", &self.mha_linear);
-        w.child("dropout", &self.dropout);
     }
 }

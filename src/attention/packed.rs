@@ -3,14 +3,12 @@
 //! of the lecture's keep masks (1 = keep) and unlike its additive masks (`-inf` = ignore).
 
 use super::additive_mask::scaled_dot_product_attention_additive;
-use super::narrow::{MhaOutput, head_size};
+use super::narrow::{MhaOutput, check_head_size};
 use crate::nn::fused::dense;
-use crate::nn::shape::{Within, check_input_dtype, error, shape_error};
-use crate::nn::{Dropout, Linear, Param, Walk, Walker};
+use crate::nn::shape::{check_input_dtype, invalid, invalid_shape};
+use crate::nn::{Dropout, Linear, Param, Walk, Walker, errors_as};
 use crate::repro::uniform_init;
-use candle_core::{DType, Result, Tensor};
-
-const MODULE: &str = "PackedMultiheadAttention";
+use candle_core::{DType, Device, Result, Tensor};
 
 /// `nn.MultiheadAttention(embed_dim, num_heads, dropout)` as PyTorch builds it: `in_proj_weight
 /// (3E, E)` holding the query, key and value projections one block under the other,
@@ -29,32 +27,37 @@ pub struct PackedMultiheadAttention {
 
 /// The additive mask `(N, 1, 1, S)` of a key-padding mask `(N, S)`: `-inf` where it is non-zero
 /// ("ignore"), `0` elsewhere.
-pub fn key_padding_to_additive(module: &str, mask: &Tensor, n: usize, s: usize) -> Result<Tensor> {
+#[errors_as("key_padding_to_additive")]
+pub fn key_padding_to_additive(mask: &Tensor, n: usize, s: usize) -> Result<Tensor> {
+    additive_key_padding(mask, n, s)
+}
+
+/// [`key_padding_to_additive`], refusing a mask of another shape or holding NaN as an input
+/// refused at its caller's door (the caller's label names it).
+fn additive_key_padding(mask: &Tensor, n: usize, s: usize) -> Result<Tensor> {
     if mask.dims() != [n, s] {
-        return Err(shape_error(module, format!("a key_padding_mask (N, S) = ({n}, {s}), true where a key is padding"), mask.dims()));
+        return Err(invalid_shape(format!("a key_padding_mask (N, S) = ({n}, {s}), true where a key is padding"), mask.dims()));
     }
     let ignore = mask.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
     // a NaN is not "true" in PyTorch's boolean masks either; read as "ignore" it hid keys silently
     if let Some(k) = ignore.iter().position(|v| v.is_nan()) {
-        return Err(error(
-            module,
-            format!("key_padding_mask[{}, {}] is NaN: expected true/false (or 1/0) per key", k / s.max(1), k % s.max(1)),
-        ));
+        return Err(invalid(format!("key_padding_mask[{}, {}] is NaN: expected true/false (or 1/0) per key", k / s.max(1), k % s.max(1))));
     }
     let additive: Vec<f32> = ignore.iter().map(|&v| if v != 0.0 { f32::NEG_INFINITY } else { 0.0 }).collect();
     Tensor::from_vec(additive, (n, 1, 1, s), mask.device())
 }
 
 impl PackedMultiheadAttention {
+    #[errors_as("PackedMultiheadAttention")]
     pub fn new(embed_dim: usize, num_heads: usize, dropout: f64) -> Result<Self> {
-        head_size(MODULE, embed_dim, num_heads)?;
-        let out_proj = Linear::new(embed_dim, embed_dim).within(MODULE)?;
+        check_head_size(embed_dim, num_heads)?;
+        let out_proj = Linear::new(embed_dim, embed_dim)?;
         if let Some(b) = &out_proj.bias {
-            b.set(&Tensor::zeros(embed_dim, DType::F32, &candle_core::Device::Cpu)?)?;
+            b.set(&Tensor::zeros(embed_dim, DType::F32, &Device::Cpu)?)?;
         }
         let bound = (6.0 / (4 * embed_dim) as f64).sqrt(); // Xavier: fan_in E, fan_out 3E
         let in_proj_weight = Param::new(&uniform_init((3 * embed_dim, embed_dim), bound)?)?;
-        let in_proj_bias = Param::new(&Tensor::zeros(3 * embed_dim, DType::F32, &candle_core::Device::Cpu)?)?;
+        let in_proj_bias = Param::new(&Tensor::zeros(3 * embed_dim, DType::F32, &Device::Cpu)?)?;
         Ok(PackedMultiheadAttention { embed_dim, num_heads, in_proj_weight, in_proj_bias, out_proj, dropout: Dropout::new(dropout)? })
     }
 
@@ -77,43 +80,56 @@ impl PackedMultiheadAttention {
     /// - `key_padding_mask`: optional `(N, S)`, non-zero (`true`) where a key is padding
     /// - returns the output `(L, N, E)` and the weights `(N, H, L, S)` (PyTorch's own averages
     ///   them over the heads: take `weights.mean(1)`)
+    #[errors_as("PackedMultiheadAttention")]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<MhaOutput> {
+        let [l, n, s] = self.check_inputs(query, key, value)?;
+        let mask = key_padding_mask.map(|m| additive_key_padding(m, n, s)).transpose()?;
+        if n == 0 {
+            return self.empty_batch(l, s, query.device());
+        }
+        let q = self.project(query, 0)?;
+        let k = self.project(key, 1)?;
+        let v = self.project(value, 2)?;
+        let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref())?;
+        let weights = self.dropout.forward(&weights)?;
+        let context = if self.dropout.is_training() && self.dropout.p > 0.0 { weights.matmul(&v)? } else { context };
+        let context = context.permute((2, 0, 1, 3))?.reshape((l, n, self.embed_dim))?;
+        Ok(MhaOutput { output: self.out_proj.forward(&context)?, weights })
+    }
+
+    /// [`PackedMultiheadAttention::forward`]'s door: the sizes (public fields) against each other
+    /// and the weights, float32 sequence-first `query (L, N, E)`, `key` and `value (S, N, E)`.
+    /// Returns `[L, N, S]`.
+    fn check_inputs(&self, query: &Tensor, key: &Tensor, value: &Tensor) -> Result<[usize; 3]> {
         let e = self.embed_dim;
-        // The sizes are public fields: checked against each other and the weights at every call.
-        head_size(MODULE, e, self.num_heads)?;
+        check_head_size(e, self.num_heads)?;
         if self.in_proj_weight.dims() != [e.saturating_mul(3), e] {
-            return Err(error(MODULE, format!("embed_dim = {e} does not fit in_proj_weight {:?}", self.in_proj_weight.dims())));
+            return Err(invalid(format!("embed_dim = {e} does not fit in_proj_weight {:?}", self.in_proj_weight.dims())));
         }
         let dims = |t: &Tensor, what: &str| match t.dims() {
             &[l, n, d] if d == e && l > 0 => Ok((l, n)),
-            d => Err(shape_error(MODULE, format!("a sequence-first {what} (L, N, {e})"), d)),
+            d => Err(invalid_shape(format!("a sequence-first {what} (L, N, {e})"), d)),
         };
         for t in [query, key, value] {
-            check_input_dtype(t, DType::F32).within(MODULE)?;
+            check_input_dtype(t, DType::F32)?;
         }
         let (l, n) = dims(query, "query")?;
         let (s, nk) = dims(key, "key")?;
         if value.dims() != key.dims() || nk != n {
-            return Err(error(MODULE, format!("query {:?}, key {:?} and value {:?} do not fit", query.dims(), key.dims(), value.dims())));
+            return Err(invalid(format!("query {:?}, key {:?} and value {:?} do not fit", query.dims(), key.dims(), value.dims())));
         }
-        let mask = key_padding_mask.map(|m| key_padding_to_additive(MODULE, m, n, s)).transpose()?;
-        if n == 0 {
-            // An empty batch: empty outputs and weights, as PyTorch gives.
-            let output = Tensor::zeros((l, 0, e), DType::F32, query.device())?;
-            let weights = Tensor::zeros((0, self.num_heads, l, s), DType::F32, query.device())?;
-            return Ok(MhaOutput { output, weights });
-        }
-        let q = self.project(query, 0).within(MODULE)?;
-        let k = self.project(key, 1).within(MODULE)?;
-        let v = self.project(value, 2).within(MODULE)?;
-        let (context, weights) = scaled_dot_product_attention_additive(&q, &k, &v, mask.as_ref()).within(MODULE)?;
-        let weights = self.dropout.forward(&weights).within(MODULE)?;
-        let context = if self.dropout.is_training() && self.dropout.p > 0.0 { weights.matmul(&v).within(MODULE)? } else { context };
-        let context = context.permute((2, 0, 1, 3)).within(MODULE)?.reshape((l, n, e)).within(MODULE)?;
-        Ok(MhaOutput { output: self.out_proj.forward(&context).within(MODULE)?, weights })
+        Ok([l, n, s])
+    }
+
+    /// An empty batch's empty output `(L, 0, E)` and weights `(0, H, L, S)`, as PyTorch gives.
+    fn empty_batch(&self, l: usize, s: usize, device: &Device) -> Result<MhaOutput> {
+        let output = Tensor::zeros((l, 0, self.embed_dim), DType::F32, device)?;
+        let weights = Tensor::zeros((0, self.num_heads, l, s), DType::F32, device)?;
+        Ok(MhaOutput { output, weights })
     }
 }
 
+// By hand: `in_proj_weight` and `in_proj_bias` are parameters of this module itself, not children.
 impl Walk for PackedMultiheadAttention {
     fn walk(&self, w: &mut Walker) {
         w.param("in_proj_weight", &self.in_proj_weight);

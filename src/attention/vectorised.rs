@@ -2,9 +2,8 @@
 //! projection each for the queries, keys and values, the heads split off by a reshape and a
 //! transpose, so every head is computed in one batched product instead of a loop.
 
-use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_qkv, head_size};
-use crate::nn::shape::Within;
-use crate::nn::{Dropout, Linear, Param, Walk, Walker};
+use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_head_size, check_qkv};
+use crate::nn::{Dropout, Linear, Param, Walk, errors_as};
 use candle_core::{Result, Tensor};
 
 use super::additive_mask::attend_transposed;
@@ -20,11 +19,14 @@ use crate::nn::fused::heads::{merge_heads, split_heads, split_heads_transposed};
 /// It computes what the narrow form computes: row block `h` of `query.weight` is head `h`'s
 /// `linear_Qs.{h}.weight` (see [`VectorisedMultiHeadAttention::from_narrow`]). Parameters
 /// `query`, `key`, `value`, `output`, drawn in that order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Walk)]
 pub struct VectorisedMultiHeadAttention {
+    #[walk(skip)]
     pub d_model: usize,
+    #[walk(skip)]
     pub n_heads: usize,
     /// `d_model / n_heads`, every head's width.
+    #[walk(skip)]
     pub d_k: usize,
     pub query: Linear,
     pub key: Linear,
@@ -54,10 +56,10 @@ fn copy(l: &Linear) -> Result<Linear> {
 
 impl VectorisedMultiHeadAttention {
     /// `n_heads` must divide `d_model`; `p_drop` in `[0, 1]`.
+    #[errors_as("VectorisedMultiHeadAttention")]
     pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
-        let module = "VectorisedMultiHeadAttention";
-        let d_k = head_size(module, d_model, n_heads)?;
-        let dropout = Dropout::new(p_drop).within(module)?;
+        let d_k = check_head_size(d_model, n_heads)?;
+        let dropout = Dropout::new(p_drop)?;
         let query = Linear::new(d_model, d_model)?;
         let key = Linear::new(d_model, d_model)?;
         let value = Linear::new(d_model, d_model)?;
@@ -68,16 +70,16 @@ impl VectorisedMultiHeadAttention {
     /// The vectorised form of a narrow attention, with copies of its weights: the heads'
     /// query, key and value layers stacked row block by row block, its `mha_linear` as `output`,
     /// the same dropout probability and mode. Both then give the same output and weights.
+    #[errors_as("VectorisedMultiHeadAttention::from_narrow")]
     pub fn from_narrow(narrow: &NarrowMultiHeadAttention) -> Result<Self> {
-        let module = "VectorisedMultiHeadAttention::from_narrow";
         Ok(VectorisedMultiHeadAttention {
             d_model: narrow.d_model,
             n_heads: narrow.n_heads,
             d_k: narrow.d_k,
-            query: stack_heads(&narrow.linear_qs).within(module)?,
-            key: stack_heads(&narrow.linear_ks).within(module)?,
-            value: stack_heads(&narrow.linear_vs).within(module)?,
-            output: copy(&narrow.mha_linear).within(module)?,
+            query: stack_heads(&narrow.linear_qs)?,
+            key: stack_heads(&narrow.linear_ks)?,
+            value: stack_heads(&narrow.linear_vs)?,
+            output: copy(&narrow.mha_linear)?,
             dropout: narrow.dropout.clone(),
         })
     }
@@ -94,11 +96,11 @@ impl VectorisedMultiHeadAttention {
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`, the same for every head
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
+    #[errors_as("VectorisedMultiHeadAttention")]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
-        let module = "VectorisedMultiHeadAttention";
-        check_qkv(self.d_model, query, key, value, mask).within(module)?;
-        let kv = self.project_kv(key, value).within(module)?;
-        self.attend_kv(query, &kv, mask).within(module)
+        check_qkv(self.d_model, query, key, value, mask)?;
+        let kv = self.project_kv(key, value)?;
+        self.attend_kv(query, &kv, mask)
     }
 
     /// The keys and values projected and split into heads, `(N, n_heads, Lk, d_k)`: what
@@ -118,15 +120,5 @@ impl VectorisedMultiHeadAttention {
         let concat = merge_heads(&attended)?; // (N, Lq, D)
         let output = self.dropout.forward(&self.output.forward(&concat)?)?;
         Ok(MhaOutput { output, weights })
-    }
-}
-
-impl Walk for VectorisedMultiHeadAttention {
-    fn walk(&self, w: &mut Walker) {
-        w.child("query", &self.query);
-        w.child("key", &self.key);
-        w.child("value", &self.value);
-        w.child("output", &self.output);
-        w.child("dropout", &self.dropout);
     }
 }

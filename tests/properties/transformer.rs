@@ -172,7 +172,7 @@ proptest! {
             let _ = padding_mask(t, pad);
             let _ = attention_zoo::attention::target_mask(t, Some(pad));
             let _ = attention_zoo::attention::target_mask(t, None);
-            let _ = attention_zoo::attention::key_padding_to_additive("properties", t, n, l);
+            let _ = attention_zoo::attention::key_padding_to_additive(t, n, l);
             let _ = attention_zoo::models::source_lengths("properties", t);
         }
         let _ = create_mask(n, l);
