@@ -212,6 +212,11 @@ fn contracts_are_implemented_in_the_models_own_folder() {
     for path in known.values() {
         for line in code(path).lines() {
             let t = line.trim_start();
+            // A derived walk (`#[derive(.., Walk)]`) is written on the struct itself: at home.
+            if t.starts_with("#[derive(") && t.split(|c: char| !c.is_alphanumeric()).any(|w| w == "Walk") {
+                seen += 1;
+                continue;
+            }
             if !t.starts_with("impl") {
                 continue;
             }

@@ -14,6 +14,7 @@ mod corpus;
 mod cross_entropy;
 mod decoding;
 mod display;
+mod doors;
 mod edge_cases;
 mod encoder_block;
 mod error_context;

@@ -7,7 +7,7 @@
 
 use crate::nn::errors_as;
 use crate::nn::fused::masked_softmax::masked_softmax;
-use crate::nn::shape::{check_float, check_size, in_module, invalid, invalid_shape};
+use crate::nn::shape::{check_float, check_size, invalid, invalid_shape};
 use candle_core::{D, DType, Device, Result, Tensor};
 
 /// The lecture's `create_mask(batch_size, seq_len)`: the additive causal mask `(B, T, T)`, 0 on
@@ -71,13 +71,6 @@ pub(crate) fn ids_values(ids: &Tensor) -> Result<Vec<f64>> {
         }
         d => Err(invalid(format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {d:?}"))),
     }
-}
-
-/// [`ids_values`] labelled with `module`: the form `models/translate.rs`'s `prefix_ids` still
-/// calls (it takes its caller's name as an argument). Remove it once `prefix_ids` labels through
-/// its caller and calls `ids_values`.
-pub(crate) fn ids_as_f64(module: &str, ids: &Tensor) -> Result<Vec<f64>> {
-    in_module(module, ids_values(ids))
 }
 
 /// Checks an additive mask against scores `(..., Lq, Lk)`: a floating-point tensor whose dims,

@@ -77,7 +77,13 @@ pub fn calc_alphas(keys: &Tensor, query: &Tensor) -> Result<Tensor> {
 /// The context vectors: `alphas (..., Lq, L)` times `values (..., L, H)` -> `(..., Lq, H)`.
 #[errors_as("context_vector")]
 pub fn context_vector(alphas: &Tensor, values: &Tensor) -> Result<Tensor> {
-    // candle's matmul compares only the product of the batch dims: compare them one by one.
+    check_alphas_values(alphas, values)?;
+    bmm(alphas, values)
+}
+
+/// Checks alphas `(..., Lq, L)` and values `(..., L, Dv)`: candle's matmul compares only the
+/// product of the batch dims, so they are compared one by one.
+fn check_alphas_values(alphas: &Tensor, values: &Tensor) -> Result<()> {
     let (a, v) = (alphas.dims(), values.dims());
     if a.len() < 2 || a.len() != v.len() || a[..a.len() - 2] != v[..v.len() - 2] || a[a.len() - 1] != v[v.len() - 2] {
         return Err(invalid(format!(
@@ -86,8 +92,7 @@ pub fn context_vector(alphas: &Tensor, values: &Tensor) -> Result<Tensor> {
     }
     check_float(alphas)?;
     check_float(values)?;
-    check_same_dtype(&[("alphas", alphas), ("values", values)])?;
-    bmm(alphas, values)
+    check_same_dtype(&[("alphas", alphas), ("values", values)])
 }
 
 /// Scaled dot-product attention for any batch shape: `(..., Lq, D)`, `(..., L, D)`,

@@ -60,14 +60,7 @@ pub fn check_rows(rows: &Tensor, n: usize) -> Result<()> {
 }
 
 /// The ids of target prefixes `(N, t)` as `u32`, row-major, checked: whole numbers (integer ids,
-/// or floats holding them) in `0..vocab`. `module` names the caller in the error.
-pub(crate) fn prefix_ids(module: &str, prefix: &Tensor, vocab: usize) -> Result<Vec<u32>> {
-    // `.within`: the label is the caller's, given at run time. The Transformer's `next_logits`
-    // calls this; the recurrent translators call [`target_ids`] under their own label.
-    target_ids(prefix, vocab).within(module)
-}
-
-/// [`prefix_ids`] with its errors unlabelled ([`invalid`]): the public caller labels them.
+/// or floats holding them) in `0..vocab`; unlabelled ([`invalid`]): the public caller labels them.
 pub(crate) fn target_ids(prefix: &Tensor, vocab: usize) -> Result<Vec<u32>> {
     let values = match prefix.dtype() {
         DType::U8 | DType::U32 | DType::I64 | DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
@@ -124,19 +117,9 @@ impl SeenIds {
             && ids.chunks(t).zip(self.ids.chunks(len)).all(|(row, kept)| row[..len] == *kept)
     }
 
-    /// The prefixes at `rows`, in that order, repeats allowed; an index beyond them is an error
-    /// naming `module`.
-    pub(crate) fn select(&self, module: &str, rows: &Tensor) -> Result<Self> {
-        if self.len == 0 {
-            return Ok(SeenIds::default());
-        }
-        // `.within`: the label is the caller's, given at run time (the Transformer's cache calls this).
-        check_rows(rows, self.ids.len() / self.len).within(module)?;
-        self.pick(rows)
-    }
-
-    /// [`SeenIds::select`] for rows the caller has checked against the sentences these prefixes
-    /// belong to ([`check_rows`]); a row beyond them is still an error rather than a panic.
+    /// The prefixes at `rows`, in that order, repeats allowed, for rows the caller has checked
+    /// against the sentences these prefixes belong to ([`check_rows`]); a row beyond them is
+    /// still an error rather than a panic.
     pub(crate) fn pick(&self, rows: &Tensor) -> Result<Self> {
         if self.len == 0 {
             return Ok(SeenIds::default());

@@ -55,7 +55,7 @@ impl DecoderCache {
     /// Without a check of `rows`: the caller has checked them against the memory the cache
     /// belongs to ([`DecoderCache::belongs_to`]), whose rows are the cache's.
     pub(crate) fn select_rows(&self, rows: &Tensor, memory: &Tensor) -> Result<Self> {
-        let seen = self.seen.select("DecoderCache::select_rows", rows)?;
+        let seen = self.seen.pick(rows)?;
         let layers = self
             .layers
             .iter()

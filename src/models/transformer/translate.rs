@@ -5,7 +5,7 @@
 
 use super::cache::DecoderCache;
 use super::model::Transformer;
-use crate::models::translate::{SentenceAttention, Translate, check_rows, prefix_ids};
+use crate::models::translate::{SentenceAttention, Translate, check_rows, target_ids};
 use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{invalid, invalid_shape};
 use crate::nn::{Walk, errors_as};
@@ -74,7 +74,7 @@ impl Translate for Transformer {
         if t > self.config.max_len {
             return Err(invalid(format!("a prefix of {t} tokens is longer than max_len = {}", self.config.max_len)));
         }
-        let ids = prefix_ids("Transformer::next_logits", prefix, self.config.tgt_vocab)?;
+        let ids = target_ids(prefix, self.config.tgt_vocab)?;
         if let Some(pad) = self.config.pad_id
             && let Some(r) = ids.chunks(t).position(|row| row[0] == pad)
         {
