@@ -32,7 +32,7 @@ const UNLABELLED: char = '\u{2060}';
 /// Puts the public item `module` on top of an error from beneath it (an inner layer's, or
 /// candle's), with candle's [`Error::context`]: the error then reads `module:` on its first line
 /// and the inner error, unchanged, beneath it. An input refused at the door ([`invalid`]) becomes
-/// `module: {message}`. An error `module` itself raised ([`error`]), or one already under
+/// `module: {message}`. An error `module` itself raised (`error`), or one already under
 /// `module`, is left as it is; the names are compared whole, so `Transformer` never passes for
 /// `TransformerEncoder`. This is what `#[errors_as(..)]` calls.
 pub fn in_module<T>(module: &str, result: Result<T>) -> Result<T> {

@@ -22,7 +22,7 @@ pub struct GruAttnDecoder {
 }
 
 impl GruAttnDecoder {
-    /// Checks `cfg`, then builds the layers ([`GruAttnDecoder::build`]).
+    /// Checks `cfg`, then builds the layers (`GruAttnDecoder::build`).
     #[errors_as("GruAttnDecoder::new")]
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
         cfg.check()?;

@@ -14,7 +14,7 @@ pub struct GruEncoder {
 }
 
 impl GruEncoder {
-    /// Checks `cfg`, then builds the layers ([`GruEncoder::build`]).
+    /// Checks `cfg`, then builds the layers (`GruEncoder::build`).
     #[errors_as("GruEncoder::new")]
     pub fn new(cfg: &GruTranslatorConfig) -> Result<Self> {
         cfg.check()?;

@@ -20,7 +20,7 @@ pub struct AttnLstmDecoder {
 }
 
 impl AttnLstmDecoder {
-    /// Checks `cfg`, then builds the layers ([`AttnLstmDecoder::build`]).
+    /// Checks `cfg`, then builds the layers (`AttnLstmDecoder::build`).
     #[errors_as("AttnLstmDecoder::new")]
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
         cfg.check()?;

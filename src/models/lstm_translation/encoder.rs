@@ -13,7 +13,7 @@ pub struct LstmEncoder {
 }
 
 impl LstmEncoder {
-    /// Checks `cfg`, then builds the layers ([`LstmEncoder::build`]).
+    /// Checks `cfg`, then builds the layers (`LstmEncoder::build`).
     #[errors_as("LstmEncoder::new")]
     pub fn new(cfg: &LstmTranslatorConfig) -> Result<Self> {
         cfg.check()?;
