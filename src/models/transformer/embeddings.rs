@@ -3,7 +3,7 @@
 
 use crate::nn::shape::{check_batch, check_size, invalid};
 use crate::nn::{Dropout, Embedding, Walk, Walker, errors_as};
-use candle_core::{Device, Result, Tensor};
+use candle_core::{DType, Device, Result, Tensor};
 
 /// The lecture's `Embeddings(len_vocab, d_model)`: an `nn.Embedding(len_vocab, d_model)` (standard
 /// normal rows) whose vectors are multiplied by `sqrt(d_model)`. Parameter `embedding.weight`.
@@ -43,18 +43,15 @@ pub fn transformer_encoding_table(max_len: usize, d_model: usize) -> Result<Tens
         return Err(invalid(format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
     }
     check_size(&[max_len, d_model])?;
-    let div_terms: Vec<f32> = (0..d_model).step_by(2).map(|two_i| 10000f32.powf(two_i as f32 / d_model as f32)).collect();
-    let mut pe = vec![0f32; max_len * d_model];
-    for (pos, row) in pe.chunks_mut(d_model).enumerate() {
-        for (k, div) in div_terms.iter().enumerate() {
-            let angle = pos as f32 / div;
-            row[2 * k] = angle.sin();
-            if 2 * k + 1 < d_model {
-                row[2 * k + 1] = angle.cos();
-            }
-        }
-    }
-    Tensor::from_vec(pe, (max_len, d_model), &Device::Cpu)
+    let pos = Tensor::arange(0u32, max_len as u32, &Device::Cpu)?.to_dtype(DType::F32)?.unsqueeze(1)?;
+    // torch.pow(10000, two_i / d_model): a float32 power of each exponent (candle has no scalar
+    // base raised to a tensor), one per pair of dimensions
+    let div_term: Vec<f32> = (0..d_model).step_by(2).map(|two_i| 10000f32.powf(two_i as f32 / d_model as f32)).collect();
+    let div_term = Tensor::from_vec(div_term, (1, d_model.div_ceil(2)), &Device::Cpu)?;
+    let angles = pos.broadcast_div(&div_term)?; // (max_len, ceil(d_model / 2))
+    // pe[:, 0::2] = sin(pos / div_term), pe[:, 1::2] = cos(pos / div_term): the two interleaved
+    let pe = Tensor::stack(&[angles.sin()?, angles.cos()?], 2)?.flatten_from(1)?;
+    pe.narrow(1, 0, d_model)?.contiguous()
 }
 
 /// The lecture's Transformer `PositionalEncoding(d_model, p_drop, max_len=5000)`: adds the
@@ -120,5 +117,39 @@ impl Walk for TransformerPositionalEncoding {
         // The table `pe` `(1, max_len, d_model)`, registered as a buffer by the lecture's module.
         w.buffer("pe", &self.pe);
         w.child("dropout", &self.dropout);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table as the crate first built it, entry by entry in float32: the reference the
+    /// tensor form must match bit for bit.
+    fn table_by_loops(max_len: usize, d_model: usize) -> Vec<f32> {
+        let div_terms: Vec<f32> = (0..d_model).step_by(2).map(|two_i| 10000f32.powf(two_i as f32 / d_model as f32)).collect();
+        let mut pe = vec![0f32; max_len * d_model];
+        for (pos, row) in pe.chunks_mut(d_model).enumerate() {
+            for (k, div) in div_terms.iter().enumerate() {
+                let angle = pos as f32 / div;
+                row[2 * k] = angle.sin();
+                if 2 * k + 1 < d_model {
+                    row[2 * k + 1] = angle.cos();
+                }
+            }
+        }
+        pe
+    }
+
+    #[test]
+    fn the_table_is_the_loops_bit_for_bit() -> Result<()> {
+        for (max_len, d_model) in [(1, 1), (1, 2), (3, 1), (10, 8), (7, 5), (100, 6), (50, 33), (5000, 512), (2048, 63), (1, 1000)] {
+            let table = transformer_encoding_table(max_len, d_model)?;
+            assert_eq!(table.dims(), [max_len, d_model]);
+            let new: Vec<u32> = table.flatten_all()?.to_vec1::<f32>()?.iter().map(|v| v.to_bits()).collect();
+            let old: Vec<u32> = table_by_loops(max_len, d_model).iter().map(|v| v.to_bits()).collect();
+            assert!(new == old, "max_len {max_len}, d_model {d_model}: the tables differ");
+        }
+        Ok(())
     }
 }
