@@ -51,7 +51,7 @@ impl Attention {
     #[errors_as("Attention")]
     pub fn with_score(hidden_dim: usize, input_dim: Option<usize>, proj_values: bool, score: Score) -> Result<Self> {
         let input_dim = input_dim.unwrap_or(hidden_dim);
-        // Affine transformations for Q, K, and V
+        // the three affine maps: queries, keys, values
         let linear_query = Linear::new(input_dim, hidden_dim)?;
         let linear_key = Linear::new(input_dim, hidden_dim)?;
         let linear_value = Linear::new(input_dim, hidden_dim)?;

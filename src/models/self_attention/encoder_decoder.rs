@@ -100,10 +100,10 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
         if self.training.get() {
             // The shifted target: X[:, input_len - 1:-1]
             let shifted_target_seq = x.i((.., self.input_len - 1..self.input_len - 1 + self.target_len))?;
-            // Decodes using the mask to prevent cheating
+            // the whole shifted target at once, the mask hiding every later step
             self.decoder.decode(&shifted_target_seq, source_mask, Some(&self.trg_masks))
         } else {
-            // Decodes using its own predictions
+            // step by step, each prediction fed back as the next input
             self.predict_steps(&source_seq, source_mask)
         }
     }
