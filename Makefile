@@ -4,7 +4,8 @@
 #                    (a notebook unchanged since its last good run, with the crate and the kernel
 #                    set-up unchanged too, is skipped unless FORCE=1); NB="a.ipynb ..." runs your
 #                    own notebooks instead, from any folder; every number a course notebook's prose
-#                    quotes must be printed by one of its cells in that run (tools/check_prose.py)
+#                    quotes must be printed by one of its cells in that run or be written in its code
+#                    (tools/check_prose.py)
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    then `make notebooks`, then `make own-notebook-check` (notebooks of your own, from
 #                    a folder outside the clone, through `make notebooks NB=...`)

@@ -31,12 +31,15 @@ fn squeezed(stmt: &Stmt) -> String {
 fn checks(text: &str) -> bool {
     let called =
         |name: &str| text.match_indices(name).any(|(i, _)| i == 0 || !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'));
+    // a call of a check function or method: `check_batch(..)`, `self.check_step(..)`
     text.match_indices("check_").any(|(i, _)| {
-        (i == 0 || !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.'))
+        (i == 0 || !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
             && text[i..].find('(').is_some_and(|p| text[i..i + p].chars().all(|c| c.is_alphanumeric() || c == '_'))
     }) || called("bail!")
         || called("invalid(")
         || called("invalid_shape(")
+        || called("error(")
+        || called("shape_error(")
 }
 
 /// The problems of one public function's body: a check below its door, more than one label.

@@ -280,8 +280,8 @@ fn only_the_layers_and_concept_groups_are_public_modules() {
 /// raw float32 slices and `unsafe`. The rooms a student reads beside the lecture (`nn`,
 /// `attention`, `models`) reach a kernel through one call into the wing.
 /// The one place outside the kernel wing that may write `unsafe`: the default generator shared by
-/// evcxr's per-cell copies of the crate through an address in the environment (its `# Safety`
-/// section says why that is sound).
+/// evcxr's per-cell copies of the crate through an address in the environment (each block's
+/// `// SAFETY:` comment says why it is sound).
 const UNSAFE_OUTSIDE_THE_WING: &str = "repro::default";
 
 const KERNEL_WORDS: [&str; 6] = ["CustomOp", "CpuStorage", "apply_op", "unsafe", "[f32]", "as_slice::<f32>"];
@@ -314,9 +314,14 @@ fn only_the_kernel_wing_names_custom_ops_raw_slices_or_unsafe() {
         }
     }
     assert!(unsafe_found.is_empty(), "`unsafe` outside nn::fused and {UNSAFE_OUTSIDE_THE_WING}:\n{}", unsafe_found.join("\n"));
-    // The one named place does need it, and says why.
+    // The one named place does need it, and says why at each block.
     let shared = std::fs::read_to_string(src().join("repro/default.rs")).expect("readable");
-    assert!(code(&src().join("repro/default.rs")).contains("unsafe") && shared.contains("# Safety"));
+    assert!(code(&src().join("repro/default.rs")).contains("unsafe"));
+    assert_eq!(
+        shared.matches("    // SAFETY:").count(),
+        shared.matches("unsafe {").count(),
+        "a `// SAFETY:` comment for every unsafe block"
+    );
     // One generic adapter each makes every one- and three-input kernel a candle node.
     for op in ["CustomOp1 for", "CustomOp3 for"] {
         let impls: Vec<String> = modules()

@@ -13,8 +13,8 @@ With --skip-unchanged, a notebook whose source, the crate (Cargo.toml, Cargo.loc
 kernel set-up (tools/evcxr/, the kernel spec, this runner) are unchanged since its last successful
 run is not run again (its stamp is OUT_DIR/NAME.stamp).
 
-Every number in a course notebook's markdown must be one its cells printed in this run, one written in
-its code, or the lecture's (tools/check_prose.py); a notebook whose prose quotes another fails.
+Every number in a course notebook's markdown must be one its cells printed in this run or one written in
+its code (tools/check_prose.py); a notebook whose prose quotes another fails.
 
 With --own (`make notebooks NB=...`, for a student's own notebooks, from any folder), a value
 evcxr shows as plain text is fine; a cell that does not compile, returns an error (evcxr prints a
@@ -145,8 +145,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def setup_files():
     """The files besides a notebook that decide what it prints: the crate and the kernel set-up."""
-    files = [os.path.join(ROOT, "Cargo.toml"), os.path.join(ROOT, "Cargo.lock"), os.path.abspath(__file__)]
-    for folder in ("src", os.path.join("tools", "evcxr")):
+    files = [os.path.join(ROOT, "Cargo.toml"), os.path.join(ROOT, "Cargo.lock"), os.path.abspath(__file__),
+             os.path.join(ROOT, "tools", "check_prose.py")]
+    for folder in ("src", "macros", os.path.join("tools", "evcxr")):
         for base, _, names in os.walk(os.path.join(ROOT, folder)):
             files.extend(os.path.join(base, n) for n in names if not n.endswith(".pyc"))
     spec = os.path.join(os.environ.get("JUPYTER_DATA_DIR", ""), "kernels", KERNEL, "kernel.json")
@@ -337,7 +338,7 @@ def run(path, out_dir, own=False):
     if failure is not None:
         raise NotebookFailure(f"{path}: the kernel failed before any cell reported an error: {strip_ansi(str(failure))[-4000:]}")
     # The prose is held to what the cells printed in this run (tools/check_prose.py).
-    quoted = [] if own else check_prose.problems(json.loads(nbformat.writes(nb)), check_prose.lecture_texts())
+    quoted = [] if own else check_prose.problems(json.loads(nbformat.writes(nb)))
     if quoted:
         lines = "\n".join(f"  markdown cell {c} quotes {w}: ...{ctx}..." for c, w, ctx in quoted)
         raise NotebookFailure(f"{path}: its prose quotes numbers that no cell printed in this run:\n{lines}")

@@ -12,7 +12,9 @@ use syn::{Data, DeriveInput, Fields, ItemFn, LitStr, parse_macro_input};
 /// (PyTorch's registration order when the fields are declared as the lecture assigns them).
 ///
 /// - `#[walk(rename = "MHA")]` gives a field PyTorch's name;
-/// - `#[walk(skip)]` leaves out a field that is not a module (sizes, flags, cached tensors).
+/// - `#[walk(skip)]` leaves out a field that is not a module (sizes, flags, cached tensors);
+/// - `#[walk(mode)]` marks the module's own training flag (a `TrainingMode`), which `train()` and
+///   `eval()` reach.
 ///
 /// An `Option` field is walked when it is `Some`, a `Vec` field as PyTorch's `ModuleList`
 /// (`layers.0`, `layers.1`, ...). Every type parameter of the struct must be `Walk`.
@@ -36,21 +38,30 @@ fn walk_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     for field in &fields.named {
         let ident = field.ident.as_ref().expect("a named field");
         let mut name = ident.to_string();
-        let mut skip = false;
+        let (mut skip, mut mode, mut renamed) = (false, false, false);
         for attr in field.attrs.iter().filter(|a| a.path().is_ident("walk")) {
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("skip") {
                     skip = true;
                     Ok(())
+                } else if meta.path.is_ident("mode") {
+                    mode = true;
+                    Ok(())
                 } else if meta.path.is_ident("rename") {
                     name = meta.value()?.parse::<LitStr>()?.value();
+                    renamed = true;
                     Ok(())
                 } else {
-                    Err(meta.error("expected `skip` or `rename = \"...\"`"))
+                    Err(meta.error("expected `skip`, `mode` or `rename = \"...\"`"))
                 }
             })?;
         }
-        if !skip {
+        if [skip, mode, renamed].iter().filter(|&&b| b).count() > 1 {
+            return Err(syn::Error::new(field.span(), "#[walk(..)]: one of `skip`, `mode` and `rename` per field"));
+        }
+        if mode {
+            children.push(quote_spanned! {field.span()=> w.mode(&self.#ident); });
+        } else if !skip {
             children.push(quote_spanned! {field.span()=> w.child(#name, &self.#ident); });
         }
     }
@@ -61,6 +72,7 @@ fn walk_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     Ok(quote! {
+        #[automatically_derived]
         impl #impl_generics ::attention_zoo::nn::Walk for #ty #ty_generics #where_clause {
             fn walk(&self, w: &mut ::attention_zoo::nn::Walker) {
                 #(#children)*

@@ -76,7 +76,15 @@ pub(crate) fn ids_values(ids: &Tensor) -> Result<Vec<f64>> {
 /// Checks an additive mask against scores `(..., Lq, Lk)`: a floating-point tensor whose dims,
 /// aligned from the right, are each 1 or the scores' (the last one exactly `Lk`); values 0 or
 /// finite, or `-inf`; and no row of `-inf` only (every key masked: the softmax would be NaN).
+/// Its errors read `check_additive_mask: ...`.
+#[errors_as("check_additive_mask")]
 pub fn check_additive_mask(mask: &Tensor, scores_dims: &[usize]) -> Result<()> {
+    additive_mask_problems(mask, scores_dims)
+}
+
+/// [`check_additive_mask`] unlabelled ([`invalid`]): the public function whose door checks a
+/// mask labels it.
+pub(crate) fn additive_mask_problems(mask: &Tensor, scores_dims: &[usize]) -> Result<()> {
     check_float(mask)?;
     let (m, s) = (mask.dims(), scores_dims);
     let lk = s.last().copied().unwrap_or(0);
@@ -161,7 +169,7 @@ fn check_qkv_any_batch(query: &Tensor, keys: &Tensor, values: &Tensor, mask: Opt
     if let Some(m) = mask {
         let mut scores = q[..r - 1].to_vec();
         scores.push(k[r - 2]);
-        check_additive_mask(m, &scores)?;
+        additive_mask_problems(m, &scores)?;
     }
     Ok(())
 }

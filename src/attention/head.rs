@@ -81,9 +81,12 @@ impl Attention {
     #[errors_as("Attention::init_keys")]
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
         check_batch(keys, self.input_dim)?;
+        let proj_keys = self.laid_out_for_scores(self.linear_key.forward(keys)?)?;
+        let values = if self.proj_values { self.linear_value.forward(keys)? } else { keys.clone() };
+        // kept only once both projections worked: a refused call leaves the old keys in place
         self.keys = Some(keys.clone());
-        self.proj_keys = Some(self.laid_out_for_scores(self.linear_key.forward(keys)?)?);
-        self.values = Some(if self.proj_values { self.linear_value.forward(keys)? } else { keys.clone() });
+        self.proj_keys = Some(proj_keys);
+        self.values = Some(values);
         Ok(())
     }
 

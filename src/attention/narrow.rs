@@ -3,7 +3,7 @@
 //! one full-width head would (compare the lecture's wide [`MultiHeadAttention`](super::MultiHeadAttention),
 //! where every head is `d_model` wide).
 
-use super::additive_mask::{attend, attend_transposed, check_additive_mask};
+use super::additive_mask::{additive_mask_problems, attend, attend_transposed};
 use super::kv::{ProjectedKv, transposed};
 use crate::nn::shape::{check_float, invalid, invalid_shape};
 use crate::nn::{Dropout, Linear, Walk, errors_as};
@@ -56,7 +56,7 @@ pub(crate) fn check_qkv(d_model: usize, q: &Tensor, k: &Tensor, v: &Tensor, mask
         if m.rank() != 3 {
             return Err(invalid_shape(format!("an additive mask of shape (1 or {n}, 1 or {lq}, {lk})"), m.dims()));
         }
-        check_additive_mask(m, &[n, lq, lk])?;
+        additive_mask_problems(m, &[n, lq, lk])?;
     }
     Ok([n, lq, lk])
 }

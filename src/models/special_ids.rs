@@ -21,7 +21,7 @@ pub const UNK_ID: u32 = 3;
 /// the translator, the trainer and the decoders for any model. The caller's label names who asked.
 pub(crate) fn check_pad_id(pad: u32, side: &str, vocab: usize) -> Result<()> {
     if pad as usize >= vocab {
-        return Err(invalid(format!("the model's pad_id {pad} is outside its {side} vocabulary 0..{vocab}")));
+        return Err(invalid(format!("the model's pad_id {pad} is outside the {side} vocabulary 0..{vocab}")));
     }
     Ok(())
 }

@@ -29,7 +29,8 @@
 //! # }
 //! ```
 //!
-//! A walk that does more than list children (its own parameters, buffers or training flag, or
+//! A field holding the module's training flag takes `#[walk(mode)]`. A walk that does more than
+//! list children (its own parameters or buffers, or
 //! children present only in some configurations) is written by hand: `impl Walk for Mlp { fn
 //! walk(&self, w: &mut Walker) { w.child("hidden", &self.hidden); ... } }`, with
 //! [`Walker::param`], [`Walker::buffer`] and [`Walker::mode`] for the module's own leaves.

@@ -1,5 +1,7 @@
-//! Shape and dtype checks, and the one place the crate's error messages are built: every error
-//! names the public module the user called, what it expected and what it got.
+//! Shape and dtype checks, and the one place the crate's error messages are built. A check raises
+//! an unlabelled [`invalid`] error (what it expected, what it got); the public function that
+//! called it labels it once with its own name (`#[errors_as("Encoder")]`, which calls
+//! [`in_module`]), so the user reads the module they called first.
 
 use candle_core::{DType, Error, Result, Tensor};
 
@@ -43,8 +45,9 @@ pub fn in_module<T>(module: &str, result: Result<T>) -> Result<T> {
     })
 }
 
-/// `result.within("Encoder")` reads as the line it labels: [`in_module`]`("Encoder", result)`,
-/// written after the inner call (`Gru::new(n_features, hidden_dim).within("Encoder")?`).
+/// `result.within("Encoder")` is [`in_module`]`("Encoder", result)` written after the call: the
+/// label of a function that cannot take `#[errors_as(..)]`, whose name is known only at run time
+/// (a generic translator's `M::NAME`).
 pub trait Within<T> {
     /// Puts `module` on top of this result's error, as [`in_module`] does.
     fn within(self, module: &str) -> Result<T>;
