@@ -4,7 +4,7 @@
 //! Shapes are batch-first: `N` sequences, `L` steps, `F` features, `H` hidden units.
 
 use crate::nn::shape::{MAX_ELEMENTS, check_batch, invalid, invalid_shape};
-use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, errors_as};
+use crate::nn::{Gru, Linear, Model, TrainingMode, Walk, Walker, errors_as};
 use crate::repro;
 use candle_core::{IndexOp, Result, Tensor};
 
@@ -176,24 +176,18 @@ pub fn teacher_forcing(prob: f64) -> bool {
 /// `EncoderDecoder(encoder, decoder, input_len, target_len, teacher_forcing_prob)`. The decoder
 /// is the plain [`Decoder`] or any other [`StepDecoder`] (the attention decoder: see
 /// [`crate::models::EncoderDecoderAttn`]).
-#[derive(Clone, Debug, Walk)]
+#[derive(Clone, Debug)]
 pub struct EncoderDecoder<D: StepDecoder = Decoder> {
     pub encoder: Encoder,
     pub decoder: D,
-    #[walk(skip)]
     pub input_len: usize,
-    #[walk(skip)]
     pub target_len: usize,
-    #[walk(skip)]
     pub teacher_forcing_prob: f64,
     /// The predictions of the last call, `(N, target_len, F)`.
-    #[walk(skip)]
     pub outputs: Option<Tensor>,
     /// With an attention decoder, the alphas of every target step of the last call,
     /// `(N, target_len, input_len)`.
-    #[walk(skip)]
     pub alphas: Option<Tensor>,
-    #[walk(mode)]
     training: TrainingMode,
 }
 
@@ -249,6 +243,17 @@ impl<D: StepDecoder> EncoderDecoder<D> {
         self.outputs = Some(outputs.clone());
         self.alphas = if alphas.is_empty() { None } else { Some(Tensor::cat(&alphas, 1)?) };
         Ok(outputs)
+    }
+}
+
+// By hand, not derived: evcxr infers a notebook variable's type with rust-analyzer, which does
+// not expand the crate's derives; a generic model whose walk it cannot see leaves a variable
+// computed through its trainer without a type.
+impl<D: StepDecoder> Walk for EncoderDecoder<D> {
+    fn walk(&self, w: &mut Walker) {
+        w.mode(&self.training);
+        w.child("encoder", &self.encoder);
+        w.child("decoder", &self.decoder);
     }
 }
 

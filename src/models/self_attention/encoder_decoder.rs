@@ -5,26 +5,21 @@ use super::layers::{DecoderSelfAttn, EncoderSelfAttn, SelfAttnDecoder, SelfAttnE
 use crate::attention::subsequent_mask;
 use crate::models::seq2seq::check_lengths;
 use crate::nn::shape::{invalid, invalid_shape};
-use crate::nn::{Model, TrainingMode, Walk, errors_as};
+use crate::nn::{Model, TrainingMode, Walk, Walker, errors_as};
 use candle_core::{IndexOp, Result, Tensor};
 
 /// The lecture's `EncoderDecoderSelfAttn(encoder, decoder, input_len, target_len)`. In training
 /// mode it decodes the whole shifted target at once under the subsequent mask; in evaluation it
 /// predicts one step at a time, feeding its predictions back and growing the mask.
-#[derive(Clone, Debug, Walk)]
+#[derive(Clone, Debug)]
 pub struct EncoderDecoderSelfAttn<E: SelfAttnEncoder = EncoderSelfAttn, D: SelfAttnDecoder = DecoderSelfAttn> {
     pub encoder: E,
     pub decoder: D,
-    #[walk(skip)]
     pub input_len: usize,
-    #[walk(skip)]
     pub target_len: usize,
     /// `(1, target_len, target_len)`.
-    #[walk(skip)]
     pub trg_masks: Tensor,
-    #[walk(mode)]
     training: TrainingMode,
-    #[walk(skip)]
     encoded: bool,
 }
 
@@ -121,6 +116,17 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     #[errors_as("EncoderDecoderSelfAttn")]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         self.forward_masked(x, None)
+    }
+}
+
+// By hand, not derived: evcxr infers a notebook variable's type with rust-analyzer, which does
+// not expand the crate's derives; a generic model whose walk it cannot see leaves a variable
+// computed through its trainer without a type.
+impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Walk for EncoderDecoderSelfAttn<E, D> {
+    fn walk(&self, w: &mut Walker) {
+        w.mode(&self.training);
+        w.child("encoder", &self.encoder);
+        w.child("decoder", &self.decoder);
     }
 }
 

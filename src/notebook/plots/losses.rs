@@ -1,6 +1,5 @@
 //! Training and validation losses, and `StepByStep::plot_losses`.
 
-use crate::nn::Walk;
 use crate::nn::shape::error;
 use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
 use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
@@ -138,7 +137,10 @@ pub fn plot_losses(losses: &[f64], val_losses: &[f64]) -> Result<Figure> {
     })
 }
 
-impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
+// No bounds on the trainer's parts: evcxr infers `let fig = sbs.plot_losses()?;` with
+// rust-analyzer, which cannot see a model's derived `Walk` (it expands no derives); the plot needs
+// only the losses (the struct's own bounds stay).
+impl<M, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
     /// The training and validation losses, log scale (the book's `plot_losses`).
     pub fn plot_losses(&self) -> Result<Figure> {
         plot_losses(&self.losses, &self.val_losses)
