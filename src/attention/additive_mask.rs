@@ -41,9 +41,14 @@ pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
 #[errors_as("padding_mask")]
 pub fn padding_mask(ids: &Tensor, pad_id: u32) -> Result<Tensor> {
     let (n, l) = ids.dims2().map_err(|_| invalid_shape("token ids of shape (N, L)", ids.dims()))?;
-    let values = ids_values(ids)?;
+    padding_mask_of(&ids_values(ids)?, (n, l), pad_id, ids.device())
+}
+
+/// [`padding_mask`] of ids already read (`N * L` of them, row-major, as [`ids_values`] reads
+/// them), for a caller that reads them for a check of its own too.
+pub(crate) fn padding_mask_of(values: &[f64], (n, l): (usize, usize), pad_id: u32, device: &Device) -> Result<Tensor> {
     let mask: Vec<f32> = values.iter().map(|&v| if v == pad_id as f64 { f32::NEG_INFINITY } else { 0.0 }).collect();
-    Tensor::from_vec(mask, (n, 1, l), ids.device())
+    Tensor::from_vec(mask, (n, 1, l), device)
 }
 
 /// The additive mask of a decoder's input: the causal mask ([`create_mask`]) plus, with a

@@ -6,6 +6,7 @@
 //! The Transformer, the GRU translator and the LSTM translator implement it.
 
 use super::special_ids::PAD_ID;
+use crate::attention::additive_mask::ids_values;
 use crate::nn::Walk;
 use crate::nn::shape::MAX_ELEMENTS;
 use crate::nn::shape::{Within, invalid, invalid_shape};
@@ -62,12 +63,7 @@ pub fn check_rows(rows: &Tensor, n: usize) -> Result<()> {
 /// The ids of target prefixes `(N, t)` as `u32`, row-major, checked: whole numbers (integer ids,
 /// or floats holding them) in `0..vocab`; unlabelled ([`invalid`]): the public caller labels them.
 pub(crate) fn target_ids(prefix: &Tensor, vocab: usize) -> Result<Vec<u32>> {
-    let values = match prefix.dtype() {
-        DType::U8 | DType::U32 | DType::I64 | DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
-            prefix.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?
-        }
-        d => return Err(invalid(format!("expected integer ids (u8, u32, i64) or whole floats, got dtype {d:?}"))),
-    };
+    let values = ids_values(prefix)?;
     let t = prefix.dims().last().copied().unwrap_or(1).max(1);
     values
         .iter()

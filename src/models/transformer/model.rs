@@ -4,12 +4,13 @@
 use super::config::TransformerConfig;
 use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_encoding_table};
 use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
+use crate::attention::additive_mask::{ids_values, padding_mask_of};
 use crate::attention::target_mask;
 use crate::models::translate::AttentionMaps;
 use crate::nn::shape::{invalid, invalid_shape};
 use crate::nn::{Linear, Walk, errors_as};
 use crate::repro::uniform_init;
-use candle_core::{DType, Result, Tensor};
+use candle_core::{Result, Tensor};
 
 /// What [`Transformer::forward_with_attention`] computes.
 #[derive(Clone, Debug)]
@@ -73,20 +74,19 @@ fn check_ids_any_batch(what: &str, ids: &Tensor) -> Result<(usize, usize)> {
     }
 }
 
-/// The source's additive padding mask `(N, 1, S)` (`-inf` at the pad id, as
-/// [`padding_mask`](crate::attention::padding_mask) makes it), from one copy of the ids, refusing a
-/// source that is padding alone: its queries would have no key to attend to under the mask (the
-/// softmax would be NaN). The error names the sentence.
+/// The source's additive padding mask `(N, 1, S)` ([`padding_mask`](crate::attention::padding_mask)'s,
+/// from the one copy of the ids it reads), refusing a source that is padding alone: its queries
+/// would have no key to attend to under the mask (the softmax would be NaN). The error names the
+/// sentence.
 fn source_padding(src: &Tensor, pad: u32) -> Result<Tensor> {
     let (n, s) = src.dims2()?;
-    let ids = src.to_dtype(DType::U32)?.flatten_all()?.to_vec1::<u32>()?;
-    if let Some(k) = ids.chunks(s).position(|row| row.iter().all(|&v| v == pad)) {
+    let ids = ids_values(src)?;
+    if let Some(k) = ids.chunks(s).position(|row| row.iter().all(|&v| v == pad as f64)) {
         return Err(invalid(format!(
             "source {k} is all padding (all {s} ids are the pad_id {pad}, in a batch of {n}): its padding mask leaves no key to attend to"
         )));
     }
-    let mask: Vec<f32> = ids.iter().map(|&v| if v == pad { f32::NEG_INFINITY } else { 0.0 }).collect();
-    Tensor::from_vec(mask, (n, 1, s), src.device())
+    padding_mask_of(&ids, (n, s), pad, src.device())
 }
 
 impl Transformer {
