@@ -8,8 +8,7 @@
 use super::special_ids::PAD_ID;
 use crate::attention::additive_mask::ids_values;
 use crate::nn::Walk;
-use crate::nn::shape::MAX_ELEMENTS;
-use crate::nn::shape::{Within, invalid, invalid_shape};
+use crate::nn::shape::{MAX_ELEMENTS, Within, invalid, invalid_shape};
 use candle_core::{DType, Result, Tensor};
 
 /// The real lengths of a batch of source ids padded with [`PAD_ID`] at the end of each row.

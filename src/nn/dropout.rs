@@ -2,8 +2,7 @@
 //! generator exactly as PyTorch's CPU dropout does.
 
 use super::module::{TrainingMode, Walk, Walker};
-use super::shape::{check_float, error};
-use crate::nn::shape::Within;
+use super::shape::{Within, check_float, error};
 use crate::repro;
 use candle_core::{DType, Result, Tensor};
 

@@ -2,8 +2,7 @@
 
 use super::module::{Walk, Walker};
 use super::param::Param;
-use super::shape::{check_size, error};
-use crate::nn::shape::Within;
+use super::shape::{Within, check_size, error};
 use crate::repro;
 use candle_core::{DType, Result, Tensor, bail};
 

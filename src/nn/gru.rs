@@ -4,8 +4,7 @@ use super::fused::gru_sequence::gru_sequence;
 use super::ops::sigmoid;
 use super::packed::{check_lengths, keep_mask, reverse_within};
 use super::rnn::{CellKind, Recurrent, RnnWeights, by_steps};
-use super::shape::error;
-use crate::nn::shape::Within;
+use super::shape::{Within, error};
 use candle_core::{Result, Tensor};
 
 /// The GRU cell kind (gates `r, z, n`).

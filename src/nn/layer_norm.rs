@@ -3,8 +3,7 @@
 use super::fused::layer_norm::layer_norm_node;
 use super::module::{Walk, Walker};
 use super::param::Param;
-use super::shape::{check_input_dtype, check_last_dim, check_size};
-use crate::nn::shape::Within;
+use super::shape::{Within, check_input_dtype, check_last_dim, check_size};
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer

@@ -3,8 +3,7 @@
 use super::fused::dense;
 use super::module::{Walk, Walker};
 use super::param::Param;
-use super::shape::{check_input_dtype, check_last_dim, check_size};
-use crate::nn::shape::Within;
+use super::shape::{Within, check_input_dtype, check_last_dim, check_size};
 use crate::repro::{kaiming_uniform_bound, uniform_init};
 use candle_core::{Result, Tensor, bail};
 

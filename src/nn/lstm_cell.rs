@@ -3,8 +3,7 @@
 use super::lstm::{LstmKind, lstm_cell};
 use super::module::{Walk, Walker};
 use super::rnn::{CellKind, RnnWeights};
-use super::shape::{check_float, check_size, error, shape_error};
-use crate::nn::shape::Within;
+use super::shape::{Within, check_float, check_size, error, shape_error};
 use candle_core::{Result, Tensor};
 
 /// `nn.LSTMCell(input_size, hidden_size)`: parameters `weight_ih (4H, F)`, `weight_hh (4H, H)`,

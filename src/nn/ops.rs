@@ -1,8 +1,7 @@
 //! Small differentiable operations the layers share: sigmoid, softmax, relu, masked fill, time reversal.
 
 use super::fused::kernels;
-use super::shape::{check_float, error};
-use crate::nn::shape::Within;
+use super::shape::{Within, check_float, error};
 use candle_core::{Result, Tensor};
 
 /// The logistic function with a recorded backward pass.

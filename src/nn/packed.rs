@@ -9,8 +9,7 @@
 use super::fused::lstm_sequence::lstm_sequence;
 use super::lstm::{Lstm, lstm_cell};
 use super::rnn::RnnWeights;
-use super::shape::{error, shape_error};
-use crate::nn::shape::{Within, invalid};
+use super::shape::{Within, error, invalid, shape_error};
 use candle_core::{DType, Device, Result, Tensor};
 
 const MODULE: &str = "LSTM (padded batch)";

@@ -1,7 +1,6 @@
 //! Small helpers for notebooks and tests.
 
-use crate::nn::shape::Within;
-use crate::nn::shape::{check_size, error};
+use crate::nn::shape::{Within, check_size, error};
 use candle_core::{Device, Result, Tensor};
 
 /// Helper for tests and notebooks: a `(1, 1, D)` query or `(1, L, D)` keys from plain rows, all

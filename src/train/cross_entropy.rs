@@ -2,8 +2,7 @@
 //! with PyTorch's `ignore_index`, `label_smoothing` and reductions.
 
 use super::loss::Loss;
-use crate::nn::shape::Within;
-use crate::nn::shape::{check_float, error};
+use crate::nn::shape::{Within, check_float, error};
 use candle_core::{D, DType, Result, Tensor};
 
 const MODULE: &str = "CrossEntropyLoss";

@@ -1,7 +1,6 @@
 //! Loss functions.
 
-use crate::nn::shape::Within;
-use crate::nn::shape::{check_float, check_same_dtype};
+use crate::nn::shape::{Within, check_float, check_same_dtype};
 use candle_core::{Result, Tensor, bail};
 
 /// A loss function: predictions and targets in, a scalar tensor out. `Sync`, as a data-parallel

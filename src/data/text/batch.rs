@@ -3,8 +3,7 @@
 
 use super::tokenizer::tokenize;
 use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
-use crate::nn::shape::Within;
-use crate::nn::shape::{check_size, error, shape_error};
+use crate::nn::shape::{Within, check_size, error, shape_error};
 use candle_core::{Device, Result, Tensor};
 
 /// A pair of encoded sentences: source ids, target ids (`<sos>` ... `<eos>`).

@@ -15,6 +15,7 @@
 
 use super::node::{Kernel1, Node1, cpu_f32, values};
 use crate::nn::fused::in_place::with_f32_pair;
+use crate::nn::shape::{Within, check_float};
 use candle_core::{CpuStorage, CustomOp2, DType, Device, Layout, Result, Shape, Tensor, bail};
 
 /// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
@@ -218,7 +219,7 @@ impl Kernel1 for SoftmaxOp {
 
 /// Softmax over the last dimension, differentiable (one graph node on the CPU in f32).
 pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
-    crate::nn::shape::in_module("softmax", crate::nn::shape::check_float(x))?;
+    check_float(x).within("softmax")?;
     let Some(&n) = x.dims().last() else { bail!("softmax: expected a tensor with at least one dimension, got a scalar") };
     if fused(&[x]) {
         return x.contiguous()?.apply_op1(Node1(SoftmaxOp { n }));

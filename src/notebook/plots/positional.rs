@@ -1,8 +1,7 @@
 //! Lecture part 3: positional encoding as dials, curves and distance meshes.
 
 use crate::attention::positional_encoding_table;
-use crate::nn::shape::Within;
-use crate::nn::shape::{check_size, error, shape_error};
+use crate::nn::shape::{Within, check_size, error, shape_error};
 use crate::notebook::elide::{Axis, MAX_CELLS, grid, joined_note};
 use crate::notebook::figure::{Figure, NOTE_HEIGHT, anchored_text, draw_legend, figure, figure_size, plot_err, with_note};
 use crate::notebook::heatmap::heatmap_cells;
