@@ -25,3 +25,14 @@ pub(crate) fn check_pad_id(pad: u32, side: &str, vocab: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// Checks that a model's padding id `pad` is a target id (`0..vocab`) and the padding id
+/// [`PAD_ID`] that `users` (the batches, the vocabularies) pad with: the translation trainer's
+/// and [`Translator`](crate::train::Translator)'s check of the model they are given.
+pub(crate) fn check_padding_id(pad: u32, vocab: usize, users: &str) -> Result<()> {
+    check_pad_id(pad, "target", vocab)?;
+    if pad != PAD_ID {
+        return Err(invalid(format!("the model's pad_id {pad} is not the padding id {PAD_ID} {users} use")));
+    }
+    Ok(())
+}

@@ -2,10 +2,10 @@
 //! shifted target, tokens counted for the progress line, and data-parallel runs of rows.
 
 use crate::data::TranslationBatch;
-use crate::models::special_ids::check_pad_id;
-use crate::models::{PAD_ID, Translate};
+use crate::models::Translate;
+use crate::models::special_ids::check_padding_id;
 use crate::nn::Param;
-use crate::nn::shape::{Within, invalid};
+use crate::nn::shape::Within;
 use crate::train::batches::Learner;
 use crate::train::loss::Loss;
 use crate::train::parallel::{parallel_grads, split_rows};
@@ -17,7 +17,7 @@ impl<M: Translate + Clone + Send> Learner<TranslationBatch> for M {
     /// predicts the target without its `<sos>`.
     ///
     /// The model's `pad_id`, if any, must be the padding id the batches use and the loss of
-    /// [`translation_trainer`](crate::train::translation_trainer) ignores ([`PAD_ID`]).
+    /// [`translation_trainer`](crate::train::translation_trainer) ignores ([`PAD_ID`](crate::models::PAD_ID)).
     fn forward_batch(&mut self, batch: &TranslationBatch) -> Result<(Tensor, Tensor)> {
         // Only the door is labelled (`.within`): the model's own errors below pass as the model
         // labelled them, as before.
@@ -53,11 +53,10 @@ impl<M: Translate + Clone + Send> Learner<TranslationBatch> for M {
     }
 }
 
-/// The model's `pad_id`, if any, is a target id and the padding id the batches use ([`PAD_ID`]).
+/// The model's `pad_id`, if any, is a target id and the padding id the batches use ([`PAD_ID`](crate::models::PAD_ID)).
 fn check_batch_pad<M: Translate>(model: &M) -> Result<()> {
-    if let Some(pad) = model.pad_id().filter(|&p| p != PAD_ID) {
-        check_pad_id(pad, "target", model.tgt_vocab())?;
-        return Err(invalid(format!("the model's pad_id {pad} is not the padding id {PAD_ID} the batches use")));
+    match model.pad_id() {
+        Some(pad) => check_padding_id(pad, model.tgt_vocab(), "the batches"),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -5,9 +5,9 @@ use super::bleu::{Bleu, corpus_bleu};
 use super::decoding::{BeamConfig, beam_search, greedy_decode};
 use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
-use crate::models::special_ids::check_pad_id;
+use crate::models::special_ids::check_padding_id;
 use crate::models::translate::in_eval;
-use crate::models::{AttentionMaps, PAD_ID, SentenceAttention, Transformer, Translate};
+use crate::models::{AttentionMaps, SentenceAttention, Transformer, Translate};
 use crate::nn::errors_as;
 use crate::nn::shape::invalid;
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
@@ -59,10 +59,7 @@ impl<M: Translate> Translator<M> {
             )));
         }
         if let Some(pad) = model.pad_id() {
-            check_pad_id(pad, "target", out)?;
-            if pad != PAD_ID {
-                return Err(invalid(format!("the model's pad_id {pad} is not the padding id {PAD_ID} the vocabularies and batches use")));
-            }
+            check_padding_id(pad, out, "the vocabularies and batches")?;
         }
         let max_len = model.max_len().map_or(DEFAULT_MAX_LEN, |m| m.min(DEFAULT_MAX_LEN));
         Ok(Translator { model, src_vocab, tgt_vocab, max_len, batch_size: 100, max_pairs: quick_limit(QUICK_PAIRS) })
