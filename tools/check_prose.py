@@ -17,7 +17,7 @@ import json
 import os
 import re
 import sys
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
@@ -30,16 +30,11 @@ TAG = re.compile(r"<[^>]*>")
 
 
 def numbers(text):
-    """(text as written, Decimal) for every number in `text`, lecture references left out."""
-    text = LECTURE_REF.sub(" ", text)
-    out = []
-    for m in NUMBER.finditer(text):
-        whole, frac = m.group(1), m.group(2) or ""
-        try:
-            out.append((m.group(0), Decimal(whole.replace(",", "") + frac)))
-        except InvalidOperation:
-            continue
-    return out
+    """(match, Decimal) for every quantity in `text`: lecture references, subscripts and bit widths
+    are blanked out first (with spaces, so that the matches keep their places in `text`)."""
+    blank = lambda r: " " * len(r.group(0))
+    text = NOT_A_QUANTITY.sub(blank, LECTURE_REF.sub(blank, text))
+    return [(m, Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))) for m in NUMBER.finditer(text)]
 
 
 def checked(written, value):
@@ -68,9 +63,8 @@ class Source:
     def __init__(self, texts):
         self.values = {}
         for text in texts:
-            for written, value in numbers(text):
-                self.values.setdefault(value, max(decimals(written), 0))
-                self.values[value] = max(self.values[value], decimals(written))
+            for m, value in numbers(text):
+                self.values[value] = max(self.values.get(value, 0), decimals(m.group(0)))
 
     def holds(self, written, value):
         if value in self.values:
@@ -96,10 +90,8 @@ def problems(nb):
         if cell["cell_type"] != "markdown":
             continue
         text = src(cell)
-        blank = lambda r: " " * len(r.group(0))
-        for m in NUMBER.finditer(NOT_A_QUANTITY.sub(blank, LECTURE_REF.sub(blank, text))):
+        for m, value in numbers(text):
             written = m.group(0)
-            value = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
             counted = COUNT_OF.match(text, m.end()) is not None
             if (checked(written, value) or counted) and not source.holds(written, value):
                 context = text[max(0, m.start() - 50) : m.end() + 30].replace("\n", " ")
