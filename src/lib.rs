@@ -50,6 +50,7 @@ pub mod data;
 pub mod models;
 pub mod nn;
 pub mod notebook;
+pub mod practice;
 pub mod repro;
 pub mod train;
 

@@ -143,23 +143,27 @@ impl Source {
 fn generate() -> Result<String, Vec<String>> {
     let mut out = PREAMBLE.to_string();
     let mut errors = vec![];
+    // (the record's first word, file, picks): the class cells', then the exercises' solutions
+    let mut sets: Vec<(String, &str, Vec<String>)> = vec![];
     for arch in Architecture::ALL {
-        for (path, picks) in ClassView::picks(arch) {
-            let source = match Source::read(path) {
-                Ok(s) => s,
-                Err(e) => {
-                    errors.push(format!("{arch:?}: {e}"));
-                    continue;
+        sets.extend(ClassView::picks(arch).into_iter().map(|(path, picks)| (format!("{arch:?}"), path, picks)));
+    }
+    sets.extend(attention_zoo::practice::solution_picks().into_iter().map(|(path, picks)| ("Practice".to_string(), path, picks)));
+    for (label, path, picks) in sets {
+        let source = match Source::read(path) {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        for pick in picks {
+            match source.pick(&pick) {
+                Ok(text) if text.ends_with('\n') || text.lines().any(|l| l.starts_with(RECORD)) => {
+                    errors.push(format!("{label}: {path}: `{pick}`: its text cannot be a record of {EXCERPTS}"))
                 }
-            };
-            for pick in picks {
-                match source.pick(&pick) {
-                    Ok(text) if text.ends_with('\n') || text.lines().any(|l| l.starts_with(RECORD)) => {
-                        errors.push(format!("{arch:?}: {path}: `{pick}`: its text cannot be a record of {EXCERPTS}"))
-                    }
-                    Ok(text) => out.push_str(&format!("{RECORD}{arch:?} {path} {pick}\n{text}\n")),
-                    Err(e) => errors.push(format!("{arch:?}: {path}: `{pick}`: {e}")),
-                }
+                Ok(text) => out.push_str(&format!("{RECORD}{label} {path} {pick}\n{text}\n")),
+                Err(e) => errors.push(format!("{label}: {path}: `{pick}`: {e}")),
             }
         }
     }

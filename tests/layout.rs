@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The layers, bottom first. A file may use its own layer and those before it.
-const LAYERS: [&str; 7] = ["repro", "nn", "attention", "models", "data", "train", "notebook"];
+const LAYERS: [&str; 8] = ["repro", "nn", "attention", "models", "data", "train", "notebook", "practice"];
 
 const MAX_LINES: usize = 400;
 

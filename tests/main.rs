@@ -33,6 +33,7 @@ mod notebook_limits;
 mod notebooks;
 mod parity;
 mod position_codes;
+mod practice;
 mod properties;
 mod pt_bad_files;
 mod pytorch_load;

@@ -60,7 +60,12 @@ pub const RECORD: &str = "#### ";
 
 /// The text of one pick of one class cell, as excerpts.txt holds it.
 pub fn excerpt(architecture: Architecture, path: &str, pick: &Pick) -> Option<&'static str> {
-    let header = format!("{architecture:?} {path} {pick}");
+    record(&format!("{architecture:?} {path} {pick}"))
+}
+
+/// The text of the record under `#### HEADER` in excerpts.txt (a class cell's pick, or an exercise's
+/// solution: `Practice PATH PICK`).
+pub fn record(header: &str) -> Option<&'static str> {
     EXCERPTS.split(&format!("\n{RECORD}")).skip(1).find_map(|record| {
         let (head, text) = record.split_once('\n')?;
         (head == header).then(|| text.strip_suffix('\n').unwrap_or(text))

@@ -1,0 +1,256 @@
+//! Running a student's code on the hidden cases: panics and errors caught as theirs, each result
+//! held against the reference, the usual mistakes recognised, the outcome recorded and shown.
+
+use super::Info;
+use super::answer::{Answer, Tolerance};
+use super::cases::Case;
+use super::progress;
+use crate::notebook::emit;
+use crate::notebook::html::escape;
+use candle_core::Result;
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How a check ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Verdict {
+    /// The student's code still has its `todo!()` (or `unimplemented!()`).
+    NotAttempted,
+    /// A case gave a different answer, or the code panicked or returned an error.
+    Incorrect,
+    /// Every case agreed with the reference.
+    Correct,
+}
+
+impl Verdict {
+    /// "Not attempted", "Incorrect", "Correct".
+    pub fn words(&self) -> &'static str {
+        match self {
+            Verdict::NotAttempted => "Not attempted",
+            Verdict::Incorrect => "Incorrect",
+            Verdict::Correct => "Correct",
+        }
+    }
+}
+
+/// What a check found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The exercise.
+    pub info: Info,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// The case that failed (`"case 2 of 4: a batch of one, seed 7"`), when one did.
+    pub case: Option<String>,
+    /// What went wrong: the first difference, or the panic or error of the student's code.
+    pub detail: Option<String>,
+    /// For a usual mistake, the sentence that points at it.
+    pub advice: Option<&'static str>,
+    /// How many cases were run.
+    pub cases: usize,
+    /// How long the check took.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// Whether every case agreed with the reference.
+    pub fn is_correct(&self) -> bool {
+        self.verdict == Verdict::Correct
+    }
+
+    /// The outcome as plain text: the verdict line, then the case, the difference and the advice.
+    pub fn text(&self) -> String {
+        let mut lines = vec![format!("{} {}: {}", self.info.id, self.info.title, self.verdict.words())];
+        match self.verdict {
+            Verdict::NotAttempted => lines.push("Replace the todo!() with your code, run its cell, then this one again.".into()),
+            Verdict::Correct => lines.push(format!("All {} cases agree with the reference ({} ms).", self.cases, self.elapsed.as_millis())),
+            Verdict::Incorrect => {}
+        }
+        lines.extend(self.case.iter().cloned());
+        lines.extend(self.detail.iter().cloned());
+        lines.extend(self.advice.map(|a| format!("Hint: {a}")));
+        lines.join("\n")
+    }
+
+    /// The outcome as a coloured box.
+    pub fn html(&self) -> String {
+        let (colour, background) = match self.verdict {
+            Verdict::NotAttempted => ("#6e7781", "#f6f8fa"),
+            Verdict::Incorrect => ("#cf222e", "#ffebe9"),
+            Verdict::Correct => ("#1a7f37", "#dafbe1"),
+        };
+        let text = self.text();
+        let mut lines = text.lines();
+        let head = lines.next().unwrap_or_default();
+        let body: String = lines.map(|l| format!("<div style=\"margin-top:3px\">{}</div>", escape(l))).collect();
+        format!(
+            "<div class=\"zoo-outcome\" data-verdict=\"{}\" style=\"border-left:4px solid {colour};background:{background};\
+             padding:6px 10px;font:13px/1.4 sans-serif;max-width:980px\"><b style=\"color:{colour}\">{}</b>{body}</div>",
+            self.verdict.words(),
+            escape(head)
+        )
+    }
+
+    /// What evcxr calls: the box, and the text for a terminal.
+    pub fn evcxr_display(&self) {
+        emit(&[("text/plain", &self.text()), ("text/html", &self.html())]);
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// A usual mistake: the sentence that points at it, and the answer it gives on a case.
+pub(crate) struct Mistake<I, A> {
+    pub sentence: &'static str,
+    pub answer: fn(&I) -> Result<A>,
+}
+
+/// What calling the student's code gave.
+pub(crate) enum Called<T> {
+    Returned(T),
+    Failed(String),
+    Todo,
+    Panicked(String),
+}
+
+/// The panic's message, when it has one.
+fn message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// Runs `f`, catching a panic. While it runs the panic hook prints nothing, so a student's panic
+/// is shown once, in the outcome; the hook is put back before this returns. The lock keeps two
+/// checks on two threads from swapping the hook in between each other.
+pub(crate) fn call<T>(f: impl FnOnce() -> Result<T>) -> Called<T> {
+    static HOOK: Mutex<()> = Mutex::new(());
+    let _guard = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    match result {
+        Ok(Ok(value)) => Called::Returned(value),
+        Ok(Err(e)) => Called::Failed(e.to_string()),
+        Err(payload) => {
+            let text = message(payload.as_ref());
+            if text.starts_with("not yet implemented") || text.starts_with("not implemented") {
+                Called::Todo
+            } else {
+                Called::Panicked(text)
+            }
+        }
+    }
+}
+
+/// The outcome of a check, before it is recorded.
+pub(crate) struct Finding {
+    pub verdict: Verdict,
+    pub case: Option<String>,
+    pub detail: Option<String>,
+    pub advice: Option<&'static str>,
+}
+
+impl Finding {
+    pub fn incorrect(case: String, detail: String, advice: Option<&'static str>) -> Finding {
+        Finding { verdict: Verdict::Incorrect, case: Some(case), detail: Some(detail), advice }
+    }
+}
+
+/// What one case gave: `None` when it agreed with the reference.
+pub(crate) fn judge<I, A: Answer>(
+    case: &Case<I>,
+    label: String,
+    called: Called<A>,
+    want: &A,
+    mistakes: &[Mistake<I, A>],
+    tol: Tolerance,
+) -> Option<Finding> {
+    let got = match called {
+        Called::Returned(got) => got,
+        Called::Todo => return Some(Finding { verdict: Verdict::NotAttempted, case: None, detail: None, advice: None }),
+        Called::Failed(e) => return Some(Finding::incorrect(label, format!("Your code returned an error: {e}"), None)),
+        Called::Panicked(e) => return Some(Finding::incorrect(label, format!("Your code panicked: {e}"), None)),
+    };
+    let difference = match got.difference(want, tol) {
+        Ok(d) => d?,
+        Err(e) => format!("your answer could not be compared with the reference's: {e}"),
+    };
+    let advice = mistakes.iter().find(|m| (m.answer)(&case.input).is_ok_and(|wrong| got.matches(&wrong, tol))).map(|m| m.sentence);
+    Some(Finding::incorrect(label, format!("The first difference: {difference}."), advice))
+}
+
+/// Runs the student's `f` on every case against `reference`; records and returns the outcome.
+/// A case or reference that cannot be made is the crate's fault and an `Err`.
+pub(crate) fn check<I, A: Answer>(
+    info: &Info,
+    cases: Result<Vec<Case<I>>>,
+    reference: impl Fn(&I) -> Result<A>,
+    mistakes: &[Mistake<I, A>],
+    tol: Tolerance,
+    f: impl Fn(&I) -> Result<A>,
+) -> Outcome {
+    let start = Instant::now();
+    let finding = run_cases(cases, reference, mistakes, tol, f);
+    finish(info, finding, start)
+}
+
+fn run_cases<I, A: Answer>(
+    cases: Result<Vec<Case<I>>>,
+    reference: impl Fn(&I) -> Result<A>,
+    mistakes: &[Mistake<I, A>],
+    tol: Tolerance,
+    f: impl Fn(&I) -> Result<A>,
+) -> (Finding, usize) {
+    let cases = match cases {
+        Ok(c) => c,
+        Err(e) => return (internal(e), 0),
+    };
+    let n = cases.len();
+    for (k, case) in cases.iter().enumerate() {
+        let label = format!("Case {} of {n}: {}.", k + 1, case.label);
+        let want = match reference(&case.input) {
+            Ok(w) => w,
+            Err(e) => return (internal(e), n),
+        };
+        let called = call(|| f(&case.input));
+        if let Some(finding) = judge(case, label, called, &want, mistakes, tol) {
+            return (finding, n);
+        }
+    }
+    (Finding { verdict: Verdict::Correct, case: None, detail: None, advice: None }, n)
+}
+
+/// The crate could not make a case or its reference: said as such, never as the student's fault.
+pub(crate) fn internal(e: candle_core::Error) -> Finding {
+    Finding {
+        verdict: Verdict::Incorrect,
+        case: None,
+        detail: Some(format!("The check itself failed (a bug of attention-zoo, not of your code): {e}")),
+        advice: None,
+    }
+}
+
+/// The outcome of a finding: recorded in the progress file, then returned.
+pub(crate) fn finish(info: &Info, (finding, cases): (Finding, usize), start: Instant) -> Outcome {
+    let outcome = Outcome {
+        info: *info,
+        verdict: finding.verdict,
+        case: finding.case,
+        detail: finding.detail,
+        advice: finding.advice,
+        cases,
+        elapsed: start.elapsed(),
+    };
+    progress::record(&outcome);
+    outcome
+}

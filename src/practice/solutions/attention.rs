@@ -1,0 +1,1 @@
+//! The solutions of this part.

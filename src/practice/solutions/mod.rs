@@ -1,0 +1,10 @@
+//! The exercises' reference solutions, one file per part. `solution()` shows their text as the
+//! file has it, and the tests check each one Correct; the exercise notebooks' solution runs put
+//! that same text in place of the starters.
+
+pub mod attention;
+pub mod blog;
+pub mod gps;
+pub mod self_attention;
+pub mod seq2seq;
+pub mod transformer;

@@ -1,0 +1,68 @@
+//! The machinery every exercise shares.
+
+use attention_zoo::practice::seq2seq::*;
+use attention_zoo::practice::solutions::seq2seq as s;
+use attention_zoo::practice::{Verdict, all};
+use attention_zoo::prelude::*;
+
+#[test]
+fn a_panic_or_an_error_is_the_students_and_the_check_goes_on() {
+    let _serial = crate::common::serial();
+    let o = q6.check(|_, _| panic!("my own bug"));
+    assert_eq!(o.verdict, Verdict::Incorrect);
+    assert!(o.detail.as_deref().is_some_and(|d| d.contains("Your code panicked: my own bug")), "{o}");
+    let o = q6.check(|p, _| p.reshape(7));
+    assert_eq!(o.verdict, Verdict::Incorrect);
+    assert!(o.detail.as_deref().is_some_and(|d| d.starts_with("Your code returned an error:")), "{o}");
+    assert!(o.case.as_deref().is_some_and(|c| c.starts_with("Case 1 of 2:")), "{o}");
+    // after both, a check runs as before
+    assert!(q6.check(s::mse_loss).is_correct());
+}
+
+#[test]
+fn a_check_leaves_the_students_generator_where_it_was() {
+    let _serial = crate::common::serial();
+    manual_seed(5).unwrap();
+    let a = rand_scalar();
+    manual_seed(5).unwrap();
+    assert!(q7.check(s::MyEncoder::new, s::MyEncoder::forward).is_correct());
+    assert!(q7.check(|_, _| -> Result<s::MyEncoder> { panic!("oops") }, s::MyEncoder::forward).verdict == Verdict::Incorrect);
+    assert_eq!(rand_scalar(), a);
+}
+
+#[test]
+fn every_exercise_has_hints_a_solution_and_a_unique_id() {
+    let _serial = crate::common::serial();
+    let all = all();
+    let mut ids: Vec<&str> = all.iter().map(|i| i.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len(), "ids are unique");
+    for info in &all {
+        assert!(info.hints.len() >= 2, "{}: graduated hints", info.id);
+        let solution = info.solution();
+        assert!(!solution.code.contains("excerpts.txt has no"), "{}: {}", info.id, solution.code);
+        assert!(info.lecture.contains('#'), "{}: a lecture cell", info.id);
+    }
+    let hint = q1.hint_n(2);
+    assert_eq!(hint.n, 2);
+    assert!(hint.text().contains("q1.hint_n(3)"), "{}", hint.text());
+    assert_eq!(q1.hint_n(99).n, 3, "past the last, the last");
+    assert!(q1.solution().code.starts_with("pub fn split_sequence(full: &Tensor, input_len: usize)"));
+}
+
+#[test]
+fn outcomes_render_as_text_and_html() {
+    let _serial = crate::common::serial();
+    let wrong = q6.check(|p, t| (p - t)?.sqr()?.sum_all());
+    let text = wrong.text();
+    assert!(text.starts_with("01.q6 the mean squared error: Incorrect\nCase 1 of 2:"), "{text}");
+    assert!(text.contains("The first difference: at [] yours is"), "{text}");
+    assert!(text.contains("Hint: That is the sum of the squares"), "{text}");
+    let html = wrong.html();
+    assert!(html.contains("data-verdict=\"Incorrect\"") && html.contains("#cf222e"), "{html}");
+    let todo = q6.check(|_, _| todo!()).text();
+    assert!(todo.contains("Not attempted") && todo.contains("todo!()"), "{todo}");
+    let right = q6.check(s::mse_loss).text();
+    assert!(right.contains("Correct\nAll 2 cases agree with the reference"), "{right}");
+}
