@@ -5,7 +5,9 @@
 #                    set-up unchanged too, is skipped unless FORCE=1); NB="a.ipynb ..." runs your
 #                    own notebooks instead, from any folder; every number a course notebook's prose
 #                    quotes must be printed by one of its cells in that run or be written in its code
-#                    (tools/check_prose.py)
+#                    (tools/check_prose.py); each exercise notebook (notebooks/exercises/) runs twice:
+#                    as committed, every check saying Not attempted, and with the solutions in place
+#                    of the starters, every check saying Correct
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    then `make notebooks`, then `make own-notebook-check` (notebooks of your own, from
 #                    a folder outside the clone, through `make notebooks NB=...`)
@@ -55,6 +57,9 @@ EVCXR := $(EVCXR_ROOT)/bin/evcxr_jupyter
 # One set of kernel build slots per clone: its crate path is part of what cargo tracks.
 SLOTS := $(ZOO_CACHE)/build/$(shell printf '%s' '$(ROOT)' | sha1sum | cut -c1-12)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# The exercise notebooks: each run twice, as committed (every check Not attempted) and with the
+# solutions in place of the starters (every check Correct); see tools/run_notebooks.py.
+EXERCISES := $(sort $(wildcard notebooks/exercises/*.ipynb))
 NOTEBOOK_OUT := $(ROOT)/target/notebooks
 
 export JUPYTER_DATA_DIR := $(ROOT)/.jupyter/data
@@ -71,7 +76,7 @@ KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 notebooks: setup
 ifeq ($(NB),)
 	$(VENV)/bin/python tools/check_prose.py --self-test
-	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS)
+	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS) $(EXERCISES)
 else
 	$(VENV)/bin/python tools/run_notebooks.py --own $(NOTEBOOK_OUT)/yours $(NB)
 endif

@@ -37,10 +37,13 @@ def code_sources(path):
         return None
 
 
-def copy_course(course, folder):
+def copy_course(course, folder, label="notebooks"):
     """Copies each course notebook into `folder` unless a copy is there; replaces a copy without work
-    of its own when the course notebook changed. Returns the lines to print."""
+    of its own when the course notebook changed. The exercise notebooks (notebooks/exercises/) go
+    to `folder`/exercises/ the same way. Returns the lines to print."""
     said = []
+    if os.path.isdir(os.path.join(course, "exercises")):
+        said += copy_course(os.path.join(course, "exercises"), os.path.join(folder, "exercises"), label + "/exercises")
     originals = os.path.join(folder, ".course")
     os.makedirs(originals, exist_ok=True)
     for name in sorted(os.listdir(course)):
@@ -50,15 +53,15 @@ def copy_course(course, folder):
         if not os.path.exists(copy):
             shutil.copyfile(source, copy)
             shutil.copyfile(source, original)
-            said.append(f"lab.py: copied notebooks/{name} to {os.path.relpath(copy, ROOT)}")
+            said.append(f"lab.py: copied {label}/{name} to {os.path.relpath(copy, ROOT)}")
         elif not (os.path.exists(original) and filecmp.cmp(source, original, shallow=False)):
             mine, theirs = code_sources(copy), code_sources(original)
             if mine is not None and mine == theirs:
                 shutil.copyfile(source, copy)
                 shutil.copyfile(source, original)
-                said.append(f"lab.py: notebooks/{name} changed; {os.path.relpath(copy, ROOT)} had no edits of yours and now is the new version")
+                said.append(f"lab.py: {label}/{name} changed; {os.path.relpath(copy, ROOT)} had no edits of yours and now is the new version")
             else:
-                said.append(f"lab.py: notebooks/{name} changed since {os.path.relpath(copy, ROOT)} was copied; your copy, which has edits, is kept "
+                said.append(f"lab.py: {label}/{name} changed since {os.path.relpath(copy, ROOT)} was copied; your copy, which has edits, is kept "
                             f"(rename or delete it and run `make lab` again for the new version)")
     return said
 

@@ -16,6 +16,12 @@ run is not run again (its stamp is OUT_DIR/NAME.stamp).
 Every number in a course notebook's markdown must be one its cells printed in this run or one written in
 its code (tools/check_prose.py); a notebook whose prose quotes another fails.
 
+An exercise notebook (notebooks/exercises/) runs twice, into OUT_DIR/exercises/: as committed,
+where every check cell must say Not attempted, and as NAME.solutions with every starter cell's
+code replaced by its exercise's solution (the crate's file, from src/notebook/code/excerpts.txt,
+as `solution()` shows it), where every check cell must say Correct. Both keep their progress files (.zoo-progress.json)
+there: the kernel inherits ZOO_PROGRESS. Nothing is written in notebooks/.
+
 With --own (`make notebooks NB=...`, for a student's own notebooks, from any folder), a value
 evcxr shows as plain text is fine; a cell that does not compile, returns an error (evcxr prints a
 `?` error on stderr and goes on, so plain `jupyter nbconvert --execute` misses it) or panics still
@@ -167,7 +173,8 @@ def stamp_of(path):
 
 
 def stamp_path(out_dir, path):
-    return os.path.join(out_dir, os.path.splitext(os.path.basename(path))[0] + ".stamp")
+    folder = os.path.join(out_dir, "exercises") if is_exercise(path) else out_dir
+    return os.path.join(folder, os.path.splitext(os.path.basename(path))[0] + ".stamp")
 
 
 TRAINS = re.compile(r"\.train\(")
@@ -259,14 +266,71 @@ def report(timings, out_dir, floor=None):
         f.write("\n")
 
 
+EXCERPTS = os.path.join(ROOT, "src", "notebook", "code", "excerpts.txt")
+VERDICTS = {"starters": "Not attempted", "solutions": "Correct"}
+
+
+def is_exercise(path):
+    return os.path.basename(os.path.dirname(os.path.abspath(path))) == "exercises"
+
+
+def solution_texts():
+    """excerpts.txt's solution records: (file, item) -> the item's text, as the crate shows it."""
+    data = open(EXCERPTS, encoding="utf-8").read()
+    out = {}
+    for record in data.split("\n#### ")[1:]:
+        head, _, text = record.partition("\n")
+        if head.startswith("Practice "):
+            path, _, pick = head[len("Practice "):].partition(" ")
+            out[(path, pick)] = text[:-1] if text.endswith("\n") else text
+    return out
+
+
+def put_solutions(nb):
+    """Each starter cell's code replaced by its solution; its first line (the lecture reference) kept."""
+    texts = solution_texts()
+    for cell in nb.cells:
+        picks = cell.get("metadata", {}).get("solution")
+        if cell.cell_type == "code" and picks:
+            try:
+                code = "\n\n".join(texts[(picks[0], pick)] for pick in picks[1:])
+            except KeyError as e:
+                raise NotebookFailure(f"no solution {e} in {EXCERPTS}: run `ZOO_BLESS=1 cargo test --test zoo class_excerpts`")
+            cell.source = cell.source.split("\n", 1)[0] + "\n" + code
+
+
+def verdicts(nb, expected):
+    """The check cells whose outcome is not `expected`: (cell number, what it said)."""
+    wrong = []
+    for number, cell in enumerate([c for c in nb.cells if c.cell_type == "code"], 1):
+        if not cell.get("metadata", {}).get("check"):
+            continue
+        said = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []) if o.get("output_type") == "execute_result")
+        if not said.split("\n", 1)[0].endswith(": " + expected):
+            wrong.append((number, said.strip()[:600] or "(no outcome shown)"))
+    return wrong
+
+
+
 def strip_ansi(s):
     return re.sub(r"\x1b\[[0-9;]*m", "", s)
 
 
-def run(path, out_dir, own=False):
+def run(path, out_dir, own=False, variant=None):
     # The course's notebooks keep to nbformat 4.5 with cell ids; a student's may be older.
     nb = load(path, strict=not own)
     name = os.path.splitext(os.path.basename(path))[0]
+    # An exercise notebook's run (`variant`: "starters" or "solutions") keeps its progress in the
+    # output folder (the kernel inherits ZOO_PROGRESS), not beside the committed notebook.
+    if variant is not None:
+        os.makedirs(out_dir, exist_ok=True)
+        if variant == "solutions":
+            put_solutions(nb)
+            name += ".solutions"
+        progress = os.path.join(os.path.abspath(out_dir), f"{name}.progress.json")
+        if os.path.exists(progress):
+            os.remove(progress)
+        os.environ["ZOO_PROGRESS"] = progress
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     setup = nbformat.v4.new_code_cell(SETUP)
     nb.cells.insert(0, setup)
@@ -288,6 +352,7 @@ def run(path, out_dir, own=False):
     except (CellExecutionError, DeadKernelError, TimeoutError, RuntimeError) as e:
         failure = e
     finally:
+        os.environ.pop("ZOO_PROGRESS", None)
         elapsed_run = time.time() - started
         timing = timings_of(name, code_cells, setup, launched, elapsed_run)
         nb.cells.remove(setup)
@@ -337,12 +402,18 @@ def run(path, out_dir, own=False):
         raise NotebookFailure(f"{path}: code cell {number} (`{first_line(cell.source)}`) failed:\n{text.strip()[-4000:]}")
     if failure is not None:
         raise NotebookFailure(f"{path}: the kernel failed before any cell reported an error: {strip_ansi(str(failure))[-4000:]}")
+    if variant is not None:
+        wrong = verdicts(nb, VERDICTS[variant])
+        if wrong:
+            lines = "\n".join(f"  code cell {n}: {said}" for n, said in wrong)
+            raise NotebookFailure(f"{path} ({variant}): these checks did not say {VERDICTS[variant]}:\n{lines}")
     # The prose is held to what the cells printed in this run (tools/check_prose.py).
     quoted = [] if own else check_prose.problems(json.loads(nbformat.writes(nb)))
     if quoted:
         lines = "\n".join(f"  markdown cell {c} quotes {w}: ...{ctx}..." for c, w, ctx in quoted)
         raise NotebookFailure(f"{path}: its prose quotes numbers that no cell printed in this run:\n{lines}")
-    print(f"ok  {path}: {len(code_cells)} code cells in {elapsed:.1f} s -> {out_dir}/{name}.html", flush=True)
+    how = f" ({variant}: every check {VERDICTS[variant]})" if variant else ""
+    print(f"ok  {path}{how}: {len(code_cells)} code cells in {elapsed:.1f} s -> {out_dir}/{name}.html", flush=True)
     return timing
 
 
@@ -381,7 +452,11 @@ def main(argv):
                 failures.append(floor_path)
                 floor_path = None
         try:
-            timings.append(run(path, out_dir, own))
+            if is_exercise(path) and not own:
+                for variant in VERDICTS:
+                    timings.append(run(path, os.path.join(out_dir, "exercises"), variant=variant))
+            else:
+                timings.append(run(path, out_dir, own))
             with open(previous, "w") as f:
                 f.write(stamp + "\n")
         except NotebookFailure as e:

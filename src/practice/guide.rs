@@ -74,7 +74,9 @@ impl Solution {
             .iter()
             .map(|pick| {
                 record(&header(path, pick)).map(str::to_string).unwrap_or_else(|| {
-                    format!("// excerpts.txt has no `{pick}` from {path}: regenerate it with `ZOO_BLESS=1 cargo test --test zoo class_excerpts`")
+                    format!(
+                        "// excerpts.txt has no `{pick}` from {path}: regenerate it with `ZOO_BLESS=1 cargo test --test zoo class_excerpts`"
+                    )
                 })
             })
             .collect::<Vec<_>>()

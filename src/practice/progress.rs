@@ -9,7 +9,7 @@ use super::{Info, part};
 use crate::notebook::emit;
 use crate::notebook::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, escape};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The file's name in the notebook's folder.
@@ -29,28 +29,41 @@ pub fn path() -> PathBuf {
     std::env::var_os("ZOO_PROGRESS").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(FILE))
 }
 
-/// Every record in the file; an absent or unreadable file has none.
-pub fn load() -> BTreeMap<String, Record> {
-    std::fs::read_to_string(path()).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+/// Every record in the file at `path`; an absent file has none. A file that is not such a record
+/// (edited by hand, cut short) is an error, so that it is never written over.
+pub fn load(path: &Path) -> std::result::Result<BTreeMap<String, Record>, String> {
+    match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{} is not a progress file: {e}", path.display())),
+    }
 }
 
-/// Keeps an outcome. The file is written whole to a temporary file then renamed over the old one,
-/// so a kernel stopped mid-write never leaves half a file. A folder that cannot be written loses
-/// the record, never the check.
-pub(crate) fn record(outcome: &Outcome) {
-    let mut records = load();
+/// Keeps an outcome in the file at `path`. The file is written whole to a temporary file, then
+/// renamed over the old one, so a kernel stopped mid-write never leaves half a file. A file that
+/// cannot be read is first moved aside to `NAME.unreadable`, never lost; a folder that cannot be
+/// written loses the record, never the check.
+pub fn record_in(path: &Path, outcome: &Outcome) {
+    let mut records = load(path).unwrap_or_else(|_| {
+        let _ = std::fs::rename(path, path.with_extension("json.unreadable"));
+        BTreeMap::new()
+    });
     let entry = records.entry(outcome.info.id.to_string()).or_insert(Record { verdict: outcome.verdict, checks: 0 });
     entry.verdict = outcome.verdict;
     entry.checks += 1;
-    let file = path();
     static WRITES: AtomicU64 = AtomicU64::new(0);
-    let tmp = file.with_extension(format!("json.{}.{}.tmp", std::process::id(), WRITES.fetch_add(1, Ordering::Relaxed)));
+    let tmp = path.with_extension(format!("json.{}.{}.tmp", std::process::id(), WRITES.fetch_add(1, Ordering::Relaxed)));
     if let Ok(text) = serde_json::to_string_pretty(&records)
         && std::fs::write(&tmp, text).is_ok()
-        && std::fs::rename(&tmp, &file).is_err()
+        && std::fs::rename(&tmp, path).is_err()
     {
         let _ = std::fs::remove_file(&tmp);
     }
+}
+
+/// Keeps an outcome in the progress file ([`path`]).
+pub(crate) fn record(outcome: &Outcome) {
+    record_in(&path(), outcome)
 }
 
 /// One part's exercises and their last outcomes: what `progress()` shows at the end of a notebook.
@@ -60,14 +73,21 @@ pub struct Progress {
     pub part: String,
     /// Each exercise with its record, if it has been checked.
     pub rows: Vec<(Info, Option<Record>)>,
+    /// The file read.
+    pub file: PathBuf,
 }
 
 impl Progress {
-    /// The exercises of `part` with what the file keeps of them.
+    /// The exercises of `part` with what the progress file ([`path`]) keeps of them.
     pub fn of(number: &str) -> Progress {
-        let records = load();
+        Progress::read(&path(), number)
+    }
+
+    /// The exercises of `part` with what the file at `file` keeps of them (none if it cannot be read).
+    pub fn read(file: &Path, number: &str) -> Progress {
+        let records = load(file).unwrap_or_default();
         let rows = part(number).into_iter().map(|i| (i, records.get(i.id).cloned())).collect();
-        Progress { part: number.to_string(), rows }
+        Progress { part: number.to_string(), rows, file: file.to_path_buf() }
     }
 
     /// How many are correct.
@@ -89,7 +109,7 @@ impl Progress {
     }
 
     fn summary(&self) -> String {
-        format!("Part {}: {} of {} correct (kept in {})", self.part, self.correct(), self.rows.len(), path().display())
+        format!("Part {}: {} of {} correct (kept in {})", self.part, self.correct(), self.rows.len(), self.file.display())
     }
 
     /// The table as plain text.

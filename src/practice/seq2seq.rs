@@ -87,7 +87,10 @@ impl Q2 {
         let gru = |seed, n_features, hidden| seeded(seed, || Gru::new(n_features, hidden));
         let cases = || -> Result<Vec<Case<(Gru, Tensor)>>> {
             Ok(vec![
-                Case::new("the lecture's sizes: 2 features, 2 hidden units, a batch of 3 squares' corners (3, 2, 2), seed 21", (gru(21, 2, 2)?, randn(4, &[3, 2, 2])?)),
+                Case::new(
+                    "the lecture's sizes: 2 features, 2 hidden units, a batch of 3 squares' corners (3, 2, 2), seed 21",
+                    (gru(21, 2, 2)?, randn(4, &[3, 2, 2])?),
+                ),
                 Case::new("one step, a batch of one (1, 1, 2), 5 hidden units, seed 3", (gru(3, 2, 5)?, randn(5, &[1, 1, 2])?)),
                 Case::new("a longer sequence (4, 9, 3), 6 hidden units, seed 7", (gru(7, 3, 6)?, randn(6, &[4, 9, 3])?)),
             ])
@@ -311,12 +314,18 @@ impl Q6 {
             ])
         };
         let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
-            Mistake { sentence: "That is the sum of the squares: MSELoss averages them (`mean_all`).", answer: |(p, t)| (p - t)?.sqr()?.sum_all() },
+            Mistake {
+                sentence: "That is the sum of the squares: MSELoss averages them (`mean_all`).",
+                answer: |(p, t)| (p - t)?.sqr()?.sum_all(),
+            },
             Mistake {
                 sentence: "The differences are not squared: that is the mean absolute error (L1), not the mean squared error.",
                 answer: |(p, t)| (p - t)?.abs()?.mean_all(),
             },
-            Mistake { sentence: "The square root makes it the root mean squared error: MSELoss stops before it.", answer: |(p, t)| (p - t)?.sqr()?.mean_all()?.sqrt() },
+            Mistake {
+                sentence: "The square root makes it the root mean squared error: MSELoss stops before it.",
+                answer: |(p, t)| (p - t)?.sqr()?.mean_all()?.sqrt(),
+            },
         ];
         check(&Self::INFO, cases(), |(p, t)| MSELoss.loss(p, t), mistakes, Tolerance::F32, |(p, t)| f(p, t))
     }

@@ -2,6 +2,7 @@
 //! (see `nbrun.rs`); a new notebook needs no registration. The runner's own behaviour on
 //! failing cells and broken notebooks is tested here too.
 
+mod exercises;
 mod nbrun;
 mod rustc;
 

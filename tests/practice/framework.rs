@@ -66,3 +66,34 @@ fn outcomes_render_as_text_and_html() {
     let right = q6.check(s::mse_loss).text();
     assert!(right.contains("Correct\nAll 2 cases agree with the reference"), "{right}");
 }
+
+#[test]
+fn progress_is_kept_in_a_file_that_is_never_lost() {
+    use attention_zoo::practice::progress::{Progress, load, record_in};
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("practice-progress");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(".zoo-progress.json");
+    let _serial = crate::common::serial();
+    record_in(&file, &q1.check(|_, _| todo!()));
+    record_in(&file, &q1.check(s::split_sequence));
+    record_in(&file, &q3.check(|h| h.narrow(1, 0, 1)?.permute((1, 0, 2))));
+    let records = load(&file).unwrap();
+    assert_eq!(records["01.q1"].verdict, Verdict::Correct);
+    assert_eq!(records["01.q1"].checks, 2);
+    assert_eq!(records["01.q3"].verdict, Verdict::Incorrect);
+    // what a restarted kernel reads: the file, not memory
+    let table = Progress::read(&file, "01");
+    assert_eq!(table.rows.len(), 7);
+    assert_eq!(table.correct(), 1);
+    let text = table.text();
+    assert!(text.starts_with("Part 01: 1 of 7 correct"), "{text}");
+    assert!(text.contains("01.q2") && text.contains("not checked yet"), "{text}");
+    assert!(table.html().contains("<table class=\"zoo-progress\""));
+    // a file that is not a progress file is moved aside, never written over
+    std::fs::write(&file, "{ not json").unwrap();
+    assert!(load(&file).is_err());
+    record_in(&file, &q1.check(s::split_sequence));
+    assert_eq!(std::fs::read_to_string(dir.join(".zoo-progress.json.unreadable")).unwrap(), "{ not json");
+    assert_eq!(load(&file).unwrap()["01.q1"].checks, 1);
+}
