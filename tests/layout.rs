@@ -240,7 +240,7 @@ fn contracts_are_implemented_in_the_models_own_folder() {
 /// The public modules: the layers, the prelude, the process settings (`tuning`) and four concept groups. Everything else is a
 /// private file whose items the layer re-exports (`pub use`), so the public surface is what a
 /// user calls, not the crate's file tree; the fused kernels and the AVX port stay private.
-const PUBLIC_MODULES: [&str; 14] = [
+const PUBLIC_MODULES: [&str; 29] = [
     "attention",
     "data",
     "data::corpus",
@@ -248,6 +248,21 @@ const PUBLIC_MODULES: [&str; 14] = [
     "models",
     "nn",
     "notebook",
+    "practice",
+    "practice::attention",
+    "practice::blog",
+    "practice::gps",
+    "practice::progress",
+    "practice::self_attention",
+    "practice::seq2seq",
+    "practice::solutions",
+    "practice::solutions::attention",
+    "practice::solutions::blog",
+    "practice::solutions::gps",
+    "practice::solutions::self_attention",
+    "practice::solutions::seq2seq",
+    "practice::solutions::transformer",
+    "practice::transformer",
     "prelude",
     "repro",
     "train",

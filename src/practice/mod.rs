@@ -27,6 +27,7 @@
 pub(crate) mod answer;
 pub(crate) mod cases;
 pub(crate) mod guide;
+pub(crate) mod outcome;
 pub mod progress;
 pub(crate) mod run;
 pub mod solutions;
@@ -40,8 +41,8 @@ pub mod transformer;
 
 pub use answer::{Answer, Tolerance};
 pub use guide::{Hint, Solution};
+pub use outcome::{Outcome, Verdict};
 pub use progress::{Progress, Record};
-pub use run::{Outcome, Verdict};
 
 /// What every exercise says of itself.
 #[derive(Clone, Copy, Debug)]

@@ -4,7 +4,7 @@
 //! its notebook's folder), or the path in the environment variable `ZOO_PROGRESS`. It maps an
 //! exercise's id to its last verdict and how many checks it had; git ignores it.
 
-use super::run::{Outcome, Verdict};
+use super::outcome::{Outcome, Verdict};
 use super::{Info, part};
 use crate::notebook::emit;
 use crate::notebook::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, escape};

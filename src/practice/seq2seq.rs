@@ -14,6 +14,13 @@ use candle_core::{IndexOp, Result, Tensor};
 
 const SOLUTIONS: &str = "src/practice/solutions/seq2seq.rs";
 
+/// A batch and where its source ends.
+type Split = (Tensor, usize);
+/// Two tensors returned together.
+type Pair = (Tensor, Tensor);
+/// A seed, `n_features`, `hidden_dim` and a batch: a module built under the seed, then run.
+type Built = (u64, usize, usize, Tensor);
+
 /// Every exercise of part 1, in order.
 pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO];
 
@@ -40,14 +47,14 @@ exercise! {
 impl Q1 {
     /// Checks `f(full, input_len) -> (source, target)`.
     pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<(Tensor, Tensor)>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, usize)>>> {
+        let cases = || -> Result<Vec<Case<Split>>> {
             Ok(vec![
                 Case::new("the lecture's squares, a batch of 3 (N, 4, 2), input_len 2", (randn(1, &[3, 4, 2])?, 2)),
                 Case::new("a batch of one (1, 6, 2), input_len 3", (randn(2, &[1, 6, 2])?, 3)),
                 Case::new("(5, 5, 3), input_len 1", (randn(3, &[5, 5, 3])?, 1)),
             ])
         };
-        let mistakes: &[Mistake<(Tensor, usize), (Tensor, Tensor)>] = &[
+        let mistakes: &[Mistake<Split, Pair>] = &[
             Mistake {
                 sentence: "Source and target are swapped: the source is the first input_len points, the target what follows.",
                 answer: |(x, n)| Ok((x.i((.., *n..))?, x.i((.., ..*n))?)),
@@ -95,7 +102,7 @@ impl Q2 {
                 Case::new("a longer sequence (4, 9, 3), 6 hidden units, seed 7", (gru(7, 3, 6)?, randn(6, &[4, 9, 3])?)),
             ])
         };
-        let mistakes: &[Mistake<(Gru, Tensor), (Tensor, Tensor)>] = &[
+        let mistakes: &[Mistake<(Gru, Tensor), Pair>] = &[
             Mistake {
                 sentence: "Every step starts from a zero hidden state: pass the hidden state the previous step returned to the next call.",
                 answer: |(g, x)| {
@@ -350,14 +357,14 @@ impl Q7 {
     /// Checks an encoder of your own: `new(n_features, hidden_dim)` builds it (the check seeds the
     /// generator first) and `forward(&mut model, x)` gives every step's hidden state, (N, L, H).
     pub fn check<M>(&self, new: impl Fn(usize, usize) -> Result<M>, forward: impl Fn(&mut M, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(u64, usize, usize, Tensor)>>> {
+        let cases = || -> Result<Vec<Case<Built>>> {
             Ok(vec![
                 Case::new("the lecture's Encoder(2, 2) under seed 21, its source (1, 2, 2)", (21, 2, 2, randn(15, &[1, 2, 2])?)),
                 Case::new("Encoder(3, 5) under seed 42, a batch of 4, 6 steps", (42, 3, 5, randn(16, &[4, 6, 3])?)),
             ])
         };
-        let reference = |(seed, n, h, x): &(u64, usize, usize, Tensor)| seeded(*seed, || Encoder::new(*n, *h))?.forward(x);
-        let mistakes: &[Mistake<(u64, usize, usize, Tensor), Tensor>] = &[
+        let reference = |(seed, n, h, x): &Built| seeded(*seed, || Encoder::new(*n, *h))?.forward(x);
+        let mistakes: &[Mistake<Built, Tensor>] = &[
             Mistake {
                 sentence: "That is the final hidden state, (1, N, H): forward returns the GRU's output at every step, (N, L, H).",
                 answer: |(seed, n, h, x)| seeded(*seed, || Gru::new(*n, *h))?.forward(x, None).map(|o| o.1),

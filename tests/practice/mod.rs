@@ -3,7 +3,11 @@
 //! sentence that points at their mistake. Then the machinery itself: panics and errors caught as
 //! the student's, the progress file, hints and solutions as the crate's files have them.
 
+mod attention;
+mod blog;
 mod framework;
+mod gps;
+mod self_attention;
 mod seq2seq;
 
 use attention_zoo::practice::{Outcome, Verdict};

@@ -72,6 +72,8 @@ impl MyEncoder {
         Ok(MyEncoder { hidden_dim, basic_rnn })
     }
 
+    /// # Shapes
+    /// - `x`: `(N, L, F)`; returns every step's hidden state, `(N, L, H)`
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         let (rnn_out, _hidden) = self.basic_rnn.forward(x, None)?;
         Ok(rnn_out)

@@ -1,0 +1,99 @@
+//! What a check found, as the notebook shows it: a coloured box in the Lab and on the pages, plain
+//! text in a terminal.
+
+use super::Info;
+use crate::notebook::emit;
+use crate::notebook::html::escape;
+use std::time::Duration;
+
+/// How a check ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Verdict {
+    /// The student's code still has its `todo!()` (or `unimplemented!()`).
+    NotAttempted,
+    /// A case gave a different answer, or the code panicked or returned an error.
+    Incorrect,
+    /// Every case agreed with the reference.
+    Correct,
+}
+
+impl Verdict {
+    /// "Not attempted", "Incorrect", "Correct".
+    pub fn words(&self) -> &'static str {
+        match self {
+            Verdict::NotAttempted => "Not attempted",
+            Verdict::Incorrect => "Incorrect",
+            Verdict::Correct => "Correct",
+        }
+    }
+}
+
+/// What a check found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The exercise.
+    pub info: Info,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// The case that failed (`"case 2 of 4: a batch of one, seed 7"`), when one did.
+    pub case: Option<String>,
+    /// What went wrong: the first difference, or the panic or error of the student's code.
+    pub detail: Option<String>,
+    /// For a usual mistake, the sentence that points at it.
+    pub advice: Option<&'static str>,
+    /// How many cases were run.
+    pub cases: usize,
+    /// How long the check took.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// Whether every case agreed with the reference.
+    pub fn is_correct(&self) -> bool {
+        self.verdict == Verdict::Correct
+    }
+
+    /// The outcome as plain text: the verdict line, then the case, the difference and the advice.
+    pub fn text(&self) -> String {
+        let mut lines = vec![format!("{} {}: {}", self.info.id, self.info.title, self.verdict.words())];
+        match self.verdict {
+            Verdict::NotAttempted => lines.push("Replace the todo!() with your code, run its cell, then this one again.".into()),
+            Verdict::Correct => lines.push(format!("All {} cases agree with the reference ({} ms).", self.cases, self.elapsed.as_millis())),
+            Verdict::Incorrect => {}
+        }
+        lines.extend(self.case.iter().cloned());
+        lines.extend(self.detail.iter().cloned());
+        lines.extend(self.advice.map(|a| format!("Hint: {a}")));
+        lines.join("\n")
+    }
+
+    /// The outcome as a coloured box.
+    pub fn html(&self) -> String {
+        let (colour, background) = match self.verdict {
+            Verdict::NotAttempted => ("#6e7781", "#f6f8fa"),
+            Verdict::Incorrect => ("#cf222e", "#ffebe9"),
+            Verdict::Correct => ("#1a7f37", "#dafbe1"),
+        };
+        let text = self.text();
+        let mut lines = text.lines();
+        let head = lines.next().unwrap_or_default();
+        let body: String = lines.map(|l| format!("<div style=\"margin-top:3px\">{}</div>", escape(l))).collect();
+        format!(
+            "<div class=\"zoo-outcome\" data-verdict=\"{}\" style=\"border-left:4px solid {colour};background:{background};\
+             padding:6px 10px;font:13px/1.4 sans-serif;max-width:980px\"><b style=\"color:{colour}\">{}</b>{body}</div>",
+            self.verdict.words(),
+            escape(head)
+        )
+    }
+
+    /// What evcxr calls: the box, and the text for a terminal.
+    pub fn evcxr_display(&self) {
+        emit(&[("text/plain", &self.text()), ("text/html", &self.html())]);
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
