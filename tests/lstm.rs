@@ -131,3 +131,27 @@ fn bad_lengths_and_states_are_clear_errors() {
     refused("a cell input of the wrong width", cell.forward(&h, None), &["LSTMCell", "(N, 3)"]);
     refused("an empty cell", LstmCell::new(0, 4), &["LSTMCell", "input_size = 0"]);
 }
+
+/// A bidirectional LSTM over a batch without padding is the packed one with every length full
+/// (itself PyTorch's, above), at sizes where the fused cell's outputs are not contiguous (H >= 8);
+/// `reverse_time` of such a tensor is the reversal of its contiguous copy.
+#[test]
+fn bidirectional_lstm_without_padding_is_the_packed_one() {
+    let _serial = common::serial();
+    for (hidden, len) in [(4, 3), (8, 5), (16, 2)] {
+        manual_seed(3).unwrap();
+        let lstm = Lstm::with_layers(3, hidden, 2, true).unwrap();
+        let x = attention_zoo::repro::randn(&[2, len, 3]).unwrap();
+        let (out, (h, c)) = lstm.forward(&x, None).unwrap_or_else(|e| panic!("H = {hidden}, L = {len}: {e}"));
+        let (packed, (ph, pc)) = lstm.forward_padded(&x, &[len, len], None).unwrap();
+        for (a, b) in [(&out, &packed), (&h, &ph), (&c, &pc)] {
+            assert_eq!(a.dims(), b.dims());
+            let d = (a - b).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+            assert!(d <= 1e-6, "H = {hidden}, L = {len}: {d}");
+        }
+    }
+    let t = Tensor::arange(0f32, 24., &Device::Cpu).unwrap().reshape((3, 4, 2)).unwrap().transpose(0, 1).unwrap();
+    assert!(!t.is_contiguous());
+    let want = reverse_time(&t.contiguous().unwrap()).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    assert_eq!(reverse_time(&t).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap(), want);
+}

@@ -47,5 +47,6 @@ pub fn reverse_time(x: &Tensor) -> Result<Tensor> {
     }
     let l = x.dim(1)?;
     let idx = Tensor::from_vec((0..l as u32).rev().collect::<Vec<_>>(), l, x.device())?;
-    x.index_select(&idx, 1)
+    // candle's index_select reads contiguous tensors only (the fused LSTM's outputs are views)
+    x.contiguous()?.index_select(&idx, 1)
 }
