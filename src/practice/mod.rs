@@ -16,7 +16,7 @@
 //! ```no_run
 //! use attention_zoo::prelude::*;
 //! use attention_zoo::practice::seq2seq::*;
-//! pub fn split_sequence(full: &Tensor) -> Result<(Tensor, Tensor)> {
+//! pub fn split_sequence(full: &Tensor, input_len: usize) -> Result<(Tensor, Tensor)> {
 //!     todo!()
 //! }
 //! q1.check(split_sequence); // Not attempted
