@@ -18,7 +18,13 @@ port, and:
 3. A second notebook: opened in a second tab while the first one's kernel runs; its first cell's
    time from opening is compared with the first notebook's (must be within 1.5x), and the disk
    its kernel's build folder adds (hard links counted once) is reported.
-4. The repository: `git status` and every committed notebook's bytes are the same after the Lab
+4. One exercise (q3 of lab/exercises/01_seq2seq.ipynb, in a copy of the check's own beside the
+   student's): its imports run, then its starter and check cell as committed (the check must say
+   "Not attempted"), a wrong answer typed into the starter (the encoder's first step: "Incorrect",
+   naming the first step), the solution typed in ("Correct"), and `q3.hint()` in a new cell; a
+   screenshot of each outcome and each check's time from Shift+Enter to its box. The copy is
+   deleted unsaved and the folder's progress file is put back as it was.
+5. The repository: `git status` and every committed notebook's bytes are the same after the Lab
    session as before it; the Lab cannot reach `notebooks/`.
 
 Prints a report and writes it to target/lab-check/report.json, with screenshots and the Lab's log
@@ -60,6 +66,19 @@ CLASS_CELL = "show_class(Architecture::Attention)?"
 # An attention explorer: an HTML output whose inline script the Lab must run (a trusted output).
 EXPLORER_CELL = 'explore_alphas(&Tensor::new(&[[0.25f32, 0.75], [0.5, 0.5]], &Device::Cpu)?, &["q0", "q1"], &["k0", "k1"])?'
 CELL_TIMEOUT = 180
+# The exercise the Lab runs (its notebook under notebooks/ and lab/), and what is typed into its
+# starter cell: a usual mistake (the encoder's first step, not its last) and the solution.
+EXERCISE_NOTEBOOK, EXERCISE = "exercises/01_seq2seq.ipynb", "01.q3"
+EXERCISE_WRONG = ("// lecture 000#11 · q3: your code\n"
+                  "pub fn init_hidden(hidden_seq: &Tensor) -> Result<Tensor> {\n"
+                  "    hidden_seq.narrow(1, 0, 1)?.permute((1, 0, 2))\n"
+                  "}")
+EXERCISE_SOLVED = ("// lecture 000#11 · q3: your code\n"
+                   "pub fn init_hidden(hidden_seq: &Tensor) -> Result<Tensor> {\n"
+                   "    let l = hidden_seq.dim(1)?;\n"
+                   "    let hidden_final = hidden_seq.i((.., l - 1..))?;\n"
+                   "    hidden_final.permute((1, 0, 2))\n"
+                   "}")
 
 
 def free_port():
@@ -72,7 +91,9 @@ def git_state():
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout
     committed = {}
-    for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "**", "*"), recursive=True)):
+        if not os.path.isfile(path):
+            continue
         with open(path, "rb") as f:
             committed[os.path.relpath(path, ROOT)] = hashlib.sha256(f.read()).hexdigest()
     return status, committed
@@ -144,7 +165,9 @@ class KernelSocket:
         self.lab, self.kernel_id, self.session_id = lab, kernel_id, session_id
 
     async def open(self):
-        self.ws = await websocket_connect(self.lab.ws_url(self.kernel_id, self.session_id))
+        # A kernel still starting (its crate building, the CPU shared) answers the websocket late:
+        # wait as long as for a cell, not tornado's 20 s.
+        self.ws = await websocket_connect(self.lab.ws_url(self.kernel_id, self.session_id), connect_timeout=CELL_TIMEOUT)
         return self
 
     def send(self, channel, msg_type, content):
@@ -339,12 +362,138 @@ async def browser(lab, restarts_count, report):
             ratio = result["second_notebook_seconds_to_first_output"] / result["first_notebook_seconds_to_first_output"]
             result["second_to_first"] = ratio
             print(f"  second notebook: first output {result['second_notebook_seconds_to_first_output']:.1f} s after opening ({ratio:.2f}x the first)", flush=True)
+            # The exercise in a tab of its own, once the two notebooks' kernels are shut down.
+            await page.close()
+            await second.close()
+            for session in await lab.api("GET", "/api/sessions"):
+                await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
+            await exercise(lab, chrome, workspace + "-3", result)
         finally:
             await chrome.close()
     for session in await lab.api("GET", "/api/sessions"):
         await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
-    for name in (workspace, workspace + "-2"):
+    for name in (workspace, workspace + "-2", workspace + "-3"):
         await lab.api("DELETE", f"/lab/api/workspaces/{name}", allow=(404,))
+
+
+async def exercise(lab, chrome, workspace, result):
+    """One exercise as a student does it in the Lab: the imports, then the starter and its check as
+    committed, a wrong answer typed into the starter, and the solution; each check's verdict, its
+    time from Shift+Enter to the outcome's box, and a screenshot of the answer and its outcome.
+    Runs in a copy of the committed notebook beside the student's (the Lab autosaves what is typed;
+    the student's copy may hold work of their own), deleted unsaved; the folder's progress file,
+    which the checks write to, is put back as it was."""
+    folder = os.path.dirname(EXERCISE_NOTEBOOK)
+    if await lab.api("GET", f"/api/contents/{EXERCISE_NOTEBOOK}?content=0", allow=(404,)) == 404:
+        raise RuntimeError(f"`make lab` did not copy notebooks/{EXERCISE_NOTEBOOK} to lab/{EXERCISE_NOTEBOOK}")
+    with open(os.path.join(ROOT, "notebooks", EXERCISE_NOTEBOOK), encoding="utf-8") as f:
+        committed = json.load(f)
+    cells_json = committed["cells"]
+    first = next(i for i, c in enumerate(cells_json) if c["cell_type"] == "code")
+    starter_at = next(i for i, c in enumerate(cells_json) if c["metadata"].get("exercise") == EXERCISE)
+    check_at = next(i for i, c in enumerate(cells_json) if c["metadata"].get("check") == EXERCISE)
+    qn = EXERCISE.split(".")[1]
+    name = f"{folder}/{PREFIX}{os.path.basename(EXERCISE_NOTEBOOK)}"
+    progress = os.path.join(LAB_DIR, folder, ".zoo-progress.json")
+    kept = open(progress, "rb").read() if os.path.exists(progress) else None
+    checkpoints = os.path.join(LAB_DIR, folder, ".ipynb_checkpoints")
+    had_checkpoints = os.path.isdir(checkpoints)
+    out = {"notebook": EXERCISE_NOTEBOOK, "exercise": EXERCISE, "checks": [], "problems": []}
+    result["exercise"] = out
+    await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": committed})
+    page = await chrome.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        await page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
+        await page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        try:  # the Lab adds a long notebook's cells a few at a time
+            await page.wait_for_function("(n) => document.querySelectorAll('.jp-Notebook .jp-Cell').length === n",
+                                         arg=len(cells_json), timeout=60_000)
+        except Exception:
+            raise RuntimeError(f"the Lab shows {await cells.count()} cells of {EXERCISE_NOTEBOOK}'s {len(cells_json)}") from None
+        starter, check = cells.nth(starter_at), cells.nth(check_at)
+        await kernel_idle(lab, name)
+        started = time.monotonic()
+        await run_cell(page, cells.nth(first), timeout=2 * CELL_TIMEOUT)  # `:dep` and `use`: the crate's build
+        out["imports_seconds"] = time.monotonic() - started
+        print(f"  exercise {EXERCISE} ({EXERCISE_NOTEBOOK}): imports ran in {out['imports_seconds']:.1f} s", flush=True)
+        steps = [("not-attempted", None, "Not attempted", None),
+                 ("incorrect", EXERCISE_WRONG, "Incorrect", "first step"),
+                 ("correct", EXERCISE_SOLVED, "Correct", None)]
+        for k, (label, text, want, words) in enumerate(steps):
+            if text is not None:
+                await set_cell_text(page, starter, text)
+            await run_cell(page, starter, rerun=k > 0)
+            started = time.monotonic()
+            await run_cell(page, check, rerun=k > 0)
+            box = check.locator(".jp-OutputArea-output .zoo-outcome")
+            await box.wait_for(state="visible", timeout=CELL_TIMEOUT * 1000)
+            seconds = time.monotonic() - started
+            verdict, said = await box.get_attribute("data-verdict"), await box.inner_text()
+            shot = os.path.join(OUT, f"exercise-{label}.png")
+            await screenshot_cells(page, starter, check, shot)
+            out["checks"].append({"answer": label, "verdict": verdict, "expected": want, "seconds": seconds,
+                                  "text": said, "screenshot": os.path.relpath(shot, ROOT)})
+            if verdict != want:
+                out["problems"].append(f"the {label} answer's check says {verdict!r}, not {want!r}: {said[:200]!r}")
+            elif words and words not in said:
+                out["problems"].append(f"the {label} answer's check does not say {words!r}: {said[:200]!r}")
+            print(f"  exercise {EXERCISE}, {label.replace('-', ' ')} answer: {verdict!r} in {seconds:.1f} s from Shift+Enter"
+                  + (f" (expected {want!r})" if verdict != want else ""), flush=True)
+        # A hint in a new cell below the check, as its comment suggests.
+        await check.locator(".jp-InputArea-editor").click()
+        await page.keyboard.press("Escape")
+        await page.keyboard.press("b")
+        hint_cell = cells.nth(check_at + 1)
+        await page.wait_for_function("(n) => document.querySelectorAll('.jp-Notebook .jp-Cell').length === n", arg=len(cells_json) + 1)
+        await set_cell_text(page, hint_cell, f"{qn}.hint()")
+        await run_cell(page, hint_cell)
+        hint = hint_cell.locator(".jp-OutputArea-output .zoo-hint")
+        await hint.wait_for(state="visible", timeout=CELL_TIMEOUT * 1000)
+        out["hint"] = await hint.inner_text()
+        await screenshot_cells(page, check, hint_cell, os.path.join(OUT, "exercise-hint.png"))
+        if "last step" not in out["hint"]:
+            out["problems"].append(f"{qn}.hint() shows {out['hint'][:200]!r}, not the first hint")
+        print(f"  exercise {EXERCISE}: {qn}.hint() shows {out['hint'].splitlines()[0][:100]!r}", flush=True)
+    except Exception:
+        await page.screenshot(path=os.path.join(OUT, "exercise-failed.png"))
+        raise
+    finally:
+        await page.close()  # unsaved: Playwright skips the page's "leave with unsaved changes?"
+        for session in await lab.api("GET", "/api/sessions"):
+            if session.get("path") == name:
+                await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
+        await lab.api("DELETE", f"/api/contents/{name}", allow=(404,))
+        if not had_checkpoints and os.path.isdir(checkpoints) and not os.listdir(checkpoints):
+            os.rmdir(checkpoints)
+        if kept is None:
+            if os.path.exists(progress):
+                os.remove(progress)
+        else:
+            with open(progress, "wb") as f:
+                f.write(kept)
+    if out["problems"]:
+        raise RuntimeError("the exercise in the Lab: " + "; ".join(out["problems"]))
+
+
+async def set_cell_text(page, cell, text):
+    """Replaces a cell's code as a student would, by selecting it all and typing (inserted whole, so
+    that the editor's closing brackets do not double those typed), then reads it back."""
+    await cell.locator(".cm-content").click()
+    await page.keyboard.press("Control+a")
+    await page.keyboard.insert_text(text)
+    lines = [line.rstrip("\n") for line in await cell.locator(".cm-line").all_inner_texts()]
+    if lines != text.split("\n"):
+        raise RuntimeError(f"the cell reads {lines} after typing {text.splitlines()}")
+
+
+async def screenshot_cells(page, first, last, path):
+    """A screenshot from the top of one cell to the bottom of a later one, scrolled into view."""
+    await first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    await page.wait_for_timeout(300)
+    top, bottom = await first.bounding_box(), await last.bounding_box()
+    await page.screenshot(path=path, clip={"x": top["x"], "y": top["y"], "width": max(top["width"], bottom["width"]),
+                                           "height": bottom["y"] + bottom["height"] - top["y"]})
 
 
 async def kernel_idle(lab, path, timeout=CELL_TIMEOUT):
@@ -359,14 +508,17 @@ async def kernel_idle(lab, path, timeout=CELL_TIMEOUT):
     raise TimeoutError(f"{path}: its kernel was not idle within {timeout} s")
 
 
-async def run_cell(page, cell, want_output=False, timeout=CELL_TIMEOUT):
+async def run_cell(page, cell, want_output=False, timeout=CELL_TIMEOUT, rerun=False):
     """Shift+Enter on a cell, then waits until its prompt is a number again; with want_output, until
-    it shows the tensor's table. Returns the output's text."""
+    it shows the tensor's table. With rerun (a cell run before on the same kernel), the number must
+    be a new one: the old prompt shows a number until the run begins. Returns the output's text."""
+    prompt = cell.locator(".jp-InputArea-prompt")
+    before = await prompt.text_content() if rerun else None
     await cell.locator(".jp-InputArea-editor").click()
     await page.keyboard.press("Escape")
     await page.keyboard.press("Shift+Enter")
-    prompt = cell.locator(".jp-InputArea-prompt")
-    await page.wait_for_function("(el) => /\\[\\d+\\]/.test(el.textContent)", arg=await prompt.element_handle(), timeout=timeout * 1000)
+    await page.wait_for_function("([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before",
+                                 arg=[await prompt.element_handle(), before], timeout=timeout * 1000)
     outputs = cell.locator(".jp-OutputArea-output")
     text = await outputs.all_inner_texts() if await outputs.count() else []
     joined = "\n".join(text)
@@ -483,7 +635,7 @@ async def main_async(args):
     except Exception as e:
         report["failures"].append(f"{type(e).__name__}: {e}")
     finally:
-        for path in glob.glob(os.path.join(LAB_DIR, PREFIX + "*")):
+        for path in glob.glob(os.path.join(LAB_DIR, PREFIX + "*")) + glob.glob(os.path.join(LAB_DIR, "*", PREFIX + "*")):
             os.remove(path)
         lab.stop()
     slots = sorted(p for p in glob.glob(os.path.join(os.environ.get("ZOO_SLOTS", ""), "slot-*")) if os.path.isdir(p))
@@ -524,6 +676,10 @@ def print_summary(report):
         s = summary(times)
         print(f"browser: {len(times)} of {len(b['restarts'])} restarts through the Kernel menu gave the cell's output"
               + (f" ({s['min']:.1f} / {s['median']:.1f} / {s['max']:.1f} s)" if s else ""))
+    e = (report.get("browser") or {}).get("exercise")
+    if e and e.get("checks"):
+        print(f"exercise {e['exercise']} in the Lab: " + ", ".join(f"{c['answer'].replace('-', ' ')} -> {c['verdict']!r} ({c['seconds']:.1f} s)"
+                                                              for c in e["checks"]))
     if "slot_disk_bytes" in report:
         print("build folders' disk (each beyond those before it): " + ", ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in report["slot_disk_bytes"].items()))
     print("Lab log: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report["lab_log"].items()))
