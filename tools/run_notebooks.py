@@ -194,6 +194,15 @@ def cell_seconds(cell):
     return None if start is None or end is None else max(0.0, end - start)
 
 
+def check_ms(cell):
+    """What a Correct check says it took, `(12 ms)`, in milliseconds (the check alone, no kernel)."""
+    for o in cell.get("outputs", []):
+        m = re.search(r"agree with the reference \((\d+) ms\)", "".join(o.get("data", {}).get("text/plain", "")))
+        if m:
+            return int(m.group(1))
+    return None
+
+
 def timings_of(name, code_cells, setup, launched, elapsed):
     """The kernel start and every cell's time of one executed notebook."""
     first = stamp(setup, "iopub.status.busy") or stamp(setup, "iopub.execute_input")
@@ -205,6 +214,8 @@ def timings_of(name, code_cells, setup, launched, elapsed):
             "seconds": cell_seconds(cell),
             "trains": bool(TRAINS.search(cell.source)),
             "shows": "show(" in cell.source,
+            "check": cell.get("metadata", {}).get("check"),
+            "check_ms": check_ms(cell),
         })
     return {
         "notebook": name,
@@ -260,6 +271,14 @@ def report(timings, out_dir, floor=None):
     print("slowest cells:")
     for seconds, name, c in every[:8]:
         print(f"  {seconds:7.2f} s  {name} cell {c['cell']}{' (trains)' if c['trains'] else ''}: {c['first_line'][:60]}")
+    checks = [(c["seconds"], t["notebook"], c) for t in timings for c in t["cells"] if c.get("check") and c["seconds"] is not None]
+    if checks:
+        cell_times = sorted(x[0] for x in checks)
+        alone = sorted(c["check_ms"] for _, _, c in checks if c.get("check_ms") is not None)
+        slowest = max(checks, key=lambda x: x[0])
+        print(f"exercise checks: {len(checks)} check cells, median {statistics.median(cell_times):.2f} s, slowest {slowest[0]:.2f} s "
+              f"({slowest[1]}: {slowest[2]['first_line'][:40]}), each cell's compile and run by the kernel included"
+              + (f"; the Correct checks alone: median {statistics.median(alone)} ms, slowest {alone[-1]} ms" if alone else ""))
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "timings.json"), "w") as f:
         json.dump({"floor": floor, "notebooks": timings}, f, indent=1)

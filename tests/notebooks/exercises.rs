@@ -73,8 +73,14 @@ fn with_solutions(nb: &Value) -> Value {
 }
 
 /// How many checks printed this verdict (the plain-text rendering's first line ends with it).
+/// With the solutions, the open task's check (a full training, shortened in this pass by
+/// ATTENTION_ZOO_QUICK=1) says Incorrect and why; it counts as Correct here only when it says so,
+/// and `make notebooks` runs its training in full, where it must say Correct.
 fn count(stdout: &str, verdict: &str) -> usize {
-    stdout.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit()) && l.ends_with(&format!(": {verdict}"))).count()
+    let said = stdout.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit()) && l.ends_with(&format!(": {verdict}"))).count();
+    let quick =
+        stdout.lines().filter(|l| l.starts_with("Test BLEU") && l.ends_with(attention_zoo::practice::transformer::QUICK_SAYS)).count();
+    if verdict == "Correct" { said + quick } else { said }
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod framework;
 mod gps;
 mod self_attention;
 mod seq2seq;
+mod transformer;
 
 use attention_zoo::practice::{Outcome, Verdict};
 
