@@ -17,19 +17,25 @@ fn work() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("notebooks")
 }
 
-#[test]
-fn every_notebook_runs() {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("notebooks"))
-        .expect("notebooks/ exists")
+/// The notebooks of a folder of the clone (`notebooks`, `notebooks/exercises`), sorted. While
+/// editing one: `ZOO_NOTEBOOK=02_ cargo test --test zoo notebooks::` runs only the notebooks whose
+/// file name contains that text.
+fn notebooks_in(folder: &str) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
+        .unwrap_or_else(|e| panic!("{folder}/: {e}"))
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
         .collect();
-    // While editing one notebook: `ZOO_NOTEBOOK=02_ cargo test --test zoo notebooks::every` runs
-    // only the notebooks whose file name contains that text.
     if let Ok(only) = std::env::var("ZOO_NOTEBOOK") {
         paths.retain(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(&only)));
     }
     paths.sort();
+    paths
+}
+
+#[test]
+fn every_notebook_runs() {
+    let paths = notebooks_in("notebooks");
     assert!(!paths.is_empty(), "no notebooks found in notebooks/");
     let mut failures = vec![];
     for p in &paths {
