@@ -103,3 +103,15 @@ fn every_exercise_notebook_runs_both_ways() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The README's table of exercise notebooks names each one with its number of exercises.
+#[test]
+fn the_readme_counts_each_notebooks_exercises() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    for path in notebooks_in("notebooks/exercises") {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let nb: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("a notebook");
+        let n = exercises(&path, &nb).len();
+        assert!(readme.contains(&format!("| `{name}` | {n}: ")), "README.md's Practise table: `{name}` has {n} exercises");
+    }
+}
