@@ -195,11 +195,11 @@ def cell_seconds(cell):
 
 
 def check_ms(cell):
-    """What a Correct check says it took, `(12 ms)`, in milliseconds (the check alone, no kernel)."""
+    """What a Correct check says it took, `(1.2 ms)`, in milliseconds (the check alone, no kernel)."""
     for o in cell.get("outputs", []):
-        m = re.search(r"agree with the reference \((\d+) ms\)", "".join(o.get("data", {}).get("text/plain", "")))
+        m = re.search(r"agrees? with the reference \(([\d.]+) ms\)", "".join(o.get("data", {}).get("text/plain", "")))
         if m:
-            return int(m.group(1))
+            return float(m.group(1))
     return None
 
 
@@ -278,7 +278,7 @@ def report(timings, out_dir, floor=None):
         slowest = max(checks, key=lambda x: x[0])
         print(f"exercise checks: {len(checks)} check cells, median {statistics.median(cell_times):.2f} s, slowest {slowest[0]:.2f} s "
               f"({slowest[1]}: {slowest[2]['first_line'][:40]}), each cell's compile and run by the kernel included"
-              + (f"; the Correct checks alone: median {statistics.median(alone)} ms, slowest {alone[-1]} ms" if alone else ""))
+              + (f"; the Correct checks alone: median {statistics.median(alone):.1f} ms, slowest {alone[-1]:.1f} ms" if alone else ""))
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "timings.json"), "w") as f:
         json.dump({"floor": floor, "notebooks": timings}, f, indent=1)

@@ -58,7 +58,13 @@ impl Outcome {
         let mut lines = vec![format!("{} {}: {}", self.info.id, self.info.title, self.verdict.words())];
         match self.verdict {
             Verdict::NotAttempted => lines.push("Replace the todo!() with your code, run its cell, then this one again.".into()),
-            Verdict::Correct => lines.push(format!("All {} cases agree with the reference ({} ms).", self.cases, self.elapsed.as_millis())),
+            Verdict::Correct => {
+                let ms = self.elapsed.as_secs_f64() * 1e3;
+                lines.push(match self.cases {
+                    1 => format!("The case agrees with the reference ({ms:.1} ms)."),
+                    n => format!("All {n} cases agree with the reference ({ms:.1} ms)."),
+                })
+            }
             Verdict::Incorrect => {}
         }
         lines.extend(self.case.iter().cloned());
