@@ -27,6 +27,19 @@ pub(crate) enum Called<T> {
     Panicked(String),
 }
 
+impl<T> Called<T> {
+    /// What the code returned, or what the student sees when it did not return: Not attempted
+    /// for a `todo!()`, else Incorrect in `case` with the error or the panic's message.
+    pub fn returned(self, case: &str) -> std::result::Result<T, Finding> {
+        match self {
+            Called::Returned(value) => Ok(value),
+            Called::Todo => Err(Finding { verdict: Verdict::NotAttempted, case: None, detail: None, advice: None }),
+            Called::Failed(e) => Err(Finding::incorrect(case.to_string(), format!("Your code returned an error: {e}"), None)),
+            Called::Panicked(e) => Err(Finding::incorrect(case.to_string(), format!("Your code panicked: {e}"), None)),
+        }
+    }
+}
+
 /// The panic's message, when it has one.
 fn message(payload: &(dyn Any + Send)) -> String {
     payload
@@ -83,11 +96,9 @@ pub(crate) fn judge<I, A: Answer>(
     mistakes: &[Mistake<I, A>],
     tol: Tolerance,
 ) -> Option<Finding> {
-    let got = match called {
-        Called::Returned(got) => got,
-        Called::Todo => return Some(Finding { verdict: Verdict::NotAttempted, case: None, detail: None, advice: None }),
-        Called::Failed(e) => return Some(Finding::incorrect(label, format!("Your code returned an error: {e}"), None)),
-        Called::Panicked(e) => return Some(Finding::incorrect(label, format!("Your code panicked: {e}"), None)),
+    let got = match called.returned(&label) {
+        Ok(got) => got,
+        Err(finding) => return Some(finding),
     };
     let difference = match got.difference(want, tol) {
         Ok(d) => d?,

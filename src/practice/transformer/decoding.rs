@@ -7,7 +7,7 @@ use crate::models::{Transformer, TransformerConfig};
 use crate::nn::Walk;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, seeded};
-use crate::practice::run::{Called, Finding, Mistake, Outcome, Verdict, call, check, finish, internal};
+use crate::practice::run::{Finding, Mistake, Outcome, Verdict, call, check, finish, internal};
 use crate::practice::{Info, exercise};
 use crate::train::{Translator, greedy_decode, quick_run};
 use candle_core::Device;
@@ -161,11 +161,9 @@ impl Q9 {
         };
         let held_out = Corpus { train: corpus.train.clone(), valid: corpus.valid.clone(), test: vec![] };
         let label = format!("The {} test pairs of the crate's corpus, held out from training, translated greedily.", corpus.test.len());
-        let model = match call(|| f(&held_out, &src_vocab, &tgt_vocab)) {
-            Called::Returned(m) => m,
-            Called::Todo => return Finding { verdict: Verdict::NotAttempted, case: None, detail: None, advice: None },
-            Called::Failed(e) => return Finding::incorrect(label, format!("Your code returned an error: {e}"), None),
-            Called::Panicked(e) => return Finding::incorrect(label, format!("Your code panicked: {e}"), None),
+        let model = match call(|| f(&held_out, &src_vocab, &tgt_vocab)).returned(&label) {
+            Ok(m) => m,
+            Err(finding) => return finding,
         };
         let bleu = Translator::new(model, src_vocab, tgt_vocab).and_then(|mut t| {
             t.max_pairs = None;
