@@ -15,8 +15,13 @@ struct Notebook {
     json: Value,
 }
 
+/// The course notebooks (`notebooks/*.ipynb`).
 fn notebooks() -> Vec<Notebook> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("notebooks");
+    notebooks_in("notebooks")
+}
+
+fn notebooks_in(folder: &str) -> Vec<Notebook> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut out: Vec<Notebook> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -80,7 +85,7 @@ fn map_rows() -> Vec<(String, String, String)> {
 
 #[test]
 fn notebooks_are_nbformat_4_5_with_ids_and_without_outputs() {
-    for nb in notebooks() {
+    for nb in notebooks().into_iter().chain(notebooks_in("notebooks/exercises")) {
         assert_eq!((nb.json["nbformat"].as_u64(), nb.json["nbformat_minor"].as_u64()), (Some(4), Some(5)), "{}", nb.name);
         let mut ids = BTreeSet::new();
         for (i, cell) in nb.json["cells"].as_array().unwrap().iter().enumerate() {

@@ -1,7 +1,7 @@
 """Keeps the committed notebooks in one shape: nbformat 4.5, every cell with a stable id, code
 cells without outputs or execution counts, JSON as Jupyter writes it (indent 1, sorted keys).
 
-    python3 tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb)
+    python3 tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb and notebooks/exercises/*.ipynb)
 
 A cell that has an id keeps it; a new cell gets the next free `cNN` id of its notebook, so ids do
 not change when a cell is edited or moved. Every code cell of the course notebooks opens with
@@ -67,7 +67,8 @@ def tidy(nb, lines=None):
 
 def main(argv):
     check = "--check" in argv
-    paths = [a for a in argv if a != "--check"] or sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+    paths = [a for a in argv if a != "--check"] or sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))) + sorted(
+        glob.glob(os.path.join(ROOT, "notebooks", "exercises", "*.ipynb")))
     lines = lecture_lines()
     course = os.path.join(ROOT, "notebooks")
     bad = []
