@@ -60,7 +60,8 @@ impl Answer for Tensor {
         }
         let (integer, reference_integer) = (!self.dtype().is_float(), !want.dtype().is_float());
         if integer != reference_integer || (self.dtype() == DType::U8) != (want.dtype() == DType::U8) {
-            return Ok(Some(format!("your tensor's dtype is {:?}; the reference's is {:?}", self.dtype(), want.dtype())));
+            let convert = if want.dtype() == DType::U8 { " (a mask of 0s and 1s: `.to_dtype(DType::U8)?`)" } else { "" };
+            return Ok(Some(format!("your tensor's dtype is {:?}; the reference's is {:?}{convert}", self.dtype(), want.dtype())));
         }
         let got = self.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
         let exp = want.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;

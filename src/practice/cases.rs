@@ -26,18 +26,28 @@ pub(crate) fn uniform(seed: u64, shape: &[usize], from: f64, to: f64) -> Result<
     Generator::new(seed).rand_range(shape, from, to)
 }
 
-/// Runs `f` with the default generator seeded with `seed`, as `manual_seed(seed)` would, and puts
-/// the student's generator back as it was afterwards, even when `f` panics: a check never moves
-/// the student's numbers.
-pub(crate) fn seeded<T>(seed: u64, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    struct Restore(Option<Generator>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            if let Some(saved) = self.0.take() {
-                with_default(|g| *g = saved);
-            }
+/// The student's default generator as it was when this was made, put back when this is dropped
+/// (a panic unwinding included): what keeps a check from moving the student's numbers.
+pub(crate) struct KeptGenerator(Option<Generator>);
+
+impl KeptGenerator {
+    pub fn keep() -> KeptGenerator {
+        KeptGenerator(Some(with_default(|g| g.clone())))
+    }
+}
+
+impl Drop for KeptGenerator {
+    fn drop(&mut self) {
+        if let Some(saved) = self.0.take() {
+            with_default(|g| *g = saved);
         }
     }
-    let _restore = Restore(Some(with_default(|g| std::mem::replace(g, Generator::new(seed)))));
+}
+
+/// Runs `f` with the default generator seeded with `seed`, as `manual_seed(seed)` would, and puts
+/// the student's generator back as it was afterwards, even when `f` panics.
+pub(crate) fn seeded<T>(seed: u64, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let _kept = KeptGenerator::keep();
+    with_default(|g| *g = Generator::new(seed));
     f()
 }

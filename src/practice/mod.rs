@@ -51,7 +51,8 @@ pub struct Info {
     pub id: &'static str,
     /// A few words: what the student writes.
     pub title: &'static str,
-    /// The lecture's cell, `"000#37"`.
+    /// The lecture's cell, `"000#37"`, or `"ours"` where no cell of the documents holds the
+    /// code (the Transformer's decoding, which 002 leaves as empty headings; the blog's loss).
     pub lecture: &'static str,
     /// The hints, from a nudge to nearly the answer.
     pub hints: &'static [&'static str],

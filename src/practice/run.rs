@@ -5,7 +5,7 @@ pub(crate) use super::outcome::{Outcome, Verdict};
 
 use super::Info;
 use super::answer::{Answer, Tolerance};
-use super::cases::Case;
+use super::cases::{Case, KeptGenerator};
 use super::progress;
 use candle_core::Result;
 use std::any::Any;
@@ -104,12 +104,18 @@ pub(crate) fn judge<I, A: Answer>(
         Ok(d) => d?,
         Err(e) => format!("your answer could not be compared with the reference's: {e}"),
     };
-    let advice = mistakes.iter().find(|m| (m.answer)(&case.input).is_ok_and(|wrong| got.matches(&wrong, tol))).map(|m| m.sentence);
+    // a mistake's answer that fails or panics (the student's answer may be far off) matches nothing
+    let advice = mistakes
+        .iter()
+        .find(|m| matches!(call(|| (m.answer)(&case.input)), Called::Returned(wrong) if got.matches(&wrong, tol)))
+        .map(|m| m.sentence);
     Some(Finding::incorrect(label, format!("The first difference: {difference}."), advice))
 }
 
 /// Runs the student's `f` on every case against `reference`; records and returns the outcome.
-/// A case or reference that cannot be made is the crate's fault and an `Err`.
+/// A case or reference that cannot be made is the crate's fault, said as such. Whatever the
+/// references or the student's code draw from the default generator, the student's generator is
+/// as it was afterwards.
 pub(crate) fn check<I, A: Answer>(
     info: &Info,
     cases: Result<Vec<Case<I>>>,
@@ -119,6 +125,7 @@ pub(crate) fn check<I, A: Answer>(
     f: impl Fn(&I) -> Result<A>,
 ) -> Outcome {
     let start = Instant::now();
+    let _kept = KeptGenerator::keep();
     let finding = run_cases(cases, reference, mistakes, tol, f);
     finish(info, finding, start)
 }
@@ -137,9 +144,10 @@ fn run_cases<I, A: Answer>(
     let n = cases.len();
     for (k, case) in cases.iter().enumerate() {
         let label = format!("Case {} of {n}: {}.", k + 1, case.label);
-        let want = match reference(&case.input) {
-            Ok(w) => w,
-            Err(e) => return (internal(e), n),
+        let want = match call(|| reference(&case.input)) {
+            Called::Returned(w) => w,
+            Called::Failed(e) | Called::Panicked(e) => return (internal(e), n),
+            Called::Todo => return (internal("the reference is not written"), n),
         };
         let called = call(|| f(&case.input));
         if let Some(finding) = judge(case, label, called, &want, mistakes, tol) {
@@ -150,7 +158,7 @@ fn run_cases<I, A: Answer>(
 }
 
 /// The crate could not make a case or its reference: said as such, never as the student's fault.
-pub(crate) fn internal(e: candle_core::Error) -> Finding {
+pub(crate) fn internal(e: impl std::fmt::Display) -> Finding {
     Finding {
         verdict: Verdict::Incorrect,
         case: None,

@@ -49,7 +49,7 @@ impl Q1 {
     pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<(Tensor, Tensor)>) -> Outcome {
         let cases = || -> Result<Vec<Case<Split>>> {
             Ok(vec![
-                Case::new("the lecture's squares, a batch of 3 (N, 4, 2), input_len 2", (randn(1, &[3, 4, 2])?, 2)),
+                Case::new("random points in the lecture's shape, a batch of 3 (3, 4, 2), input_len 2", (randn(1, &[3, 4, 2])?, 2)),
                 Case::new("a batch of one (1, 6, 2), input_len 3", (randn(2, &[1, 6, 2])?, 3)),
                 Case::new("(5, 5, 3), input_len 1", (randn(3, &[5, 5, 3])?, 1)),
             ])
@@ -95,7 +95,7 @@ impl Q2 {
         let cases = || -> Result<Vec<Case<(Gru, Tensor)>>> {
             Ok(vec![
                 Case::new(
-                    "the lecture's sizes: 2 features, 2 hidden units, a batch of 3 squares' corners (3, 2, 2), seed 21",
+                    "the lecture's sizes: 2 features, 2 hidden units, a batch of 3 random two-point sources (3, 2, 2), seed 21",
                     (gru(21, 2, 2)?, randn(4, &[3, 2, 2])?),
                 ),
                 Case::new("one step, a batch of one (1, 1, 2), 5 hidden units, seed 3", (gru(3, 2, 5)?, randn(5, &[1, 1, 2])?)),
@@ -254,7 +254,10 @@ impl Q5 {
         };
         let cases = || -> Result<Vec<Case<LoopCase>>> {
             Ok(vec![
-                Case::new("at prediction (no teacher forcing), a batch of 2 squares, 2 + 2 points, seed 21", case(21, 2, 2, 2, false)?),
+                Case::new(
+                    "at prediction (no teacher forcing), a batch of 2 random sequences, 2 + 2 points, seed 21",
+                    case(21, 2, 2, 2, false)?,
+                ),
                 Case::new("in training with teacher forcing, a batch of 2, 2 + 2 points, seed 21", case(21, 2, 2, 2, true)?),
                 Case::new("at prediction, a batch of one, 3 + 5 points, seed 4", case(4, 1, 3, 5, false)?),
                 Case::new("with teacher forcing, a batch of 3, 1 + 4 points, seed 9", case(9, 3, 1, 4, true)?),

@@ -27,6 +27,16 @@ fn a_check_leaves_the_students_generator_where_it_was() {
     manual_seed(5).unwrap();
     assert!(q7.check(s::MyEncoder::new, s::MyEncoder::forward).is_correct());
     assert!(q7.check(|_, _| -> Result<s::MyEncoder> { panic!("oops") }, s::MyEncoder::forward).verdict == Verdict::Incorrect);
+    // the encoder-decoder's references draw a teacher-forcing coin at every step
+    assert!(q5.check(s::encoder_decoder_forward).is_correct());
+    assert!(
+        q5.check(|e, d, x, _, _, _| {
+            d.init_hidden(&e.forward(x)?)?;
+            crate_draws(x)
+        })
+        .verdict
+            == Verdict::Incorrect
+    );
     assert_eq!(rand_scalar(), a);
 }
 
@@ -42,7 +52,7 @@ fn every_exercise_has_hints_a_solution_and_a_unique_id() {
         assert!(info.hints.len() >= 2, "{}: graduated hints", info.id);
         let solution = info.solution();
         assert!(!solution.code.contains("excerpts.txt has no"), "{}: {}", info.id, solution.code);
-        assert!(info.lecture.contains('#'), "{}: a lecture cell", info.id);
+        assert!(info.lecture.contains('#') || info.lecture == "ours", "{}: a lecture cell, or ours", info.id);
     }
     let hint = q1.hint_n(2);
     assert_eq!(hint.n, 2);
@@ -96,4 +106,10 @@ fn progress_is_kept_in_a_file_that_is_never_lost() {
     record_in(&file, &q1.check(s::split_sequence));
     assert_eq!(std::fs::read_to_string(dir.join(".zoo-progress.json.unreadable")).unwrap(), "{ not json");
     assert_eq!(load(&file).unwrap()["01.q1"].checks, 1);
+}
+
+/// A student's code that draws from the default generator too.
+fn crate_draws(x: &Tensor) -> Result<Tensor> {
+    let _ = rand_scalar();
+    Ok(x.clone())
 }

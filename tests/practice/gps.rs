@@ -79,6 +79,18 @@ fn q4_repeat_last() {
     );
     mistake(q4.check(|src, m| src.narrow(1, src.dim(1)? - m, m)), "copies observed points");
     mistake(q4.check(|src, _| Ok(src.clone())), "copies observed points");
+    // the last point repeated with its clock moved on by a second: timestamps are held to f64's
+    // tolerance (float32's relative one would let them be hours off)
+    incorrect(
+        q4.check(|src, m| {
+            let (n, l, f) = src.dims3()?;
+            let last = src.narrow(1, l - 1, 1)?.broadcast_as((n, m, f))?.contiguous()?;
+            last.broadcast_add(&Tensor::new(&[0f64, 0., 1.], src.device())?)
+        }),
+        "at [0, 0, 2]",
+    );
+    // a target length of its own: wrong on cases the mistakes' answers cannot be made for
+    incorrect(q4.check(|src, _| src.narrow(1, src.dim(1)? - 1, 1)?.repeat((1, 2, 1))), "shape");
 }
 
 #[test]

@@ -16,7 +16,7 @@ fn q1_source_mask() {
     mistake(q1.check(|x| x.eq(0f32)?.max(2)?.unsqueeze(1)), "inverted");
     mistake(q1.check(|x| x.ne(0f32)?.min(2)), "unsqueeze(1)");
     // a float mask: the dtype is named, without a targeted sentence
-    incorrect(q1.check(|x| x.ne(0f32)?.min(2)?.unsqueeze(1)?.to_dtype(DType::F32)), "dtype");
+    incorrect(q1.check(|x| x.ne(0f32)?.min(2)?.unsqueeze(1)?.to_dtype(DType::F32)), "`.to_dtype(DType::U8)?`");
 }
 
 #[test]

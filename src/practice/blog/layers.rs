@@ -197,7 +197,7 @@ exercise! {
         lecture: "004#14",
         hints: &[
             "Project with `mha.query`, `mha.key`, `mha.value`, then give every head its slice: (N, L, D) -> (N, L, heads, d_k) -> (N, heads, L, d_k).",
-            "The reshape alone is not enough: `reshape((n, l, mha.n_heads, mha.d_k))?.permute((0, 2, 1, 3))?`; the scores are divided by sqrt(d_k) before the softmax.",
+            "The reshape alone is not enough: `reshape((n, l, mha.n_heads, mha.d_k))?.permute((0, 2, 1, 3))?.contiguous()?` (candle multiplies contiguous batches); the scores are divided by sqrt(d_k) before the softmax.",
             "After `weights.matmul(&v)`, undo the split: `permute((0, 2, 1, 3))?.contiguous()?.reshape((n, lq, mha.d_model))?`, then `mha.output`.",
         ],
         solution: (SOLUTIONS, &["fn vectorised_attention"]),

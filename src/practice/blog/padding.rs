@@ -83,7 +83,7 @@ exercise! {
     q6: Q6 = Info {
         id: "05.q6",
         title: "the cross-entropy that ignores padding",
-        lecture: "004#20",
+        lecture: "ours",
         hints: &[
             "The loss of one position is minus the log-probability the logits give to the target id: a log-softmax over the vocabulary (the last dimension), then `gather` the target's entry.",
             "Positions whose target is the padding id must count for nothing: multiply by a 0/1 mask made with `targets.ne(pad_id)`.",
@@ -136,7 +136,7 @@ exercise! {
     q7: Q7 = Info {
         id: "05.q7",
         title: "the teacher-forcing input and target",
-        lecture: "004#21",
+        lecture: "ours",
         hints: &[
             "Each target row is `<sos>` w1 ... wk `<eos>` then padding. The decoder reads a token and predicts the next one.",
             "The decoder's input starts with `<sos>` and stops one step before the end; what it predicts starts one step later, after `<sos>`.",

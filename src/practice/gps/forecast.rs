@@ -49,14 +49,17 @@ impl Q4 {
             },
             Mistake {
                 sentence: "That copies observed points as they are: the baseline repeats one point, the last observed, at every future step.",
-                answer: |(_, x, p)| x.i((.., x.dim(1)? - *p..)),
+                answer: |(_, x, p)| match x.dim(1)?.checked_sub(*p) {
+                    Some(from) => x.i((.., from..)),
+                    None => Err(candle_core::Error::Msg("fewer observed points than future ones".into())),
+                },
             },
             Mistake {
                 sentence: "That copies observed points as they are: the baseline repeats one point, the last observed, at every future step.",
                 answer: |(_, x, _)| Ok(x.clone()),
             },
         ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(_, x, p)| f(x, *p))
+        check(&Self::INFO, cases(), reference, mistakes, F64, |(_, x, p)| f(x, *p))
     }
 }
 
@@ -154,7 +157,7 @@ impl Q6 {
                 answer: |(_, o, fu)| Tensor::cat(&[o, fu], 2),
             },
         ];
-        check(&Self::INFO, cases(), |(t, _, _)| t.full_tensor(), mistakes, Tolerance::F32, |(_, o, fu)| f(o, fu))
+        check(&Self::INFO, cases(), |(t, _, _)| t.full_tensor(), mistakes, F64, |(_, o, fu)| f(o, fu))
     }
 }
 

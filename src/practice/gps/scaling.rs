@@ -59,7 +59,7 @@ impl Q1 {
                 },
             },
         ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |x| f(x))
+        check(&Self::INFO, cases(), reference, mistakes, F64, |x| f(x))
     }
 }
 

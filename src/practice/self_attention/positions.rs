@@ -28,7 +28,7 @@ exercise! {
         lecture: "000#88",
         hints: &[
             "Row pos, columns 2i and 2i + 1: sin and cos of the same angle, pos / 10000^(2i / d_model). Positions start at 0, so row 0 is 0, 1, 0, 1, ...",
-            "Make the positions (max_len, 1) and the angular speeds (1, d_model / 2), `exp(2i * (-ln(10000) / d_model))` with `Tensor::arange_step(0, d_model, 2)` for 2i; their product is every angle.",
+            "Make the positions (max_len, 1) and the angular speeds (1, d_model / 2), `exp(2i * (-ln(10000) / d_model))` with `Tensor::arange_step(0u32, d_model as u32, 2, &Device::Cpu)?.to_dtype(DType::F32)?` for 2i; their product is every angle.",
             "Interleave the two halves: `Tensor::stack(&[angles.sin()?, angles.cos()?], 2)?.flatten_from(1)`, which is the lecture's `pe[:, 0::2] = sin`, `pe[:, 1::2] = cos`.",
         ],
         solution: (SOLUTIONS, &["fn encoding_table"]),
