@@ -25,7 +25,9 @@
 #                    30 kernel restarts the way JupyterLab restarts them, each with a cell queued at
 #                    once, the Lab in headless Chromium (run, Kernel > Restart, save), a second
 #                    notebook's start with a lecture class cell (show_class) rendered in colour beside
-#                    its diagram and an attention explorer whose script runs, and git status unchanged
+#                    its diagram and an attention explorer whose script runs, one exercise (01.q3) run
+#                    as committed, with a wrong answer and with the solution (Not attempted, Incorrect,
+#                    Correct, screenshotted), and git status unchanged
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
