@@ -65,13 +65,15 @@ impl Answer for Tensor {
         }
         let got = self.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
         let exp = want.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+        // each value as its own dtype prints it: float32's shortest digits, not a float64's noise
+        let show = |t: &Tensor, v: f64| if t.dtype() == DType::F64 { v.to_string() } else { (v as f32).to_string() };
         Ok(got.iter().zip(&exp).position(|(g, w)| !tol.close(*g, *w)).map(|k| {
             let bad = got.iter().zip(&exp).filter(|(g, w)| !tol.close(**g, **w)).count();
             format!(
                 "at {} yours is {} and the reference's is {} (tolerance {:e} + {:e} × |reference|); {bad} of {} values differ",
                 index(self.dims(), k),
-                got[k],
-                exp[k],
+                show(self, got[k]),
+                show(want, exp[k]),
                 tol.atol,
                 tol.rtol,
                 got.len()
