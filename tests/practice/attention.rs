@@ -123,6 +123,7 @@ fn q7_cosine_scores() {
     let norm = |x: &Tensor| x.powf(2.0)?.sum_keepdim(2)?.sqrt();
     mistake(q7.check(|query, keys| query.matmul(&keys.t()?)), "plain dot products");
     mistake(q7.check(|query, keys| query.matmul(&keys.broadcast_div(&norm(keys)?)?.t()?)), "Only the keys");
+    mistake(q7.check(|query, keys| query.broadcast_div(&norm(query)?)?.matmul(&keys.t()?)), "Only the query");
     mistake(
         q7.check(|query, keys| {
             let q_sq = query.powf(2.0)?.sum_keepdim(2)?;
