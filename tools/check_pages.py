@@ -1,4 +1,4 @@
-"""Opens each executed notebook page (target/notebooks/*.html) in headless Chromium (Playwright
+"""Opens each executed notebook page (target/notebooks/*.html, and exercises/*.html) in headless Chromium (Playwright
 driving Debian's chromium), offline, and checks what a reader sees:
 
 - every formula typeset by the local MathJax (no `$$` left as raw text, no MathJax error), in
@@ -9,7 +9,10 @@ driving Debian's chromium), offline, and checks what a reader sees:
 - every code cell of a notebook that mirrors the lecture opening with its reference
   (`// lecture 000#37 ...` or `// ours, ...`), and the link to the primer in 00 landing on its
   heading;
-- no request leaving the page's folder (a CDN script, a web font) and no local file missing.
+- no request leaving the page's folder (a CDN script, a web font) and no local file missing;
+- on an exercise notebook's pages (target/notebooks/exercises/), every check's outcome drawn as a
+  box saying Not attempted (NAME.html, as committed) or Correct (NAME.solutions.html), and the
+  progress table drawn.
 
 Writes a screenshot of each page's top beside it (NAME.png). `make pages-check` runs it after
 `make notebooks`.
@@ -68,6 +71,8 @@ INSPECT = """() => {
     inputs: [...document.querySelectorAll(".jp-CodeCell .jp-InputArea-editor")].map(e => e.innerText.split("\\n")[0]),
     primer: [...document.querySelectorAll("a")].map(a => a.getAttribute("href") || "").filter(h => h.includes("Rust-for-Python-readers")),
     primerHeading: !!document.getElementById("Rust-for-Python-readers"),
+    verdicts: [...document.querySelectorAll(".zoo-outcome")].filter(e => e.getBoundingClientRect().height > 0).map(e => e.dataset.verdict),
+    progress: [...document.querySelectorAll("table.zoo-progress")].filter(t => t.querySelectorAll("tr").length > 1).length,
   };
 }"""
 
@@ -127,9 +132,21 @@ async def check(browser, page_path):
         if c["lines"] < 3 or c["coloured"] < 5 or c["height"] < 40:
             problems.append(f"class cell {k + 1} shows no readable code ({c})")
     name = os.path.basename(page_path)
+    # an exercise notebook's two pages (exercises/NAME.html as committed, NAME.solutions.html)
+    exercise = os.path.basename(os.path.dirname(os.path.abspath(page_path))) == "exercises"
     # the course notebooks that mirror the lecture: all but 00, the tour (the floor's page is none)
-    course = os.path.exists(os.path.join(ROOT, "notebooks", os.path.splitext(name)[0] + ".ipynb"))
+    course = not exercise and os.path.exists(os.path.join(ROOT, "notebooks", os.path.splitext(name)[0] + ".ipynb"))
     mirrors = course and not name.startswith("00_")
+    if exercise:
+        want = "Correct" if name.endswith(".solutions.html") else "Not attempted"
+        wrong = [v for v in found["verdicts"] if v != want]
+        if not found["verdicts"] or wrong:
+            problems.append(f"{len(found['verdicts'])} check outcomes drawn, {len(wrong)} of them not {want}: {wrong[:3]}")
+        if found["progress"] != 1:
+            problems.append(f"{found['progress']} progress tables with rows drawn, not 1")
+        bad = [line for line in found["inputs"] if not line.startswith(("// lecture ", "// ours, "))]
+        if bad:
+            problems.append(f"{len(bad)} code cells open without their lecture reference, e.g. {bad[:1]}")
     if mirrors:
         bad = [line for line in found["inputs"] if not line.startswith(("// lecture ", "// ours, "))]
         if not found["inputs"] or bad:
@@ -164,7 +181,8 @@ async def main_async(pages):
 
 
 def main(pages):
-    pages = pages or sorted(glob.glob(os.path.join(ROOT, "target", "notebooks", "*.html")))
+    pages = pages or sorted(glob.glob(os.path.join(ROOT, "target", "notebooks", "*.html"))) + sorted(
+        glob.glob(os.path.join(ROOT, "target", "notebooks", "exercises", "*.html")))
     if not pages:
         sys.exit("check_pages: no pages: run `make notebooks` first")
     return asyncio.run(main_async(pages))
