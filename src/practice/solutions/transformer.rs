@@ -53,6 +53,8 @@ impl MyAddNorm {
         Ok(MyAddNorm { layer_norm, dropout })
     }
 
+    /// # Shapes
+    /// - `x` (the sub-layer's output) and `res_input` (its input): `(N, L, D)`; returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor, res_input: &Tensor) -> Result<Tensor> {
         let ln = self.layer_norm.forward(&(res_input + x)?)?;
         self.dropout.forward(&ln)
@@ -73,6 +75,8 @@ impl MyFeedforward {
         Ok(MyFeedforward { linear1, dropout, linear2 })
     }
 
+    /// # Shapes
+    /// - `x`: `(N, L, D)`; returns `(N, L, D)`
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let hidden = self.linear1.forward(x)?.relu()?;
         self.linear2.forward(&self.dropout.forward(&hidden)?)
