@@ -258,12 +258,12 @@ def report(timings, out_dir, floor=None):
     print("\nnotebook timings (seconds; median and p90 over cells that do not train, after the :dep cell;"
           " x: a ratio to the floor's median cell; x show: to the floor's cells that show a tensor"
           f"{'' if floor_show is None else f' ({floor_show:.2f} s)'}; first out: from kernel start to the first cell's reply)")
-    print(f"{'notebook':<22} {'launch':>7} {':dep':>7} {'first':>7} {'first out':>9} {'median':>7} {'p90':>7} {'median x':>8} "
+    print(f"{'notebook':<40} {'launch':>7} {':dep':>7} {'first':>7} {'first out':>9} {'median':>7} {'p90':>7} {'median x':>8} "
           f"{'p90 x':>7} {'x show':>7} {'training':>9} {'total':>8}")
     for t in ([floor] if floor else []) + timings:
         s = summary(t, floor_median, floor_show)
         t["summary"] = s
-        print(f"{t['notebook']:<22} {fmt(t['kernel_launch_seconds']):>7} {fmt(t['dep_cell_seconds']):>7} {fmt(s['first_cell']):>7} "
+        print(f"{t['notebook']:<40} {fmt(t['kernel_launch_seconds']):>7} {fmt(t['dep_cell_seconds']):>7} {fmt(s['first_cell']):>7} "
               f"{fmt(s['start_to_first_output']):>9} {fmt(s['median']):>7} {fmt(s['p90']):>7} {fmt(s['median_ratio']):>8} "
               f"{fmt(s['p90_ratio']):>7} {fmt(s['median_to_show']):>7} {fmt(s['training']):>9} {fmt(t['total_seconds']):>8}")
     every = [(c["seconds"], t["notebook"], c) for t in timings for c in t["cells"] if c["seconds"] is not None]
@@ -373,7 +373,8 @@ def run(path, out_dir, own=False, variant=None):
     finally:
         os.environ.pop("ZOO_PROGRESS", None)
         elapsed_run = time.time() - started
-        timing = timings_of(name, code_cells, setup, launched, elapsed_run)
+        # an exercise notebook shares its name with a course notebook: its rows say which they are
+        timing = timings_of(("exercises/" if variant else "") + name, code_cells, setup, launched, elapsed_run)
         nb.cells.remove(setup)
         # Number the notebook's own cells from 1, as a reader running it would see them.
         for cell in nb.cells:
