@@ -15,6 +15,7 @@ import os
 import tempfile
 import subprocess
 import sys
+from statistics import median
 import time
 
 import torch
@@ -196,10 +197,6 @@ def main(binary):
             print(f"{kind:<12}{search:<8}{runs[0][0][f'{key}_tokens']:>8}{theirs:>15.0f}{ours:>12.0f}{ours / theirs:>9.2f}x"
                   f"{ratios[0]:>7.2f}-{ratios[-1]:.2f}x   {same} of {len(runs[0][6][k])}")
 
-
-def median(values):
-    v = sorted(values)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 if __name__ == "__main__":
     main(sys.argv[1])

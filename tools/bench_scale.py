@@ -20,6 +20,7 @@ import resource
 import shutil
 import subprocess
 import sys
+from statistics import median
 import tempfile
 import time
 
@@ -125,11 +126,6 @@ def profile(binary, spec, threads, env):
 def run_json(cmd, env):
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
-
-
-def median(values):
-    v = sorted(values)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def main(binary, out_dir):
