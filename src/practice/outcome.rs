@@ -26,7 +26,19 @@ impl Verdict {
             Verdict::Correct => "Correct",
         }
     }
+
+    /// Its colours: the text's and the background's (grey, red, green).
+    pub fn colours(&self) -> (&'static str, &'static str) {
+        match self {
+            Verdict::NotAttempted => (NOT_CHECKED, "#f6f8fa"),
+            Verdict::Incorrect => ("#cf222e", "#ffebe9"),
+            Verdict::Correct => ("#1a7f37", "#dafbe1"),
+        }
+    }
 }
+
+/// The grey of an exercise not attempted, or not checked yet.
+pub const NOT_CHECKED: &str = "#6e7781";
 
 /// What a check found.
 #[derive(Clone, Debug)]
@@ -77,11 +89,7 @@ impl Outcome {
 
     /// The outcome as a coloured box.
     pub fn html(&self) -> String {
-        let (colour, background) = match self.verdict {
-            Verdict::NotAttempted => ("#6e7781", "#f6f8fa"),
-            Verdict::Incorrect => ("#cf222e", "#ffebe9"),
-            Verdict::Correct => ("#1a7f37", "#dafbe1"),
-        };
+        let (colour, background) = self.verdict.colours();
         let text = self.text();
         let mut lines = text.lines();
         let head = lines.next().unwrap_or_default();

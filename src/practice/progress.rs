@@ -4,7 +4,7 @@
 //! its notebook's folder), or the path in the environment variable `ZOO_PROGRESS`. It maps an
 //! exercise's id to its last verdict and how many checks it had; git ignores it.
 
-use super::outcome::{Outcome, Verdict};
+use super::outcome::{NOT_CHECKED, Outcome, Verdict};
 use super::{Info, part};
 use crate::notebook::emit;
 use crate::notebook::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, escape};
@@ -66,6 +66,9 @@ pub(crate) fn record(outcome: &Outcome) {
     record_in(&path(), outcome)
 }
 
+/// The progress table's columns.
+const HEAD: [&str; 5] = ["exercise", "what you write", "lecture", "last check", "checks"];
+
 /// One part's exercises and their last outcomes: what `progress()` shows at the end of a notebook.
 #[derive(Clone, Debug)]
 pub struct Progress {
@@ -95,15 +98,16 @@ impl Progress {
         self.rows.iter().filter(|(_, r)| r.as_ref().is_some_and(|r| r.verdict == Verdict::Correct)).count()
     }
 
-    fn cells(&self) -> Vec<[String; 5]> {
+    /// Each row's cells as text, with the colour of its verdict.
+    fn cells(&self) -> Vec<([String; 5], &'static str)> {
         self.rows
             .iter()
             .map(|(i, r)| {
-                let (verdict, checks) = match r {
-                    Some(r) => (r.verdict.words().to_string(), r.checks.to_string()),
-                    None => ("not checked yet".to_string(), "0".to_string()),
+                let (verdict, checks, colour) = match r {
+                    Some(r) => (r.verdict.words().to_string(), r.checks.to_string(), r.verdict.colours().0),
+                    None => ("not checked yet".to_string(), "0".to_string(), NOT_CHECKED),
                 };
-                [i.id.to_string(), i.title.to_string(), i.lecture.to_string(), verdict, checks]
+                ([i.id.to_string(), i.title.to_string(), i.lecture.to_string(), verdict, checks], colour)
             })
             .collect()
     }
@@ -114,8 +118,8 @@ impl Progress {
 
     /// The table as plain text.
     pub fn text(&self) -> String {
-        let head = ["exercise", "what you write", "lecture", "last check", "checks"];
-        let rows = self.cells();
+        let head = HEAD;
+        let rows: Vec<[String; 5]> = self.cells().into_iter().map(|(r, _)| r).collect();
         let widths: Vec<usize> =
             (0..5).map(|k| rows.iter().map(|r| r[k].chars().count()).chain([head[k].len()]).max().unwrap_or(0)).collect();
         let line = |cells: &[String]| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ");
@@ -126,19 +130,11 @@ impl Progress {
 
     /// The table as HTML, each verdict in its colour.
     pub fn html(&self) -> String {
-        let head: String = ["exercise", "what you write", "lecture", "last check", "checks"]
-            .iter()
-            .map(|h| format!("<th style=\"{HEAD_CSS};text-align:left\">{h}</th>"))
-            .collect();
+        let head: String = HEAD.iter().map(|h| format!("<th style=\"{HEAD_CSS};text-align:left\">{h}</th>")).collect();
         let body: String = self
             .cells()
             .iter()
-            .map(|r| {
-                let colour = match r[3].as_str() {
-                    "Correct" => "#1a7f37",
-                    "Incorrect" => "#cf222e",
-                    _ => "#6e7781",
-                };
+            .map(|(r, colour)| {
                 let cell = |k: usize, style: &str| format!("<td style=\"{CELL_CSS};text-align:left{style}\">{}</td>", escape(&r[k]));
                 format!(
                     "<tr>{}{}{}{}{}</tr>",

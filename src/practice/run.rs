@@ -88,7 +88,7 @@ impl Finding {
 }
 
 /// What one case gave: `None` when it agreed with the reference.
-pub(crate) fn judge<I, A: Answer>(
+fn judge<I, A: Answer>(
     case: &Case<I>,
     label: String,
     called: Called<A>,
