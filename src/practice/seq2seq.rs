@@ -113,7 +113,8 @@ impl Q2 {
                         outs.push(o);
                         last = Some(h);
                     }
-                    Ok((Tensor::cat(&outs, 1)?, last.expect("one step at least")))
+                    let last = last.ok_or_else(|| candle_core::Error::Msg("a sequence without steps".into()))?;
+                    Ok((Tensor::cat(&outs, 1)?, last))
                 },
             },
             Mistake {

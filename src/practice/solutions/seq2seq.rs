@@ -18,7 +18,8 @@ pub fn encode_steps(gru: &Gru, x: &Tensor) -> Result<(Tensor, Tensor)> {
         outputs.push(out);
         hidden = Some(h);
     }
-    Ok((Tensor::cat(&outputs, 1)?, hidden.unwrap()))
+    let hidden = hidden.ok_or_else(|| candle_core::Error::Msg("x has no steps".into()))?;
+    Ok((Tensor::cat(&outputs, 1)?, hidden))
 }
 
 pub fn init_hidden(hidden_seq: &Tensor) -> Result<Tensor> {
