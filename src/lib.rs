@@ -32,7 +32,7 @@
 //! | the blog post (004) | `AttentionLayer`, `LstmTranslator`, `GruTranslator`, `TransformerEncoderBlock` | 05 |
 //! | models of your own | `Walk` (the trait and `#[derive(Walk)]`), `Walker`, `Model`, `Param`, `TrainingMode`, `errors_as` | any, 00 |
 //! | comparing trainings over seeds | `SeedSpread`, `ks_2samp` | 03 |
-//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams; `show_class(Architecture::X)`, a lecture class's Rust (read from the crate's files at build time) beside its diagram; `explore`, `explore_sentence`, `explore_alphas`, an attention explorer to click through | all |
+//! | notebook building blocks | `show`, `show_all`, `Table`, `Figure`; `draw(Architecture::X)` and `Diagram` for architecture diagrams; `show_class(Architecture::X)`, a lecture class's Rust (read from the crate's files at build time) beside its diagram; `explore`, `explore_sentence`, `explore_alphas` (and `explore_terms`, `explore_sentence_terms`, `explore_attention` with the neuron view), an attention explorer to click through | all |
 //!
 //! The GPS exercise of 001 (notebook 06) imports its data from [`data`] (`GpsConfig`,
 //! `gps_splits`, `MinMaxScaler`). Each layer's own items are under its module; the files inside a
@@ -125,12 +125,13 @@ pub mod prelude {
         HeatmapGrid, show_cross_attention, show_decoder_attention, show_encoder_attention, show_heatmaps, stack_layers,
     };
     // Translation: the corpus, vocabularies, batches, the Translate contract, training, decoding and BLEU.
+    pub use crate::attention::ScoreTerms;
     pub use crate::data::text::{EOS_ID, EncodedPair, PAD_ID, SOS_ID, UNK_ID, tokenize_cased};
     pub use crate::data::{
         BucketIterator, Corpus, CorpusConfig, TranslationBatch, Vocab, detokenize, encode_pairs, generate_corpus, read_aligned_pairs,
         read_tsv_pairs, tokenize,
     };
-    pub use crate::models::{SentenceAttention, Translate};
+    pub use crate::models::{SentenceAttention, SentenceTerms, TermMaps, Translate};
     pub use crate::notebook::comparison_table;
     pub use crate::train::{
         BeamConfig, CrossEntropyLoss, NoamSchedule, Reduction, TrainingReport, Translator, beam_search, clip_grad_norm,
@@ -145,5 +146,8 @@ pub mod prelude {
     pub use crate::train::{SeedSpread, ks_2samp};
     // Notebook building blocks: tensors as tables, figures, architecture diagrams.
     pub use crate::notebook::{Architecture, ClassView, Diagram, Figure, ShowTensor, ShowTensors, Table, draw, show, show_all, show_class};
-    pub use crate::notebook::{AttentionKind, Explorer, explore, explore_alphas, explore_sentence};
+    pub use crate::notebook::{
+        AttentionKind, Explorer, Neurons, explore, explore_alphas, explore_attention, explore_sentence, explore_sentence_terms,
+        explore_terms,
+    };
 }

@@ -38,6 +38,7 @@ mod properties;
 mod pt_bad_files;
 mod pytorch_load;
 mod recurrent_decoding;
+mod score_terms;
 mod seed_spread;
 mod selfattn;
 mod seq2seq;

@@ -4,6 +4,7 @@
 use super::kv::transposed_in_memory;
 use super::mask::MASK_FILL;
 use super::score::{Score, bmm};
+use super::terms::ScoreTerms;
 use crate::nn::ops::{masked_fill, softmax};
 use crate::nn::shape::{check_batch, invalid};
 use crate::nn::{Linear, Walk, errors_as};
@@ -37,6 +38,9 @@ pub struct Attention {
     /// The alphas of the last call, `(N, Lq, L)`, detached (for plots).
     #[walk(skip)]
     pub alphas: Option<Tensor>,
+    /// The query and the mask of the last call, detached (for [`Attention::score_terms`]).
+    #[walk(skip)]
+    pub last_query: Option<(Tensor, Option<Tensor>)>,
 }
 
 impl Attention {
@@ -70,6 +74,7 @@ impl Attention {
             proj_keys: None,
             values: None,
             alphas: None,
+            last_query: None,
         })
     }
 
@@ -123,7 +128,26 @@ impl Attention {
         }
         let alphas = softmax(&scores)?;
         self.alphas = Some(alphas.detach());
+        self.last_query = Some((query.detach(), mask.map(Tensor::detach)));
         bmm(&alphas, self.values()?)
+    }
+
+    /// The terms of the last call's scores, for the explorer's neuron view: the projected query
+    /// and keys (or what the score function makes of them), their dot products, the scores
+    /// (`-inf` where the mask hid a key) and the alphas, with a head axis of 1.
+    ///
+    /// # Shapes
+    /// - after `forward` with a query `(N, Lq, input_dim)`: see [`ScoreTerms`]; `dots`, `scores`
+    ///   and `weights` are `(N, 1, Lq, L)`
+    #[errors_as("Attention::score_terms")]
+    pub fn score_terms(&self) -> Result<ScoreTerms> {
+        let (Some((query, mask)), Some(alphas)) = (&self.last_query, &self.alphas) else {
+            return Err(invalid("no call to forward yet: its query is what the terms are of"));
+        };
+        let scores = self.score_function(query)?;
+        let proj_query = self.linear_query.forward(query)?;
+        let layers = (self.linear_score.as_ref(), self.linear_v.as_ref());
+        ScoreTerms::one_head(self.score, (&proj_query, self.proj_keys()?), layers, &scores, mask.as_ref(), alphas)
     }
 
     /// The projected keys as the scores keep them. The dot-product scores read the keys

@@ -16,6 +16,7 @@ pub(crate) mod narrow;
 pub(crate) mod packed;
 pub(crate) mod positional;
 pub(crate) mod score;
+pub(crate) mod terms;
 pub(crate) mod vectorised;
 
 pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive, target_mask};
@@ -31,4 +32,5 @@ pub use positional::{PositionalEncoding, positional_encoding_table};
 pub use score::{
     Score, calc_alphas, context_vector, cosine_products, dot_products, scaled_dot_product_attention, scaled_dot_products, uniform_alphas,
 };
+pub use terms::ScoreTerms;
 pub use vectorised::VectorisedMultiHeadAttention;

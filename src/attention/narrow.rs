@@ -149,4 +149,12 @@ impl NarrowMultiHeadAttention {
         let output = self.dropout.forward(&self.mha_linear.forward(&Tensor::cat(&outputs, D::Minus1)?)?)?;
         Ok(MhaOutput { output, weights: Tensor::stack(&weights, 1)? })
     }
+
+    /// Every head's projected queries `(N, n_heads, Lq, d_k)` and keys `(N, n_heads, Lk, d_k)`, by
+    /// its own layers (for the score terms), unchecked.
+    pub(crate) fn project_qk(&self, query: &Tensor, key: &Tensor) -> Result<(Tensor, Tensor)> {
+        let qs = self.linear_qs.iter().map(|l| l.forward(query)).collect::<Result<Vec<_>>>()?;
+        let ks = self.linear_ks.iter().map(|l| l.forward(key)).collect::<Result<Vec<_>>>()?;
+        Ok((Tensor::stack(&qs, 1)?, Tensor::stack(&ks, 1)?))
+    }
 }

@@ -151,16 +151,20 @@ impl Score {
             (Score::Dot, ..) => bmm(q, &keys.t()?),
             (Score::Cosine, ..) => cosines(q, keys),
             (Score::General, Some(w), _) => bmm(q, &w.forward(keys)?.t()?),
-            (Score::Additive, Some(w), Some(v)) => {
-                let ((n, lq, h), l) = (q.dims3()?, keys.dim(1)?);
-                // Every (query, key) pair: (N, Lq, L, 2H) -> tanh(W [q; k]) -> v -> (N, Lq, L).
-                let qe = q.unsqueeze(2)?.broadcast_as((n, lq, l, h))?;
-                let ke = keys.unsqueeze(1)?.broadcast_as((n, lq, l, h))?;
-                let pair = Tensor::cat(&[qe, ke], 3)?;
-                v.forward(&w.forward(&pair)?.tanh()?)?.squeeze(3)
-            }
+            (Score::Additive, Some(w), Some(v)) => v.forward(&Score::additive_hidden(q, keys, w)?)?.squeeze(3),
             (Score::Location { .. }, Some(w), _) => w.forward(q),
             _ => Err(invalid(format!("the {self:?} score's parameters are missing"))),
         }
+    }
+
+    /// The additive score's hidden vector of every (query, key) pair, `tanh(W [q; k])`:
+    /// `(N, Lq, H)` and `(N, L, H)` -> `(N, Lq, L, H)`, which `v` turns into the scores.
+    pub(crate) fn additive_hidden(q: &Tensor, keys: &Tensor, w: &Linear) -> Result<Tensor> {
+        let ((n, lq, h), l) = (q.dims3()?, keys.dim(1)?);
+        // Every (query, key) pair: (N, Lq, L, 2H) -> tanh(W [q; k]).
+        let qe = q.unsqueeze(2)?.broadcast_as((n, lq, l, h))?;
+        let ke = keys.unsqueeze(1)?.broadcast_as((n, lq, l, h))?;
+        let pair = Tensor::cat(&[qe, ke], 3)?;
+        w.forward(&pair)?.tanh()
     }
 }

@@ -121,4 +121,10 @@ impl VectorisedMultiHeadAttention {
         let output = self.dropout.forward(&self.output.forward(&concat)?)?;
         Ok(MhaOutput { output, weights })
     }
+
+    /// Every head's projected queries `(N, n_heads, Lq, d_k)` and keys `(N, n_heads, Lk, d_k)`
+    /// (for the score terms), unchecked.
+    pub(crate) fn project_qk(&self, query: &Tensor, key: &Tensor) -> Result<(Tensor, Tensor)> {
+        Ok((self.split_heads(&self.query.forward(query)?)?, self.split_heads(&self.key.forward(key)?)?))
+    }
 }

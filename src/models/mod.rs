@@ -45,4 +45,4 @@ pub use transformer::{
     TransformerEncoderOutput, TransformerOutput, TransformerPositionalEncoding, TransformerState, transformer_encoding_table,
     xavier_uniform,
 };
-pub use translate::{AttentionMaps, SentenceAttention, Translate, source_lengths};
+pub use translate::{AttentionMaps, SentenceAttention, SentenceTerms, TermMaps, Translate, source_lengths};

@@ -5,10 +5,11 @@
 //! than the last costs one step.
 
 use super::special_ids::PAD_ID;
-use super::translate::{SeenIds, SentenceAttention, Translate, target_ids};
+use super::translate::{SeenIds, SentenceAttention, SentenceTerms, Translate, target_ids};
+use crate::attention::ScoreTerms;
 use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{Within, invalid_shape};
+use crate::nn::shape::{Within, invalid, invalid_shape};
 use candle_core::{Result, Tensor};
 
 /// A recurrent translator: its encoder, its teacher-forced decoder, and its decoder's step.
@@ -56,6 +57,15 @@ pub trait RecurrentTranslate: Walk {
     /// - `carry`: as [`RecurrentTranslate::start_carry`]; `token`: ids `(N,)`
     /// - returns the logits `(N, V)` and the new carry
     fn step(&mut self, state: &Self::State, carry: &[Tensor], token: &Tensor) -> Result<(Tensor, Vec<Tensor>)>;
+
+    /// The terms of [`RecurrentTranslate::decode`]'s scores over `tgt`, for the explorer's neuron
+    /// view. By default, an error: the model does not give them.
+    ///
+    /// # Shapes
+    /// - `tgt`: `(N, T)` starting with `<sos>`; returns the terms of `(N, 1, T, S)` scores
+    fn score_terms(&mut self, _state: &Self::State, _tgt: &Tensor) -> Result<ScoreTerms> {
+        Err(invalid("this translator does not give the terms of its attention scores"))
+    }
 }
 
 /// A recurrent translator's decoding state: what the encoder left, and the decoder's carry after
@@ -133,6 +143,12 @@ impl<M: RecurrentTranslate> Translate for M {
         let state = self.encode(src)?;
         // `.within`: the label is the model's name, `M::NAME`, which `#[errors_as]` cannot name.
         Ok(SentenceAttention::Source(self.decode(&state, tgt_input).within(M::NAME)?.1))
+    }
+
+    fn sentence_terms(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceTerms> {
+        let state = self.encode(src)?;
+        // `.within`: the label is the model's name, `M::NAME`, which `#[errors_as]` cannot name.
+        Ok(SentenceTerms::Source(self.score_terms(&state, tgt_input).within(M::NAME)?))
     }
 }
 

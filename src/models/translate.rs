@@ -6,6 +6,7 @@
 //! The Transformer, the GRU translator and the LSTM translator implement it.
 
 use super::special_ids::PAD_ID;
+use crate::attention::ScoreTerms;
 use crate::attention::additive_mask::ids_values;
 use crate::nn::Walk;
 use crate::nn::shape::{MAX_ELEMENTS, Within, invalid, invalid_shape};
@@ -156,6 +157,27 @@ pub enum SentenceAttention {
     Maps(AttentionMaps),
 }
 
+/// Every layer's [`ScoreTerms`] of a Transformer's three attentions over one pass.
+#[derive(Clone, Debug)]
+pub struct TermMaps {
+    /// Encoder self-attention: queries and keys from the source, per layer.
+    pub encoder_self: Vec<ScoreTerms>,
+    /// Masked decoder self-attention: queries and keys from the target, per layer.
+    pub decoder_self: Vec<ScoreTerms>,
+    /// Cross-attention: queries from the target, keys from the encoder's memory, per layer.
+    pub cross: Vec<ScoreTerms>,
+}
+
+/// What a translator shows of its scores' terms over one sentence (the explorer's neuron view).
+#[derive(Clone, Debug)]
+pub enum SentenceTerms {
+    /// The recurrent decoder's one attention over the source at every target step: terms of
+    /// `(N, 1, T, S)` scores.
+    Source(ScoreTerms),
+    /// Every layer's terms of the Transformer's three attentions.
+    Maps(TermMaps),
+}
+
 /// A translation model: it encodes a batch of source sentences once, then gives the logits of the
 /// next target token for target prefixes (decoding), or of every position of a whole target at
 /// once (teacher forcing, for training).
@@ -225,6 +247,15 @@ pub trait Translate: Walk {
     /// # Shapes
     /// - `src`: `(N, S)`; `tgt_input`: `(N, T)` starting with `<sos>`
     fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention>;
+
+    /// The terms of the scores of [`Translate::sentence_attention`]'s pass. Called in evaluation
+    /// mode. By default, an error: the model does not give them.
+    ///
+    /// # Shapes
+    /// - `src`: `(N, S)`; `tgt_input`: `(N, T)` starting with `<sos>`
+    fn sentence_terms(&mut self, _src: &Tensor, _tgt_input: &Tensor) -> Result<SentenceTerms> {
+        Err(invalid("this model does not give the terms of its attention scores"))
+    }
 
     /// Whether a batch may be trained as independent runs of rows on several threads with the
     /// same result for the same seed: `false` while the model draws random numbers (dropout in

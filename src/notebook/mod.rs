@@ -29,7 +29,9 @@ pub use alphas::{ShowAlphas, show_alphas};
 pub use code::{ClassView, Excerpt, show_class};
 pub use comparison::comparison_table;
 pub use diagram::{Architecture, Diagram, Part, draw};
-pub use explorer::{AttentionKind, Explorer, explore, explore_alphas, explore_sentence};
+pub use explorer::{
+    AttentionKind, Explorer, Neurons, explore, explore_alphas, explore_attention, explore_sentence, explore_sentence_terms, explore_terms,
+};
 pub use figure::{Figure, MAX_PIXELS, figure};
 pub use heatmap::heatmap_panel;
 pub use heatmap_grid::HeatmapGrid;

@@ -3,7 +3,7 @@
 use super::config::GruTranslatorConfig;
 use super::decoder::GruAttnDecoder;
 use super::encoder::GruEncoder;
-use crate::attention::{select_rows_transposed, transposed_in_memory};
+use crate::attention::{ScoreTerms, select_rows_transposed, transposed_in_memory};
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::special_ids::PAD_ID;
 use crate::models::translate::{check_rows, padded_lengths};
@@ -121,6 +121,12 @@ impl RecurrentTranslate for GruTranslator {
 
     fn src_vocab(&self) -> usize {
         self.config.src_vocab
+    }
+
+    /// The decoder's attention after a teacher-forced pass over `tgt`: its last call's terms.
+    fn score_terms(&mut self, state: &GruState, tgt: &Tensor) -> Result<ScoreTerms> {
+        self.decode(state, tgt)?;
+        self.decoder.attn.score_terms()
     }
 
     fn encode(&self, src: &Tensor) -> Result<GruState> {

@@ -26,6 +26,8 @@ pub struct DecoderLayerOutput {
     pub self_attention: Tensor,
     /// The cross-attention weights over the memory `(N, n_heads, T, S)`.
     pub cross_attention: Tensor,
+    /// What the cross-attention's queries were made from: the first AddNorm's output `(N, T, D)`.
+    pub cross_input: Tensor,
 }
 
 /// The lecture's `EncoderLayer(d_model, num_heads, d_ff, p_drop)`: multi-head self-attention,
@@ -153,7 +155,7 @@ impl DecoderLayer {
         let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1)?;
         let pffn = self.pffn.forward(&add_norm_2)?;
         let output = self.add_norm3.forward(&pffn, &add_norm_2)?;
-        Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights })
+        Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights, cross_input: add_norm_1 })
     }
 }
 

@@ -1,7 +1,7 @@
 //! One type for the attention of a Transformer layer, in either head layout.
 
 use super::config::HeadLayout;
-use crate::attention::{MhaOutput, NarrowMultiHeadAttention, ProjectedKv, VectorisedMultiHeadAttention};
+use crate::attention::{MhaOutput, NarrowMultiHeadAttention, ProjectedKv, ScoreTerms, VectorisedMultiHeadAttention};
 use crate::nn::{Walk, Walker};
 use candle_core::{Result, Tensor};
 
@@ -49,6 +49,22 @@ impl LayerAttention {
             LayerAttention::Narrow(a) => a.attend_kv(query, kv, mask),
             LayerAttention::Vectorised(a) => a.attend_kv(query, kv, mask),
         }
+    }
+
+    /// The score terms of one pass (see [`ScoreTerms`]): the heads' queries and keys projected by
+    /// this attention's own layers from the pass's `query` and `key` inputs, with the additive
+    /// mask the pass used and the weights it gave.
+    ///
+    /// # Shapes
+    /// - `query`: `(N, Lq, D)`; `key`: `(N, Lk, D)`; `mask`: optional `(1 or N, 1 or Lq, Lk)`
+    /// - `weights`: `(N, n_heads, Lq, Lk)`
+    pub(crate) fn score_terms(&self, query: &Tensor, key: &Tensor, mask: Option<&Tensor>, weights: &Tensor) -> Result<ScoreTerms> {
+        let (q, k) = match self {
+            LayerAttention::Narrow(a) => a.project_qk(query, key)?,
+            LayerAttention::Vectorised(a) => a.project_qk(query, key)?,
+        };
+        let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
+        ScoreTerms::scaled_dot(&q, &k, mask.as_ref(), weights)
     }
 
     pub fn d_model(&self) -> usize {

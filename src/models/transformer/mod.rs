@@ -13,6 +13,7 @@ pub(crate) mod mha;
 pub(crate) mod model;
 pub(crate) mod stacks;
 pub(crate) mod sublayers;
+pub(crate) mod terms;
 pub(crate) mod translate;
 
 pub use cache::DecoderCache;

@@ -225,14 +225,23 @@ impl Transformer {
         src_mask: Option<&Tensor>,
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerOutput> {
-        let (n, s) = check_ids_any_batch("source", src)?;
-        let (nt, t) = check_ids_any_batch("target", tgt)?;
-        if n != nt {
-            return Err(invalid(format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
-        }
+        let (n, s, t) = check_pair(src, tgt)?;
         if n == 0 {
             return self.empty_batch(src, s, t);
         }
+        let Passes { logits, encoded, decoded, .. } = self.passes(src, tgt, src_mask, tgt_mask)?;
+        let detached = |maps: Vec<Tensor>| maps.iter().map(Tensor::detach).collect();
+        let maps = AttentionMaps {
+            encoder_self: detached(encoded.self_attention),
+            decoder_self: detached(decoded.self_attention),
+            cross: detached(decoded.cross_attention),
+        };
+        Ok(TransformerOutput { logits, maps })
+    }
+
+    /// Both passes over checked ids, the masks left out made from the ids: the source's padding
+    /// mask, and the causal mask plus the target's padding mask.
+    pub(crate) fn passes(&self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Passes> {
         let src_mask = match src_mask {
             Some(m) => Some(m.clone()),
             None => self.config.pad_id.map(|pad| source_padding(src, pad)).transpose()?,
@@ -243,13 +252,7 @@ impl Transformer {
         };
         let encoded = self.encoder_pass(src, src_mask.as_ref())?;
         let (logits, decoded) = self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask))?;
-        let detached = |maps: Vec<Tensor>| maps.iter().map(Tensor::detach).collect();
-        let maps = AttentionMaps {
-            encoder_self: detached(encoded.self_attention),
-            decoder_self: detached(decoded.self_attention),
-            cross: detached(decoded.cross_attention),
-        };
-        Ok(TransformerOutput { logits, maps })
+        Ok(Passes { logits, encoded, decoded, src_mask, tgt_mask })
     }
 
     /// What a pass over an empty batch (`N = 0`) gives, as in PyTorch: empty logits `(0, T, V)`
@@ -269,4 +272,23 @@ impl Transformer {
         };
         Ok(TransformerOutput { logits: Tensor::zeros((0, t, cfg.tgt_vocab), dtype, src.device())?, maps })
     }
+}
+
+/// What [`Transformer::passes`] computed, with the masks it used.
+pub(crate) struct Passes {
+    pub(crate) logits: Tensor,
+    pub(crate) encoded: TransformerEncoderOutput,
+    pub(crate) decoded: TransformerDecoderOutput,
+    pub(crate) src_mask: Option<Tensor>,
+    pub(crate) tgt_mask: Tensor,
+}
+
+/// Source and target ids `(N, S)` and `(N, T)` of the same `N`: returns `(N, S, T)`.
+pub(crate) fn check_pair(src: &Tensor, tgt: &Tensor) -> Result<(usize, usize, usize)> {
+    let (n, s) = check_ids_any_batch("source", src)?;
+    let (nt, t) = check_ids_any_batch("target", tgt)?;
+    if n != nt {
+        return Err(invalid(format!("the source {:?} and the target {:?} differ in batch size", src.dims(), tgt.dims())));
+    }
+    Ok((n, s, t))
 }

@@ -13,6 +13,8 @@ pub struct TransformerEncoderOutput {
     pub memory: Tensor,
     /// Every layer's self-attention weights, each `(N, n_heads, S, S)`.
     pub self_attention: Vec<Tensor>,
+    /// Every layer's input `(N, S, D)` (for the score terms).
+    pub inputs: Vec<Tensor>,
 }
 
 /// What the decoder stack computes.
@@ -24,6 +26,9 @@ pub struct TransformerDecoderOutput {
     pub self_attention: Vec<Tensor>,
     /// Every layer's cross-attention weights, each `(N, n_heads, T, S)`.
     pub cross_attention: Vec<Tensor>,
+    /// Every layer's input `(N, T, D)` and its cross-attention's query input (for the score terms).
+    pub inputs: Vec<Tensor>,
+    pub cross_inputs: Vec<Tensor>,
 }
 
 /// A stack of `n_layers` [`EncoderLayer`]s (named `TransformerEncoder` so as not to clash with the
@@ -54,13 +59,13 @@ impl TransformerEncoder {
     #[errors_as("TransformerEncoder")]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let mut memory = x.clone();
-        let mut self_attention = vec![];
+        let (mut self_attention, mut inputs) = (vec![], vec![]);
         for layer in &self.layers {
             let out = layer.forward(&memory, mask)?;
-            memory = out.output;
+            inputs.push(std::mem::replace(&mut memory, out.output));
             self_attention.push(out.self_attention);
         }
-        Ok(TransformerEncoderOutput { memory, self_attention })
+        Ok(TransformerEncoderOutput { memory, self_attention, inputs })
     }
 }
 
@@ -98,13 +103,14 @@ impl TransformerDecoder {
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerDecoderOutput> {
         let mut output = x.clone();
-        let (mut self_attention, mut cross_attention) = (vec![], vec![]);
+        let (mut self_attention, mut cross_attention, mut inputs, mut cross_inputs) = (vec![], vec![], vec![], vec![]);
         for layer in &self.layers {
             let out = layer.forward(&output, memory, src_mask, tgt_mask)?;
-            output = out.output;
+            inputs.push(std::mem::replace(&mut output, out.output));
             self_attention.push(out.self_attention);
             cross_attention.push(out.cross_attention);
+            cross_inputs.push(out.cross_input);
         }
-        Ok(TransformerDecoderOutput { output, self_attention, cross_attention })
+        Ok(TransformerDecoderOutput { output, self_attention, cross_attention, inputs, cross_inputs })
     }
 }

@@ -5,7 +5,7 @@
 
 use super::cache::DecoderCache;
 use super::model::Transformer;
-use crate::models::translate::{SentenceAttention, Translate, check_rows, target_ids};
+use crate::models::translate::{SentenceAttention, SentenceTerms, Translate, check_rows, target_ids};
 use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{invalid, invalid_shape};
 use crate::nn::{Walk, errors_as};
@@ -102,6 +102,11 @@ impl Translate for Transformer {
     /// One pass without masks over the sentence and its target, keeping every layer's maps.
     fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention> {
         Ok(SentenceAttention::Maps(self.forward_with_attention(src, tgt_input, None, None)?.maps))
+    }
+
+    /// The terms of the same pass's scores, every layer and head.
+    fn sentence_terms(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceTerms> {
+        Ok(SentenceTerms::Maps(self.score_terms(src, tgt_input)?))
     }
 
     /// Not while dropout draws its masks (training mode with `dropout > 0`).

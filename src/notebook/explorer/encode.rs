@@ -3,7 +3,8 @@
 //! stream (value `i` at bit `10 i`, least significant bit first) and written as base64; and an id
 //! unique to each output. A 6-layer, 8-head model on 40-token sentences takes about 384 kB.
 
-use super::Explorer;
+use super::{Explorer, Neurons};
+use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The step between stored weights: a thousandth (a weight is off by half of it at most).
@@ -66,45 +67,95 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// A JSON string, safe inside a `<script>` element (`<`, `>` and `&` escaped too).
-pub fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
+/// JSON made safe inside a `<script>` element: `<`, `>` and `&` (which JSON leaves as they are,
+/// and only inside strings) and the two line separators written as `\u` escapes.
+pub fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
             '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
-    out.push('"');
     out
 }
 
-fn json_list(items: &[String]) -> String {
-    format!("[{}]", items.iter().map(|s| json_string(s)).collect::<Vec<_>>().join(","))
+/// f32 values as little-endian bytes in base64 (`-inf` included, as its bit pattern).
+fn f32_base64(values: &[f32]) -> String {
+    base64(&values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>())
 }
 
-/// The explorer's data as JSON.
-pub fn data_json(e: &Explorer) -> String {
-    let kinds: Vec<String> = e
+#[derive(Serialize)]
+struct Data<'a> {
+    title: &'a str,
+    decimals: u32,
+    bits: u32,
+    scale: u32,
+    kinds: Vec<KindData<'a>>,
+}
+
+#[derive(Serialize)]
+struct KindData<'a> {
+    name: &'a str,
+    rows: &'a [String],
+    cols: &'a [String],
+    layers: usize,
+    heads: usize,
+    weights: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neurons: Option<NeuronData<'a>>,
+}
+
+#[derive(Serialize)]
+struct NeuronData<'a> {
+    score: &'a str,
+    dim: usize,
+    left: Side<'a>,
+    right: Side<'a>,
+    dots: String,
+    scaling: &'a str,
+    scores: String,
+    weights: String,
+}
+
+#[derive(Serialize)]
+struct Side<'a> {
+    label: &'a str,
+    per_query: bool,
+    values: String,
+}
+
+fn neuron_data(n: &Neurons) -> NeuronData<'_> {
+    NeuronData {
+        score: &n.score,
+        dim: n.dim,
+        left: Side { label: &n.labels.0, per_query: n.left_per_query, values: f32_base64(&n.left) },
+        right: Side { label: &n.labels.1, per_query: n.right_per_query, values: f32_base64(&n.right) },
+        dots: f32_base64(&n.dots),
+        scaling: &n.scaling,
+        scores: f32_base64(&n.scores),
+        weights: f32_base64(&n.weights),
+    }
+}
+
+/// The explorer's data as JSON, safe inside a `<script>` element.
+pub fn data_json(e: &Explorer) -> candle_core::Result<String> {
+    let kinds = e
         .kinds
         .iter()
-        .map(|k| {
-            let bytes = pack10(&k.weights.iter().map(|&w| quantize(w)).collect::<Vec<_>>());
-            format!(
-                "{{\"name\":{},\"rows\":{},\"cols\":{},\"layers\":{},\"heads\":{},\"weights\":\"{}\"}}",
-                json_string(&k.name),
-                json_list(&k.rows),
-                json_list(&k.cols),
-                k.layers,
-                k.heads,
-                base64(&bytes)
-            )
+        .map(|k| KindData {
+            name: &k.name,
+            rows: &k.rows,
+            cols: &k.cols,
+            layers: k.layers,
+            heads: k.heads,
+            weights: base64(&pack10(&k.weights.iter().map(|&w| quantize(w)).collect::<Vec<_>>())),
+            neurons: k.neurons.as_ref().map(neuron_data),
         })
         .collect();
-    format!("{{\"title\":{},\"decimals\":3,\"bits\":10,\"scale\":1000,\"kinds\":[{}]}}", json_string(&e.title), kinds.join(","))
+    let data = Data { title: &e.title, decimals: 3, bits: 10, scale: 1000, kinds };
+    let json = serde_json::to_string(&data).map_err(|e| candle_core::Error::Msg(format!("explore: the explorer's data: {e}")))?;
+    Ok(script_safe(&json))
 }
 
 /// An id no other output of this process has: evcxr links each cell into a library of its own

@@ -13,12 +13,16 @@
 //! prints (see `encode`).
 
 mod encode;
+mod neurons;
 mod static_view;
 #[cfg(test)]
 mod tests;
 
+pub use neurons::Neurons;
+
 use super::output::emit;
-use crate::models::{AttentionMaps, SentenceAttention};
+use crate::attention::Attention;
+use crate::models::{AttentionMaps, SentenceAttention, SentenceTerms, TermMaps};
 use crate::nn::shape::{error, shape_error};
 use candle_core::{Result, Tensor};
 
@@ -41,6 +45,8 @@ pub struct AttentionKind {
     pub heads: usize,
     /// `[layer][head][row][col]`, flattened in that order.
     pub weights: Vec<f32>,
+    /// The terms of its scores, for the neuron view (`None`: the explorer shows the weights only).
+    pub neurons: Option<Neurons>,
 }
 
 /// An attention explorer: what [`explore`] and its siblings give, shown as a cell's value.
@@ -102,7 +108,7 @@ impl AttentionKind {
         }
         let rows = rows.iter().map(|s| s.as_ref().to_string()).collect();
         let cols = cols.iter().map(|s| s.as_ref().to_string()).collect();
-        Ok(AttentionKind { name: name.to_string(), rows, cols, layers: layers.len(), heads, weights })
+        Ok(AttentionKind { name: name.to_string(), rows, cols, layers: layers.len(), heads, weights, neurons: None })
     }
 
     /// A kind built by hand (its fields are public) holds what its sizes say: at least one layer
@@ -123,7 +129,26 @@ impl AttentionKind {
                 ),
             ));
         }
-        check_range(module, &self.weights).map_err(|e| error(module, format!("{}: {e}", self.name)))
+        check_range(module, &self.weights).map_err(|e| error(module, format!("{}: {e}", self.name)))?;
+        match &self.neurons {
+            Some(n) => self.check_neurons(n),
+            None => Ok(()),
+        }
+    }
+
+    /// Neurons built by hand hold what the kind's sizes say.
+    fn check_neurons(&self, n: &Neurons) -> Result<()> {
+        let (lh, r, c, d) = (self.layers * self.heads, self.rows.len(), self.cols.len(), n.dim);
+        let left = lh * if n.left_per_query { r } else { 1 } * d;
+        let right = lh * if n.right_per_query { r } else { 1 } * c * d;
+        let sizes = [("left", n.left.len(), left), ("right", n.right.len(), right), ("dots", n.dots.len(), lh * r * c)];
+        let more = [("scores", n.scores.len(), lh * r * c), ("weights", n.weights.len(), lh * r * c)];
+        match sizes.iter().chain(&more).find(|(_, got, want)| got != want) {
+            Some((what, got, want)) => {
+                Err(error("explore", format!("{}: the neuron view's {what} holds {got} values, not {want}", self.name)))
+            }
+            None => Ok(()),
+        }
     }
 
     /// The weight of one cell (of a checked kind).
@@ -164,6 +189,46 @@ pub fn explore_sentence<S: AsRef<str>, T: AsRef<str>>(attention: &SentenceAttent
             kinds: vec![AttentionKind::from_layers("cross-attention", std::slice::from_ref(alphas), 0, target, source)?],
         }),
     }
+}
+
+/// [`explore`] with the neuron view: the Transformer's three kinds from the terms of their
+/// scores ([`crate::models::Transformer::score_terms`]), every layer and head.
+///
+/// # Shapes
+/// - `terms`: per layer the terms of `(N, heads, S, S)`, `(N, heads, T, T)` and `(N, heads, T, S)` scores
+/// - `source`: `S` tokens; `target`: `T` tokens
+pub fn explore_terms<S: AsRef<str>, T: AsRef<str>>(terms: &TermMaps, batch: usize, source: &[S], target: &[T]) -> Result<Explorer> {
+    Ok(Explorer {
+        title: "attention, every layer and head".into(),
+        kinds: vec![
+            AttentionKind::from_terms("encoder self-attention", &terms.encoder_self, batch, source, source)?,
+            AttentionKind::from_terms("decoder self-attention", &terms.decoder_self, batch, target, target)?,
+            AttentionKind::from_terms("cross-attention", &terms.cross, batch, target, source)?,
+        ],
+    })
+}
+
+/// [`explore_sentence`] with the neuron view, from [`crate::train::Translator::sentence_terms`].
+///
+/// # Shapes
+/// - `Source(terms)`: terms of `(N, 1, T, S)` scores; `Maps(terms)`: as [`explore_terms`]
+pub fn explore_sentence_terms<S: AsRef<str>, T: AsRef<str>>(terms: &SentenceTerms, source: &[S], target: &[T]) -> Result<Explorer> {
+    match terms {
+        SentenceTerms::Maps(maps) => explore_terms(maps, 0, source, target),
+        SentenceTerms::Source(t) => Ok(Explorer {
+            title: "cross-attention of the decoder's steps".into(),
+            kinds: vec![AttentionKind::from_terms("cross-attention", std::slice::from_ref(t), 0, target, source)?],
+        }),
+    }
+}
+
+/// The lecture's `Attention` after a forward pass, with the neuron view: its alphas of sequence
+/// 0 and the terms of its scores.
+///
+/// # Shapes
+/// - the last forward's query `(N, Lq, input_dim)`: `queries` has `Lq` labels, `keys` one per key
+pub fn explore_attention<Q: AsRef<str>, K: AsRef<str>>(attention: &Attention, queries: &[Q], keys: &[K]) -> Result<Explorer> {
+    Ok(Explorer { title: "alphas".into(), kinds: vec![AttentionKind::from_attention("alphas", attention, queries, keys)?] })
 }
 
 /// A lecture model's alphas (one layer, one head): each query row's weights over the keys, of
@@ -214,7 +279,7 @@ impl Explorer {
              <script type=\"application/json\" class=\"zoo-explorer-data\">{}</script>\
              <script>{SCRIPT}\nzooExplorerMount(\"{id}\");</script></div>",
             self.static_svg()?,
-            encode::data_json(self)
+            encode::data_json(self)?
         ))
     }
 

@@ -1,4 +1,4 @@
-use super::encode::{STEP, base64, dequantize, json_string, pack10, quantize, unpack10};
+use super::encode::{STEP, base64, dequantize, pack10, quantize, script_safe, unpack10};
 use super::{AttentionKind, explore, explore_alphas};
 use crate::models::AttentionMaps;
 use candle_core::{D, Device, Tensor};
@@ -10,8 +10,9 @@ fn base64_and_json_strings_as_the_standards_write_them() {
     assert_eq!(base64(b"M"), "TQ==");
     assert_eq!(base64(b""), "");
     assert_eq!(base64(&[0xff, 0xfe, 0xfd, 0x00]), "//79AA==");
-    assert_eq!(json_string("a\"b\\c</script>&\n"), "\"a\\\"b\\\\c\\u003c/script\\u003e\\u0026\\u000a\"");
-    assert_eq!(json_string("Straße"), "\"Straße\"");
+    let json = |s: &str| script_safe(&serde_json::to_string(s).unwrap());
+    assert_eq!(json("a\"b\\c</script>&\n"), "\"a\\\"b\\\\c\\u003c/script\\u003e\\u0026\\n\"");
+    assert_eq!(json("Straße \u{2028}"), "\"Straße \\u2028\"");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::data::text::{EOS_ID, SOS_ID, pad_rows};
 use crate::data::{Vocab, detokenize, tokenize};
 use crate::models::special_ids::check_padding_id;
 use crate::models::translate::in_eval;
-use crate::models::{AttentionMaps, SentenceAttention, Transformer, Translate};
+use crate::models::{AttentionMaps, SentenceAttention, SentenceTerms, Transformer, Translate};
 use crate::nn::errors_as;
 use crate::nn::shape::invalid;
 use crate::train::quick::{QUICK_PAIRS, quick_limit};
@@ -210,6 +210,34 @@ impl<M: Translate> Translator<M> {
         self.attention_of("Translator::sentence_attention", sentence, target)
     }
 
+    /// The terms of the scores of [`sentence_attention`](Self::sentence_attention)'s pass (the
+    /// explorer's neuron view), with the source and target tokens: every layer's and head's for
+    /// the Transformer, the decoder's one attention for a recurrent translator that gives them.
+    #[errors_as("Translator::sentence_terms")]
+    pub fn sentence_terms(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceTerms, Vec<String>, Vec<String>)> {
+        self.pass_of("Translator::sentence_terms", sentence, target, |m, src, tgt| m.sentence_terms(src, tgt))
+    }
+
+    /// `module`: the public item called, for [`Translator::sources`]; `f`: what the model gives
+    /// of a teacher-forced pass over the sentence and its target (in evaluation mode).
+    fn pass_of<T>(
+        &mut self,
+        module: &str,
+        sentence: &str,
+        target: Option<&str>,
+        f: impl FnOnce(&mut M, &Tensor, &Tensor) -> Result<T>,
+    ) -> Result<(T, Vec<String>, Vec<String>)> {
+        if target.is_none() {
+            self.check_max_len()?;
+        }
+        let src = self.sources(module, &[sentence])?;
+        let tgt_ids = self.target_ids(&src, target)?;
+        let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
+        let given = in_eval(&mut self.model, |m| f(m, &src, &tgt))?;
+        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
+        Ok((given, src_tokens, tgt_tokens))
+    }
+
     /// `module`: the public item called, for [`Translator::sources`].
     fn attention_of(
         &mut self,
@@ -217,15 +245,7 @@ impl<M: Translate> Translator<M> {
         sentence: &str,
         target: Option<&str>,
     ) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
-        if target.is_none() {
-            self.check_max_len()?;
-        }
-        let src = self.sources(module, &[sentence])?;
-        let tgt_ids = self.target_ids(&src, target)?;
-        let tgt = Tensor::from_vec(tgt_ids.clone(), (1, tgt_ids.len()), &Device::Cpu)?;
-        let attention = in_eval(&mut self.model, |m| m.sentence_attention(&src, &tgt))?;
-        let (src_tokens, tgt_tokens) = self.token_names(&src, &tgt_ids)?;
-        Ok((attention, src_tokens, tgt_tokens))
+        self.pass_of(module, sentence, target, |m, src, tgt| m.sentence_attention(src, tgt))
     }
 
     /// For a translator that attends once a step (the recurrent ones): the weights of each

@@ -1,0 +1,199 @@
+//! The terms of attention scores (the explorer's neuron view) against the forward passes they
+//! explain: the weights are the forward's (and PyTorch's, for the GRU translator's fixture), the
+//! dots are sums of the two vectors' products, the scores are the dots as each score function
+//! scales them, their softmax gives the weights, masked keys score `-inf`; the Transformer's
+//! queries and keys are its heads' own projections of each layer's input.
+
+use crate::common;
+
+use attention_zoo::models::{GruTranslator, GruTranslatorConfig, HeadLayout, LayerAttention};
+use attention_zoo::prelude::*;
+use common::fixtures::{IdRowsFx, TensorFx, assert_tensor_close, load_as, values};
+use serde::Deserialize;
+
+/// Σ_d left ⊙ right, from the terms' own tensors (left shared or per query, right per key or per pair).
+fn dots_of(t: &ScoreTerms) -> Tensor {
+    let (n, h, lq, lk) = t.dots.dims4().unwrap();
+    let d = t.left.dim(D::Minus1).unwrap();
+    let left = t.left.broadcast_as((n, h, lq, d)).unwrap().unsqueeze(3).unwrap().broadcast_as((n, h, lq, lk, d)).unwrap();
+    let right = match t.right.rank() {
+        5 => t.right.clone(),
+        _ => t.right.unsqueeze(2).unwrap().broadcast_as((n, h, lq, lk, d)).unwrap(),
+    };
+    (left * right).unwrap().sum(D::Minus1).unwrap()
+}
+
+/// What every kind of terms satisfies: shapes, dots, softmax of the scores = the weights.
+fn consistent(what: &str, t: &ScoreTerms, tol: f64) {
+    assert_tensor_close(&format!("{what}: dots = Σ left ⊙ right"), &t.dots, &dots_of(t), tol);
+    let softmax = candle_nn::ops::softmax_last_dim(&t.scores).unwrap();
+    assert_tensor_close(&format!("{what}: softmax(scores) = weights"), &softmax, &t.weights, 1e-6);
+}
+
+#[test]
+fn the_lectures_score_functions_give_their_terms() {
+    let _guard = common::serial();
+    let keys = Tensor::new(&[[[0.5f32, -1.0, 0.25], [1.5, 0.5, -0.5], [-0.75, 1.25, 1.0], [0.1, 0.2, 0.3]]], &Device::Cpu).unwrap();
+    let query = Tensor::new(&[[[0.3f32, -0.6, 0.9], [1.0, 0.0, -1.0]]], &Device::Cpu).unwrap();
+    let keep = Tensor::new(&[[[1u8, 1, 1, 0]]], &Device::Cpu).unwrap();
+    for score in [Score::ScaledDot, Score::Dot, Score::General, Score::Additive, Score::Cosine] {
+        let what = format!("{score:?}");
+        manual_seed(3).unwrap();
+        let mut a = Attention::with_score(3, None, false, score).unwrap();
+        a.init_keys(&keys).unwrap();
+        assert!(a.score_terms().unwrap_err().to_string().contains("no call to forward yet"), "{what}");
+        for mask in [None, Some(&keep)] {
+            a.forward(&query, mask).unwrap();
+            let t = a.score_terms().unwrap();
+            let alphas = a.alphas.clone().unwrap().unsqueeze(1).unwrap();
+            assert_eq!(t.weights.dims(), [1, 1, 2, 4], "{what}");
+            assert_eq!(values(&t.weights), values(&alphas), "{what}: the weights are the forward's alphas");
+            consistent(&what, &t, 1e-5);
+            let scores = values(&t.scores);
+            let dots = values(&t.dots);
+            for (i, (s, d)) in scores.iter().zip(&dots).enumerate() {
+                if mask.is_some() && i % 4 == 3 {
+                    assert_eq!(*s, f64::NEG_INFINITY, "{what}: a masked key scores -inf");
+                    continue;
+                }
+                let want = match score {
+                    Score::ScaledDot => d / 3f64.sqrt(),
+                    Score::Cosine => {
+                        let q = values(&t.left.get(0).unwrap().get(0).unwrap().get(i / 4).unwrap());
+                        let k = values(&t.right.get(0).unwrap().get(0).unwrap().get(i % 4).unwrap());
+                        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        d / (norm(&q) * norm(&k))
+                    }
+                    _ => *d,
+                };
+                assert!((s - want).abs() < 1e-5, "{what}: score {i} {s} against {want}");
+            }
+            let labels = match score {
+                Score::General => ("q", "W k"),
+                Score::Additive => ("v", "tanh(W [q; k])"),
+                _ => ("q", "k"),
+            };
+            assert_eq!(t.labels, labels, "{what}");
+        }
+        // the projected query is the module's own
+        let proj = a.linear_query.forward(&query).unwrap().unsqueeze(1).unwrap();
+        if score != Score::Additive {
+            assert_tensor_close(&format!("{what}: q"), &t_left(&a), &proj, 0.0);
+        } else {
+            let v = a.linear_v.as_ref().unwrap().weight.tensor().reshape((1, 1, 1, 3)).unwrap();
+            assert_tensor_close(&format!("{what}: v"), &t_left(&a), &v, 0.0);
+        }
+    }
+    manual_seed(3).unwrap();
+    let mut located = Attention::with_score(3, None, false, Score::Location { source_len: 4 }).unwrap();
+    located.init_keys(&keys).unwrap();
+    located.forward(&query, None).unwrap();
+    let e = located.score_terms().unwrap_err().to_string();
+    assert!(e.starts_with("Attention::score_terms: ") && e.contains("location-based score compares no key"), "{e}");
+}
+
+fn t_left(a: &Attention) -> Tensor {
+    a.score_terms().unwrap().left
+}
+
+#[test]
+fn a_transformers_terms_are_its_heads_own() {
+    let _guard = common::serial();
+    for heads in [HeadLayout::Narrow, HeadLayout::Vectorised] {
+        let cfg = TransformerConfig {
+            d_model: 8,
+            n_heads: 2,
+            d_ff: 16,
+            n_layers: 2,
+            dropout: 0.0,
+            max_len: 16,
+            heads,
+            ..TransformerConfig::new(11, 13)
+        };
+        manual_seed(5).unwrap();
+        let model = Transformer::from_config(&cfg).unwrap();
+        // the second source and target end in padding
+        let src = Tensor::new(&[[4u32, 5, 6, 7], [8, 9, 0, 0]], &Device::Cpu).unwrap();
+        let tgt = Tensor::new(&[[1u32, 4, 5], [1, 6, 0]], &Device::Cpu).unwrap();
+        let maps = model.forward_with_attention(&src, &tgt, None, None).unwrap().maps;
+        let terms = model.score_terms(&src, &tgt).unwrap();
+        for (kind, t, m) in [
+            ("encoder", &terms.encoder_self, &maps.encoder_self),
+            ("decoder", &terms.decoder_self, &maps.decoder_self),
+            ("cross", &terms.cross, &maps.cross),
+        ] {
+            assert_eq!(t.len(), 2);
+            for (l, (t, m)) in t.iter().zip(m).enumerate() {
+                let what = format!("{heads:?} {kind} layer {l}");
+                assert_eq!(values(&t.weights), values(m), "{what}: the weights are the pass's maps");
+                assert_eq!((t.score, t.labels, t.scaling.as_str()), ("scaled dot", ("q", "k"), "÷ √4"), "{what}");
+                consistent(&what, t, 1e-5);
+            }
+        }
+        // layer 0 of the encoder: the queries and keys are its heads' projections of the embedded source
+        let x = model.src_pe.forward(&model.src_embedding.forward(&src).unwrap()).unwrap();
+        let t0 = &terms.encoder_self[0];
+        match &model.encoder.layers[0].mha {
+            LayerAttention::Narrow(a) => {
+                for h in 0..2 {
+                    let q = a.linear_qs[h].forward(&x).unwrap();
+                    assert_tensor_close(&format!("head {h}: q"), &t0.left.narrow(1, h, 1).unwrap().squeeze(1).unwrap(), &q, 0.0);
+                    let k = a.linear_ks[h].forward(&x).unwrap();
+                    assert_tensor_close(&format!("head {h}: k"), &t0.right.narrow(1, h, 1).unwrap().squeeze(1).unwrap(), &k, 0.0);
+                }
+            }
+            LayerAttention::Vectorised(a) => {
+                let q = a.query.forward(&x).unwrap().reshape((2, 4, 2, 4)).unwrap().transpose(1, 2).unwrap();
+                assert_tensor_close("q", &t0.left, &q, 0.0);
+            }
+        }
+        // the causal mask and the padding hide keys: -inf scores, zero weights
+        let scores = values(&terms.decoder_self[1].scores);
+        assert_eq!(scores[1], f64::NEG_INFINITY, "{heads:?}: the first target position cannot see the second");
+        let cross = values(&terms.cross[0].scores);
+        let (h, t, s) = (2, 3, 4);
+        assert_eq!(cross[(h * t) * s + 2], f64::NEG_INFINITY, "{heads:?}: the second source's padding is hidden");
+        let empty = Tensor::zeros((0, 3), DType::U32, &Device::Cpu).unwrap();
+        let e = model.score_terms(&empty, &empty).unwrap_err().to_string();
+        assert!(e.starts_with("Transformer::score_terms: ") && e.contains("empty batch"), "{e}");
+    }
+}
+
+#[derive(Deserialize)]
+struct GruFx {
+    sizes: common::fixtures::RecurrentSizes,
+    src: IdRowsFx,
+    tgt_in: IdRowsFx,
+    cases: Vec<GruCase>,
+}
+
+#[derive(Deserialize)]
+struct GruCase {
+    seed: i64,
+    alphas: TensorFx,
+}
+
+/// The GRU translator's terms give PyTorch's attention weights (tests/fixtures/gru_translation.json).
+#[test]
+fn the_gru_translators_terms_give_pytorchs_weights() {
+    let _guard = common::serial();
+    let fx: GruFx = load_as("gru_translation");
+    let s = &fx.sizes;
+    let cfg =
+        GruTranslatorConfig { embed_dim: s.embed_dim, hidden_dim: s.hidden_dim, ..GruTranslatorConfig::new(s.src_vocab, s.tgt_vocab) };
+    let case = &fx.cases[0];
+    manual_seed(case.seed as i128).unwrap();
+    let mut model = GruTranslator::new(&cfg).unwrap();
+    let SentenceTerms::Source(t) = model.sentence_terms(&fx.src.tensor(), &fx.tgt_in.tensor()).unwrap() else { panic!("one attention") };
+    assert_tensor_close("weights", &t.weights.squeeze(1).unwrap(), &case.alphas.tensor(), 1e-6);
+    consistent("GRU", &t, 1e-5);
+    assert_eq!((t.score, t.labels), ("scaled dot", ("q", "k")));
+    // the second sentence's three pads are masked at every step
+    let scores = values(&t.scores);
+    let (tt, ss) = (t.scores.dim(2).unwrap(), t.scores.dim(3).unwrap());
+    assert!((0..tt).all(|i| scores[(tt + i) * ss + 2..(tt + i + 1) * ss].iter().all(|s| *s == f64::NEG_INFINITY)));
+    // a translator without terms says so
+    let mut lstm = LstmTranslator::new(&LstmTranslatorConfig::new(s.src_vocab, s.tgt_vocab)).unwrap();
+    let e = lstm.sentence_terms(&fx.src.tensor(), &fx.tgt_in.tensor()).unwrap_err().to_string();
+    assert!(e.contains("does not give the terms"), "{e}");
+}
