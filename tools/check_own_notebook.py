@@ -13,12 +13,13 @@ path (`make notebooks NB=...`, the kernel `rust`). `make test` runs it.
 
     python tools/check_own_notebook.py   (with the environment `make` sets)
 """
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import nbformat
 
 from check_lab import notebook
 
@@ -64,7 +65,7 @@ def run(paths):
 
 
 def printed(executed, cell):
-    outputs = [c for c in json.load(open(executed))["cells"] if c["cell_type"] == "code"][cell]["outputs"]
+    outputs = [c for c in nbformat.read(executed, as_version=4).cells if c.cell_type == "code"][cell].outputs
     return ["".join(o["data"]["text/plain"]) for o in outputs if "data" in o and "text/plain" in o["data"]]
 
 
@@ -75,11 +76,9 @@ def main():
         if os.path.commonpath([folder, ROOT]) == ROOT:
             sys.exit("check_own_notebook: the temporary folder is inside the clone")
         plain, with_dep, own, broken = (os.path.join(folder, n) for n in ("mine.ipynb", "mine_with_dep.ipynb", "my_model.ipynb", "broken.ipynb"))
-        json.dump(notebook([ENCODER]), open(plain, "w"))
-        json.dump(notebook(OWN_MODEL), open(own, "w"))
-        json.dump(notebook([DEP, ENCODER]), open(with_dep, "w"))
-        json.dump(notebook(["let n = 3;\nn", "Encoder::new(2, 2)?.forward(&Tensor::zeros((1, 2, 3), DType::F32, &Device::Cpu)?)?;"]),
-                  open(broken, "w"))
+        for path, cells in ((plain, [ENCODER]), (own, OWN_MODEL), (with_dep, [DEP, ENCODER]),
+                            (broken, ["let n = 3;\nn", "Encoder::new(2, 2)?.forward(&Tensor::zeros((1, 2, 3), DType::F32, &Device::Cpu)?)?;"])):
+            nbformat.write(nbformat.from_dict(notebook(cells)), path)
         done = run([plain, with_dep, own])
         if done.returncode != 0:
             failures.append(f"`make notebooks NB=...` failed on the three good notebooks:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")

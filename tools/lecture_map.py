@@ -2,7 +2,7 @@
 notebook (002) and of the blog post (004), with the notebook cell that mirrors it or the reason it
 is left out.
 
-    python3 tools/lecture_map.py [--seeds DIR] [--check]
+    .venv/bin/python tools/lecture_map.py [--seeds DIR] [--check]   (nbformat reads the notebooks)
 
 The notebooks say which lecture cell each of their code cells mirrors, in the cell's metadata
 (`"lecture": "000#37"`: the 37th code cell of 000, counting from 1 in reading order), and which
@@ -16,10 +16,14 @@ tests/lecture_tags.rs checks the tags against the committed map.
 import argparse
 import difflib
 import glob
-import json
 import os
 import re
 import sys
+
+try:
+    import nbformat
+except ImportError:  # the messages elsewhere say python3: nbformat is in .venv (make setup)
+    sys.exit("tools/lecture_map.py reads notebooks through nbformat: run it with .venv/bin/python (`make setup` installs it)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = {
@@ -129,7 +133,7 @@ def notebooks():
     """(notebook name, code cell number, cell id, tag) for every tagged cell, and the skips."""
     tags, skips = [], {}
     for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))):
-        nb = json.load(open(path, encoding="utf-8"))
+        nb = nbformat.read(path, as_version=4)
         name = os.path.basename(path)
         code = 0
         for cell in nb["cells"]:
@@ -144,11 +148,15 @@ def notebooks():
     return tags, skips
 
 
-def first_line(body):
-    """The cell's first line of code: past a docstring block and comment lines (the cell's first
-    line itself if it has nothing else in the lines read)."""
+def first_line(lines, comments=("#",)):
+    """A cell's first line of code, stripped: past blank lines, a docstring block (a line opening
+    with three quotes) and comment lines (opening with one of `comments`). A cell with none: its
+    first line of docstring or comment text, else "(empty cell)". The map's rows name a lecture
+    cell by it, and tools/run_notebooks.py a notebook's code cell (`comments=()`: Rust, its
+    lecture reference dropped first)."""
+    lines = [line.strip() for line in lines]
     code, quote = [], None
-    for line in body:
+    for line in lines:
         if quote:
             if quote in line:
                 quote = None
@@ -158,12 +166,17 @@ def first_line(body):
             if not (len(line) > 3 and line.endswith(mark)):
                 quote = mark
             continue
-        if not line.startswith("#"):
+        if line and not line.startswith(comments):
             code.append(line)
     # a cell that is all docstring: its first line of text
-    text = [line.strip("'\"") for line in body if line.strip("'\"")]
-    line = (code or text or body or ["(empty cell)"])[0]
-    line = line.replace("|", "\\|").replace("`", "'")
+    text = [line.strip("'\"") for line in lines if line.strip("'\"")]
+    return (code or text or [line for line in lines if line] or ["(empty cell)"])[0]
+
+
+def starts_with(body):
+    """A lecture cell's first line as the map's `starts with` column shows it: `|` escaped, a
+    backtick made a quote, cut to 60 characters."""
+    line = first_line(body).replace("|", "\\|").replace("`", "'")
     return line if len(line) <= 60 else line[:57] + "..."
 
 
@@ -204,11 +217,11 @@ def build(seeds):
             elif doc == "001" and n - 1 in variant:
                 twin = f"000#{variant[n - 1] + 1}"
                 target = f"**nothing** (a variant of {twin})"
-                problems.append(f"{tag} (`{first_line(body)}`) differs from {twin} and is neither mirrored nor skipped")
+                problems.append(f"{tag} (`{starts_with(body)}`) differs from {twin} and is neither mirrored nor skipped")
             else:
                 target = "**nothing**"
-                problems.append(f"{tag} (`{first_line(body)}`) is neither mirrored nor skipped")
-            out.append(f"| {tag} | `{first_line(body)}` | {target} |")
+                problems.append(f"{tag} (`{starts_with(body)}`) is neither mirrored nor skipped")
+            out.append(f"| {tag} | `{starts_with(body)}` | {target} |")
         out.append("")
     for tag in list(where) + list(skips):
         if tag not in known:

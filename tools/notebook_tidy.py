@@ -1,7 +1,9 @@
 """Keeps the committed notebooks in one shape: nbformat 4.5, every cell with a stable id, code
-cells without outputs or execution counts, JSON as Jupyter writes it (indent 1, sorted keys).
+cells without outputs or execution counts, JSON as Jupyter writes it (indent 1, sorted keys), each
+cell's source one string. Notebooks are read and written through nbformat (`make setup` installs it
+in .venv):
 
-    python3 tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb and notebooks/exercises/*.ipynb)
+    .venv/bin/python tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb and notebooks/exercises/*.ipynb)
 
 A cell that has an id keeps it; a new cell gets the next free `cNN` id of its notebook, so ids do
 not change when a cell is edited or moved. Every code cell of the course notebooks opens with
@@ -12,10 +14,15 @@ lecture` for an addition (in the notebooks that mirror the lecture: all but 00, 
 tests/lecture_tags.rs checks the same in `cargo test`.
 """
 import glob
-import json
 import os
 import re
 import sys
+
+try:
+    import nbformat
+    import nbformat.reader
+except ImportError:  # the messages elsewhere say python3: nbformat is in .venv (make setup)
+    sys.exit("tools/notebook_tidy.py reads notebooks through nbformat: run it with .venv/bin/python (`make setup` installs it)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LECTURE_MAP = os.path.join(ROOT, "notebooks", "lecture_map.md")
@@ -62,7 +69,11 @@ def tidy(nb, lines=None):
             cell["outputs"], cell["execution_count"] = [], None
             if lines is not None:
                 cell["source"] = stamp(cell, lines)
-    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    # nbformat's own writer (indent 1, sorted keys, ensure_ascii off, as Jupyter saves; it drops
+    # transient metadata such as a cell's `trusted`); split_lines off keeps each source one string,
+    # as the committed notebooks have it, and nbformat.write's trailing newline is added here so
+    # that --check compares the very text that would be written.
+    return nbformat.writes(nb, split_lines=False) + "\n"
 
 
 def main(argv):
@@ -73,8 +84,12 @@ def main(argv):
     course = os.path.join(ROOT, "notebooks")
     bad = []
     for path in paths:
-        text = open(path, encoding="utf-8").read()
-        nb = json.loads(text)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        # nbformat.reads would validate on reading, and its validation gives a 4.5 cell without an
+        # id a random one: read without validating (converting an older major version to 4), so
+        # that tidy() numbers such a cell `cNN`; nbformat validates what tidy() writes.
+        nb = nbformat.convert(nbformat.reader.reads(text), 4)
         # the course notebooks that mirror the lecture (00, the tour, mirrors none)
         mirrors = os.path.dirname(os.path.abspath(path)) == course and any(
             c.get("metadata", {}).get("lecture") for c in nb["cells"]
@@ -84,10 +99,11 @@ def main(argv):
             if check:
                 bad.append(path)
             else:
-                open(path, "w", encoding="utf-8").write(new)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(new)
                 print(f"tidied {path}")
     for path in bad:
-        print(f"{path} is not tidy: run python3 tools/notebook_tidy.py", file=sys.stderr)
+        print(f"{path} is not tidy: run .venv/bin/python tools/notebook_tidy.py", file=sys.stderr)
     return 1 if bad else 0
 
 

@@ -48,6 +48,11 @@ from nbconvert import HTMLExporter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_prose  # noqa: E402 (beside this file)
+from lecture_map import first_line  # noqa: E402
+
+# A course notebook's code cell opens with its lecture reference (tools/notebook_tidy.py): a cell is
+# named by its first line of code after it.
+REFERENCE = ("// lecture ", "// ours, ")
 
 KERNEL = "rust"
 # evcxr reports a panicking cell as a success unless told otherwise, and a cell whose `?` returned
@@ -100,14 +105,6 @@ def page_of(nb):
 
 class NotebookFailure(Exception):
     pass
-
-
-def first_line(source):
-    """The cell's first line of code, past its lecture reference (`// lecture ...`, `// ours ...`)."""
-    for line in source.splitlines():
-        if line.strip() and not line.startswith(("// lecture ", "// ours, ")):
-            return line.strip()
-    return "(empty cell)"
 
 
 def load(path, strict=True):
@@ -210,7 +207,7 @@ def timings_of(name, code_cells, setup, launched, elapsed):
     for number, cell in enumerate(code_cells, 1):
         cells.append({
             "cell": number,
-            "first_line": first_line(cell.source),
+            "first_line": first_line(cell.source.splitlines(), REFERENCE),
             "seconds": cell_seconds(cell),
             "trains": bool(TRAINS.search(cell.source)),
             "shows": "show(" in cell.source,
@@ -419,7 +416,7 @@ def run(path, out_dir, own=False, variant=None):
     elapsed = time.time() - started
     if bad is not None:
         number, cell, text = bad
-        raise NotebookFailure(f"{path}: code cell {number} (`{first_line(cell.source)}`) failed:\n{text.strip()[-4000:]}")
+        raise NotebookFailure(f"{path}: code cell {number} (`{first_line(cell.source.splitlines(), REFERENCE)}`) failed:\n{text.strip()[-4000:]}")
     if failure is not None:
         raise NotebookFailure(f"{path}: the kernel failed before any cell reported an error: {strip_ansi(str(failure))[-4000:]}")
     if variant is not None:
