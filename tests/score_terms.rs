@@ -192,8 +192,21 @@ fn the_gru_translators_terms_give_pytorchs_weights() {
     let scores = values(&t.scores);
     let (tt, ss) = (t.scores.dim(2).unwrap(), t.scores.dim(3).unwrap());
     assert!((0..tt).all(|i| scores[(tt + i) * ss + 2..(tt + i + 1) * ss].iter().all(|s| *s == f64::NEG_INFINITY)));
-    // a translator without terms says so
-    let mut lstm = LstmTranslator::new(&LstmTranslatorConfig::new(s.src_vocab, s.tgt_vocab)).unwrap();
-    let e = lstm.sentence_terms(&fx.src.tensor(), &fx.tgt_in.tensor()).unwrap_err().to_string();
-    assert!(e.contains("does not give the terms"), "{e}");
+    // the LSTM translator's: each step's query is the hidden state before it
+    manual_seed(1).unwrap();
+    let lstm_cfg = LstmTranslatorConfig { embed_dim: 6, hidden_dim: 8, ..LstmTranslatorConfig::new(s.src_vocab, s.tgt_vocab) };
+    for bidirectional in [false, true] {
+        let mut lstm = LstmTranslator::new(&LstmTranslatorConfig { bidirectional, ..lstm_cfg.clone() }).unwrap();
+        lstm.forward(&fx.src.tensor(), &fx.tgt_in.tensor()).unwrap();
+        let SentenceTerms::Source(t) = lstm.sentence_terms(&fx.src.tensor(), &fx.tgt_in.tensor()).unwrap() else { panic!("one attention") };
+        assert_tensor_close("LSTM weights", &t.weights.squeeze(1).unwrap(), lstm.alphas.as_ref().unwrap(), 1e-6);
+        consistent("LSTM", &t, 1e-5);
+        let state = lstm.encode(&fx.src.tensor()).unwrap();
+        assert_tensor_close(
+            "LSTM: the first query is the encoder's h",
+            &t.left.get(0).unwrap().get(0).unwrap().get(0).unwrap(),
+            &state.h.get(0).unwrap(),
+            0.0,
+        );
+    }
 }

@@ -9,7 +9,7 @@ use super::translate::{SeenIds, SentenceAttention, SentenceTerms, Translate, tar
 use crate::attention::ScoreTerms;
 use crate::nn::Walk;
 use crate::nn::fused::rows::index_rows;
-use crate::nn::shape::{Within, invalid, invalid_shape};
+use crate::nn::shape::{Within, invalid_shape};
 use candle_core::{Result, Tensor};
 
 /// A recurrent translator: its encoder, its teacher-forced decoder, and its decoder's step.
@@ -59,13 +59,11 @@ pub trait RecurrentTranslate: Walk {
     fn step(&mut self, state: &Self::State, carry: &[Tensor], token: &Tensor) -> Result<(Tensor, Vec<Tensor>)>;
 
     /// The terms of [`RecurrentTranslate::decode`]'s scores over `tgt`, for the explorer's neuron
-    /// view. By default, an error: the model does not give them.
+    /// view.
     ///
     /// # Shapes
     /// - `tgt`: `(N, T)` starting with `<sos>`; returns the terms of `(N, 1, T, S)` scores
-    fn score_terms(&mut self, _state: &Self::State, _tgt: &Tensor) -> Result<ScoreTerms> {
-        Err(invalid("this translator does not give the terms of its attention scores"))
-    }
+    fn score_terms(&mut self, state: &Self::State, tgt: &Tensor) -> Result<ScoreTerms>;
 }
 
 /// A recurrent translator's decoding state: what the encoder left, and the decoder's carry after

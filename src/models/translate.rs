@@ -248,8 +248,9 @@ pub trait Translate: Walk {
     /// - `src`: `(N, S)`; `tgt_input`: `(N, T)` starting with `<sos>`
     fn sentence_attention(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<SentenceAttention>;
 
-    /// The terms of the scores of [`Translate::sentence_attention`]'s pass. Called in evaluation
-    /// mode. By default, an error: the model does not give them.
+    /// The terms of the scores of [`Translate::sentence_attention`]'s pass, for the explorer's
+    /// neuron view. Called in evaluation mode. By default (a model of your own), an error: the
+    /// model does not give them.
     ///
     /// # Shapes
     /// - `src`: `(N, S)`; `tgt_input`: `(N, T)` starting with `<sos>`

@@ -3,7 +3,7 @@
 use super::config::LstmTranslatorConfig;
 use super::decoder::AttnLstmDecoder;
 use super::encoder::LstmEncoder;
-use crate::attention::padding_mask;
+use crate::attention::{ScoreTerms, padding_mask};
 use crate::models::recurrent_translate::RecurrentTranslate;
 use crate::models::special_ids::PAD_ID;
 use crate::models::translate::{check_rows, padded_lengths};
@@ -67,10 +67,11 @@ impl LstmTranslator {
     }
 
     /// Teacher forcing, step by step: from the encoder's final state, the decoder attends with
-    /// its hidden state and reads the true previous token at every position of `tgt`; then the
-    /// output layer maps every step's hidden state to logits. Returns the logits and the weights.
-    /// ([`LstmTranslator::decode_target`] checks `tgt`, and runs the same arithmetic as one fused
-    /// node where the kernel applies.)
+    /// its hidden state and reads the true previous token at every position of `tgt`. Returns
+    /// every step's hidden state `(N, T, H)` and weights `(N, T, S)`;
+    /// [`LstmTranslator::decode_target`] maps the states to logits once over every step, one
+    /// `(N*T, H) x (H, V)` product rather than T small ones. (It checks `tgt`, and runs the same
+    /// arithmetic as one fused node where the kernel applies.)
     fn decode(&self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
         let (mut h, mut c) = (state.h.clone(), state.c.clone());
         let (mut hs, mut alphas) = (vec![], vec![]);
@@ -81,9 +82,7 @@ impl LstmTranslator {
             hs.push(h.clone());
             alphas.push(a);
         }
-        // The output layer once over every step: one (N*T, H) x (H, V) product, not T small ones.
-        let logits = self.decoder.out.forward(&Tensor::stack(&hs, 1)?)?;
-        Ok((logits, Tensor::stack(&alphas, 1)?))
+        Ok((Tensor::stack(&hs, 1)?, Tensor::stack(&alphas, 1)?))
     }
 
     /// Teacher forcing: the logits of the token after every position of `tgt_input`.
@@ -99,10 +98,17 @@ impl LstmTranslator {
         Ok(logits)
     }
 
-    /// [`LstmTranslator::decode`] of a checked target: the whole target as one fused graph node
-    /// where the kernel applies (float32 on the CPU, a hidden size it covers), else step by step.
-    /// The same arithmetic either way, within float32 rounding.
+    /// [`LstmTranslator::decode`] of a checked target, then the output layer: the whole target as
+    /// one fused graph node where the kernel applies (float32 on the CPU, a hidden size it
+    /// covers), else step by step. The same arithmetic either way, within float32 rounding.
     fn decode_target(&self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
+        let (hs, alphas) = self.hidden_states(state, tgt)?;
+        Ok((self.decoder.out.forward(&hs)?, alphas))
+    }
+
+    /// [`LstmTranslator::decode_target`] without the output layer: every step's hidden state
+    /// `(N, T, H)` and weights `(N, T, S)`.
+    fn hidden_states(&self, state: &LstmState, tgt: &Tensor) -> Result<(Tensor, Tensor)> {
         let n = state.h.dim(0)?;
         match tgt.dims() {
             &[m, t] if m == n && t > 0 => {}
@@ -112,7 +118,7 @@ impl LstmTranslator {
         let emb = self.decoder.embed.forward(tgt).within("AttnLstmDecoder")?;
         let cell = &self.decoder.cell.weights;
         match attn_lstm_sequence(cell, &emb, &state.keys, &state.outputs, &state.mask, &state.h, &state.c)? {
-            Some((hs, alphas)) => Ok((self.decoder.out.forward(&hs)?, alphas)),
+            Some(given) => Ok(given),
             None => self.decode(state, tgt),
         }
     }
@@ -144,6 +150,17 @@ impl RecurrentTranslate for LstmTranslator {
         check_rows(rows, s.outputs.dim(0)?)?;
         let pick = |t: &Tensor| index_rows(t, rows);
         Ok(LstmState { outputs: pick(&s.outputs)?, keys: pick(&s.keys)?, mask: pick(&s.mask)?, h: pick(&s.h)?, c: pick(&s.c)? })
+    }
+
+    /// The terms of a teacher-forced pass's scores: each step's query is the hidden state before
+    /// it (the encoder's final `h`, then every step's but the last), the keys the decoder's
+    /// projection of the encoder's outputs, the padding masked.
+    #[errors_as("LstmTranslator")]
+    fn score_terms(&mut self, state: &LstmState, tgt: &Tensor) -> Result<ScoreTerms> {
+        let (hs, alphas) = self.hidden_states(state, tgt)?;
+        let before = Tensor::cat(&[state.h.unsqueeze(1)?, hs.narrow(1, 0, hs.dim(1)? - 1)?], 1)?;
+        let mask = state.mask.unsqueeze(1)?.unsqueeze(1)?; // (N, 1, 1, S)
+        ScoreTerms::scaled_dot(&before.unsqueeze(1)?, &state.keys.unsqueeze(1)?, Some(&mask), &alphas.unsqueeze(1)?)
     }
 
     /// The encoder's final `h` and `c`, each `(N, H)`.
