@@ -210,3 +210,75 @@ fn the_gru_translators_terms_give_pytorchs_weights() {
         );
     }
 }
+
+/// Standard base64 back to bytes.
+fn unbase64(s: &str) -> Vec<u8> {
+    let val = |c: u8| b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".iter().position(|&a| a == c).unwrap() as u32;
+    let mut bytes = vec![];
+    for chunk in s.as_bytes().chunks(4) {
+        let pads = chunk.iter().filter(|&&c| c == b'=').count();
+        let n = chunk.iter().take(4 - pads).enumerate().fold(0u32, |n, (k, &c)| n | val(c) << (18 - 6 * k));
+        bytes.extend(&[(n >> 16) as u8, (n >> 8) as u8, n as u8][..3 - pads]);
+    }
+    bytes
+}
+
+fn f32s(s: &serde_json::Value) -> Vec<f32> {
+    unbase64(s.as_str().unwrap()).chunks(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+}
+
+/// The page's data carries every term of the sequence asked for, bit for bit, in the layout the
+/// script reads: `[layer][head]...`, `-inf` kept.
+#[test]
+fn the_explorer_carries_the_terms_bit_for_bit() {
+    let _guard = common::serial();
+    let cfg =
+        TransformerConfig { d_model: 8, n_heads: 2, d_ff: 16, n_layers: 2, dropout: 0.0, max_len: 16, ..TransformerConfig::new(11, 13) };
+    manual_seed(5).unwrap();
+    let model = Transformer::from_config(&cfg).unwrap();
+    let src = Tensor::new(&[[4u32, 5, 6, 7], [8, 9, 10, 0]], &Device::Cpu).unwrap();
+    let tgt = Tensor::new(&[[1u32, 4, 5], [1, 6, 7]], &Device::Cpu).unwrap();
+    let terms = model.score_terms(&src, &tgt).unwrap();
+    let explorer = explore_terms(&terms, 1, &["a", "b", "c", "<pad>"], &["<sos>", "x", "y"]).unwrap();
+    let html = explorer.html().unwrap();
+    let data = html.split("class=\"zoo-explorer-data\">").nth(1).unwrap().split("</script>").next().unwrap();
+    let json: serde_json::Value = serde_json::from_str(data).unwrap();
+    for (k, layers) in [&terms.encoder_self, &terms.decoder_self, &terms.cross].into_iter().enumerate() {
+        let n = &json["kinds"][k]["neurons"];
+        assert_eq!((n["score"].as_str(), n["dim"].as_u64(), n["scaling"].as_str()), (Some("scaled dot"), Some(4), Some("÷ √4")));
+        assert_eq!(
+            (n["left"]["label"].as_str(), n["left"]["per_query"].as_bool(), n["right"]["per_query"].as_bool()),
+            (Some("q"), Some(true), Some(false))
+        );
+        for (field, pick) in [("dots", 0), ("scores", 1), ("weights", 2), ("left", 3), ("right", 4)] {
+            let want: Vec<f32> = layers
+                .iter()
+                .flat_map(|t| {
+                    let x = [&t.dots, &t.scores, &t.weights, &t.left, &t.right][pick];
+                    x.get(1).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap()
+                })
+                .collect();
+            let got = if pick < 3 { f32s(&n[field]) } else { f32s(&n[field]["values"]) };
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "kind {k}: {field}"
+            );
+        }
+    }
+    // the padding key of sequence 1 is masked in the encoder: its scores travel as -inf
+    assert!(f32s(&json["kinds"][0]["neurons"]["scores"]).iter().skip(3).step_by(4).all(|s| *s == f32::NEG_INFINITY));
+    // the additive score's v is shared and its pair vectors are per query
+    manual_seed(7).unwrap();
+    let mut a = Attention::with_score(3, None, false, Score::Additive).unwrap();
+    let keys = Tensor::new(&[[[0.5f32, -1.0, 0.25], [1.5, 0.5, -0.5]]], &Device::Cpu).unwrap();
+    a.init_keys(&keys).unwrap();
+    a.forward(&Tensor::new(&[[[0.3f32, -0.6, 0.9], [1.0, 0.0, -1.0]]], &Device::Cpu).unwrap(), None).unwrap();
+    let mut e = explore_attention(&a, &["q0", "q1"], &["k0", "k1"]).unwrap();
+    let n = e.kinds[0].neurons.clone().unwrap();
+    assert_eq!((n.left_per_query, n.right_per_query, n.left.len(), n.right.len()), (false, true, 3, 2 * 2 * 3));
+    // a kind built by hand whose terms do not fit its sizes is refused
+    e.kinds[0].neurons.as_mut().unwrap().dots.pop();
+    let err = e.html().unwrap_err().to_string();
+    assert!(err.contains("alphas: the neuron view's dots holds 3 values, not 4"), "{err}");
+}

@@ -178,6 +178,17 @@ pub enum SentenceTerms {
     Maps(TermMaps),
 }
 
+impl SentenceTerms {
+    /// The terms of the attention over the source, per layer: the recurrent decoder's one, or the
+    /// Transformer's cross-attention in every layer.
+    pub fn cross(&self) -> &[ScoreTerms] {
+        match self {
+            SentenceTerms::Source(t) => std::slice::from_ref(t),
+            SentenceTerms::Maps(m) => &m.cross,
+        }
+    }
+}
+
 /// A translation model: it encodes a batch of source sentences once, then gives the logits of the
 /// next target token for target prefixes (decoding), or of every position of a whole target at
 /// once (teacher forcing, for training).
