@@ -27,7 +27,16 @@
 #                    notebook's start with a lecture class cell (show_class) rendered in colour beside
 #                    its diagram and an attention explorer whose script runs, one exercise (01.q3) run
 #                    as committed, with a wrong answer and with the solution (Not attempted, Incorrect,
-#                    Correct, screenshotted), and git status unchanged
+#                    Correct, screenshotted), the explorer cell again in JupyterLab Dark (switched
+#                    through the Settings menu, then back), git status and the Lab's settings unchanged;
+#                    a kernel's first answer may take 15 minutes on a cold first start, later ones
+#                    max(60 s, 4x the fastest start measured), each start's time printed.
+#                    SHORT=1: what CI runs (3 to 4 min on 2 cores): the nudge probe, 5 restarts,
+#                    one Kernel > Restart, the class, explorer and dark-theme steps, and 01.q3 as
+#                    committed and solved (no failed start-up, wrong answer or hint)
+#   make browser-checks  CI's checks in Chromium after `make test`: installs Chromium and Playwright,
+#                    then `make pages-check` and `make lab-check SHORT=1` (both run, each timed;
+#                    fails if either fails)
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
@@ -72,7 +81,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check
+.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -124,7 +133,17 @@ pages-check: $(CHECKS)
 	$(VENV)/bin/python tools/check_explorer.py
 
 lab-check: setup $(CHECKS)
-	ZOO_SLOTS=$(SLOTS) $(VENV)/bin/python tools/check_lab.py
+	ZOO_SLOTS=$(SLOTS) $(VENV)/bin/python tools/check_lab.py $(if $(filter 1,$(SHORT)),--short)
+
+# What CI (.ci/run) runs after `make test`, which executes the pages pages-check opens. Each part is
+# timed; both checks run even when the first fails, and the target fails if either did.
+TIMED = start=$$(date +%s); $(2); rc=$$?; took=$$(( $$(date +%s) - start )); \
+	echo "$(1): $$((took / 60)) min $$((took % 60)) s$$([ $$rc = 0 ] || echo ", FAILED (exit $$rc)")"
+browser-checks:
+	@$(call TIMED,Chromium and Playwright,$(MAKE) --no-print-directory $(CHECKS)); [ $$rc = 0 ] || exit $$rc; \
+	$(call TIMED,make pages-check,$(MAKE) --no-print-directory pages-check); pages=$$rc; \
+	$(call TIMED,make lab-check SHORT=1,$(MAKE) --no-print-directory lab-check SHORT=1); lab=$$rc; \
+	[ $$pages = 0 ] && [ $$lab = 0 ]
 
 clean-tools:
 	rm -rf $(ZOO_CACHE) $(VENV) $(ROOT)/.jupyter $(ROOT)/.tools $(ROOT)/.cache

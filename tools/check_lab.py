@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """`make lab-check`: the student's path through JupyterLab, driven through the Lab's own server.
 
-First checks that a kernel whose start-up fails still runs cells and says why in the first one,
-and runs tools/evcxr/nudge_probe.py (the cause of the broken restarts, made certain: 100
+First runs tools/evcxr/nudge_probe.py (the cause of the broken restarts, made certain: 100
 kernel_info requests queued on a control socket that closes at the first reply; the kernel must
-live and run a cell). Then starts `make lab` (the real command, on its folder `lab/`) on a free
-port, and:
+live and run a cell), then checks that a kernel whose start-up fails still runs cells and says why
+in the first one. Then starts `make lab` (the real command, on its folder `lab/`) on a free port,
+and:
 
 1. Restarts: RESTARTS times (default 30) restarts a notebook's kernel the way JupyterLab does
    (the REST restart, then a new websocket on the same session, which jupyter_server answers by
@@ -17,7 +17,15 @@ port, and:
    its dialog, running the cell again at once, and saves with Ctrl+S.
 3. A second notebook: opened in a second tab while the first one's kernel runs; its first cell's
    time from opening is compared with the first notebook's (must be within 1.5x), and the disk
-   its kernel's build folder adds (hard links counted once) is reported.
+   its kernel's build folder adds (hard links counted once) is reported. Its cells: a lecture
+   class cell (rendered in colour beside its diagram) and an explorer cell (EXPLORER_CELL, whose
+   script must run in the Lab), screenshotted in the user's light theme (explorer-light.png).
+   Then the dark theme: Settings > Theme > JupyterLab Dark (the Lab's command
+   apputils:change-theme, which saves the setting through the Lab's settings API): the page must
+   say it is dark (document.body.dataset.jpThemeLight "false"), the explorer cell is
+   screenshotted again (explorer-dark.png), a freshly loaded Lab must come up dark (the setting
+   was saved), and the theme is switched back; the Lab's user settings are left byte for byte as
+   they were found.
 4. One exercise (q3 of lab/exercises/01_seq2seq.ipynb, in a copy of the check's own beside the
    student's): its imports run, then its starter and check cell as committed (the check must say
    "Not attempted"), a wrong answer typed into the starter (the encoder's first step: "Incorrect",
@@ -25,12 +33,25 @@ port, and:
    screenshot of each outcome and each check's time from Shift+Enter to its box. The copy is
    deleted unsaved and the folder's progress file is put back as it was.
 5. The repository: `git status` and every committed notebook's bytes are the same after the Lab
-   session as before it; the Lab cannot reach `notebooks/`.
+   session as before it, and so are the Lab's user settings (.jupyter/config/lab/user-settings);
+   the Lab cannot reach `notebooks/`.
+
+Waits come from what the check measures, so that a slow machine is not a failure and a kernel that
+never answers is. The first kernel start (the nudge probe's) may be cold: a new clone's kernel
+builds its dependencies, minutes on 2 cores, so it gets FIRST_START seconds (900, or
+$LAB_CHECK_FIRST_START). Every later wait for a kernel's first answer after a start or a restart
+gets max(60 s, 4 x the fastest start measured so far); a cell on a running kernel gets CELL_TIMEOUT.
+Each measured start is printed. A kernel that does not answer within its ceiling fails, saying so.
+
+--short (`make lab-check SHORT=1`, what CI runs) keeps the nudge probe, `make lab`'s copies, 5
+restarts (instead of 30), one Kernel > Restart in the Lab (instead of 3), both notebooks with the
+class and explorer cells, the dark theme, and the exercise as committed and with the solution. It
+drops the failed start-up, the exercise's wrong answer and its hint; its summary says what ran.
 
 Prints a report and writes it to target/lab-check/report.json, with screenshots and the Lab's log
 beside it. Exits 1 when anything fails.
 
-    python tools/check_lab.py [--restarts N] [--browser-restarts K]
+    python tools/check_lab.py [--short] [--restarts N] [--browser-restarts K]
 """
 import argparse
 import asyncio
@@ -64,8 +85,18 @@ CELL = "show(&Tensor::new(&[[1f32, 2.]], &Device::Cpu)?)"
 # colours (inline styles) and the diagram's SVG.
 CLASS_CELL = "show_class(Architecture::Attention)?"
 # An attention explorer: an HTML output whose inline script the Lab must run (a trusted output).
+# The one place its source is written (both notebooks the check makes use it); what the Lab must
+# show for it is checked in check_explorer_cell, below.
 EXPLORER_CELL = 'explore_alphas(&Tensor::new(&[[0.25f32, 0.75], [0.5, 0.5]], &Device::Cpu)?, &["q0", "q1"], &["k0", "k1"])?'
+# A cell on a running kernel (its crate loaded): seconds before it counts as failed.
 CELL_TIMEOUT = 180
+# The wait for a kernel's first answer after a start or restart (see the docstring): the first
+# start may be a cold one; later ones get max(START_FLOOR, START_FACTOR x the fastest measured).
+FIRST_START = int(os.environ.get("LAB_CHECK_FIRST_START", "900"))
+START_FLOOR, START_FACTOR = 60, 4
+# The Lab's themes: the light one the screenshots start in, the dark one the check switches to.
+LIGHT_THEME, DARK_THEME = "JupyterLab Light", "JupyterLab Dark"
+THEMES_PLUGIN = "@jupyterlab/apputils-extension:themes"
 # The exercise the Lab runs (its notebook under notebooks/ and lab/), and what is typed into its
 # starter cell: a usual mistake (the encoder's first step, not its last) and the solution.
 EXERCISE_NOTEBOOK, EXERCISE = "exercises/01_seq2seq.ipynb", "01.q3"
@@ -79,6 +110,82 @@ EXERCISE_SOLVED = ("// lecture 000#11 · q3: your code\n"
                    "    let hidden_final = hidden_seq.i((.., l - 1..))?;\n"
                    "    hidden_final.permute((1, 0, 2))\n"
                    "}")
+
+
+class Starts:
+    """The kernel starts measured so far (each one's seconds to its first answer), and from them the
+    ceiling for the next one: FIRST_START before any, then max(START_FLOOR, START_FACTOR x the
+    fastest). The fastest, so that one cold start (a build) does not stretch the later waits."""
+
+    def __init__(self):
+        self.measured = []
+
+    def record(self, label, seconds):
+        self.measured.append({"start": label, "seconds": round(seconds, 2)})
+
+    def ceiling(self):
+        if not self.measured:
+            return FIRST_START
+        return max(START_FLOOR, START_FACTOR * min(m["seconds"] for m in self.measured))
+
+    def basis(self):
+        if not self.measured:
+            return f"the first start's ceiling, {FIRST_START} s (LAB_CHECK_FIRST_START)"
+        fastest = min(self.measured, key=lambda m: m["seconds"])
+        return f"max({START_FLOOR} s, {START_FACTOR} x the fastest start measured, {fastest['seconds']:.1f} s: {fastest['start']})"
+
+    def never_answered(self, what, ceiling):
+        return f"the kernel never answered: {what} gave no output within {ceiling:.0f} s ({self.basis()})"
+
+
+STARTS = Starts()
+
+
+def lab_settings_dir():
+    """Where the Lab keeps the user's settings (the Makefile's JUPYTER_CONFIG_DIR: .jupyter/config)."""
+    if os.environ.get("JUPYTERLAB_SETTINGS_DIR"):
+        return os.environ["JUPYTERLAB_SETTINGS_DIR"]
+    config = os.environ.get("JUPYTER_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".jupyter")
+    return os.path.join(config, "lab", "user-settings")
+
+
+def lab_settings():
+    """Every user settings file's bytes, by path: what the check must leave as it found it."""
+    base, found = lab_settings_dir(), {}
+    for path in sorted(glob.glob(os.path.join(base, "**", "*"), recursive=True)):
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, base)] = f.read()
+    return found
+
+
+def restore_lab_settings(found):
+    """Puts the user settings back as `found` held them: files written since removed, others rewritten."""
+    base, now = lab_settings_dir(), lab_settings()
+    for rel in now:
+        if rel not in found:
+            os.remove(os.path.join(base, rel))
+    for rel, data in found.items():
+        if now.get(rel) != data:
+            os.makedirs(os.path.dirname(os.path.join(base, rel)), exist_ok=True)
+            with open(os.path.join(base, rel), "wb") as f:
+                f.write(data)
+    for folder, _, _ in sorted(os.walk(base), reverse=True):  # folders the Lab made for a new file
+        if folder != base and not os.listdir(folder) and not any(rel.startswith(os.path.relpath(folder, base) + os.sep) for rel in found):
+            os.rmdir(folder)
+
+
+class Phases:
+    """How long each part of the check took, printed at the end."""
+
+    def __init__(self):
+        self.seconds = {}
+
+    def add(self, name, seconds):
+        self.seconds[name] = self.seconds.get(name, 0) + seconds
+
+
+PHASES = Phases()
 
 
 def free_port():
@@ -164,10 +271,10 @@ class KernelSocket:
     def __init__(self, lab, kernel_id, session_id):
         self.lab, self.kernel_id, self.session_id = lab, kernel_id, session_id
 
-    async def open(self):
+    async def open(self, timeout):
         # A kernel still starting (its crate building, the CPU shared) answers the websocket late:
-        # wait as long as for a cell, not tornado's 20 s.
-        self.ws = await websocket_connect(self.lab.ws_url(self.kernel_id, self.session_id), connect_timeout=CELL_TIMEOUT)
+        # wait as long as for its first answer, not tornado's 20 s.
+        self.ws = await websocket_connect(self.lab.ws_url(self.kernel_id, self.session_id), connect_timeout=timeout)
         return self
 
     def send(self, channel, msg_type, content):
@@ -182,14 +289,14 @@ class KernelSocket:
         return self.send("shell", "execute_request", {"code": code, "silent": False, "store_history": True,
                                                        "user_expressions": {}, "allow_stdin": False, "stop_on_error": True})
 
-    async def outcome(self, msg_id, timeout=CELL_TIMEOUT):
-        """Waits for the cell's reply: (seconds to its first rich output or None, problems)."""
+    async def outcome(self, msg_id, deadline, never_answered):
+        """Waits for the cell's reply until `deadline` (time.monotonic()): (seconds to its first rich
+        output or None, problems). Without a reply by then, the problem is `never_answered`."""
         started, first_rich, problems, replied = time.monotonic(), None, [], False
-        deadline = started + timeout
         while not replied or first_rich is None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                problems.append(f"no {'reply' if not replied else 'rich output'} within {timeout} s")
+                problems.append(never_answered if not replied else "the cell replied but its rich output never came")
                 break
             try:
                 raw = await asyncio.wait_for(self.ws.read_message(), remaining)
@@ -232,25 +339,40 @@ async def restarts(lab, count, report):
     """Restarts through the REST API and a new websocket, with a cell queued at once."""
     name = PREFIX + "restarts.ipynb"
     await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook([CELL, CLASS_CELL, EXPLORER_CELL])})
+    ceiling, started = STARTS.ceiling(), time.monotonic()
     session = await lab.api("POST", "/api/sessions", {"path": name, "name": name, "type": "notebook", "kernel": {"name": "rust"}})
     kernel_id, session_id = session["kernel"]["id"], uuid.uuid4().hex
     results = []
     try:
-        sock = await KernelSocket(lab, kernel_id, session_id).open()
+        sock = await KernelSocket(lab, kernel_id, session_id).open(ceiling)
         sock.send("shell", "kernel_info_request", {})
-        first, problems = await sock.outcome(sock.execute(CELL))
-        print(f"  kernel start: first rich output after {first if first is None else round(first, 1)} s from connecting {problems or ''}", flush=True)
+        _, problems = await sock.outcome(sock.execute(CELL), started + ceiling, STARTS.never_answered("the Lab's first kernel", ceiling))
+        seconds = time.monotonic() - started
+        report["lab_kernel_start"] = {"seconds": None if problems else seconds, "ceiling": ceiling, "problems": problems}
+        if problems:
+            raise RuntimeError("the Lab's first kernel: " + "; ".join(problems))
+        STARTS.record("the Lab's first kernel", seconds)
+        print(f"  kernel start: the queued cell's rich output {seconds:.1f} s after the session was made (ceiling {ceiling:.0f} s)", flush=True)
         for k in range(1, count + 1):
-            started = time.monotonic()
-            await lab.api("POST", f"/api/kernels/{kernel_id}/restart", {})
-            sock.close()
-            sock = await KernelSocket(lab, kernel_id, session_id).open()
-            sock.send("shell", "kernel_info_request", {})
-            msg_id = sock.execute(CELL)
-            _, problems = await sock.outcome(msg_id)
+            ceiling, started = STARTS.ceiling(), time.monotonic()
+            problems = []
+            try:
+                # jupyter_server answers the restart once the kernel answers its kernel_info, or
+                # with an error after its kernel_info_timeout.
+                await lab.api("POST", f"/api/kernels/{kernel_id}/restart", {})
+                sock.close()
+                sock = await KernelSocket(lab, kernel_id, session_id).open(max(1, started + ceiling - time.monotonic()))
+            except (OSError, asyncio.TimeoutError, HTTPClientError) as e:
+                problems.append(f"{STARTS.never_answered(f'restart {k}', ceiling)} ({type(e).__name__}: {str(e)[:200]})")
+            if not problems:
+                sock.send("shell", "kernel_info_request", {})
+                msg_id = sock.execute(CELL)
+                _, problems = await sock.outcome(msg_id, started + ceiling, STARTS.never_answered(f"restart {k}", ceiling))
             seconds = time.monotonic() - started
-            results.append({"restart": k, "seconds_to_first_output": None if problems else seconds, "problems": problems})
-            print(f"  restart {k:2d}: {'BROKEN ' + '; '.join(problems) if problems else f'first rich output {seconds:.1f} s after the restart'}", flush=True)
+            if not problems:
+                STARTS.record(f"REST restart {k}", seconds)
+            results.append({"restart": k, "seconds_to_first_output": None if problems else seconds, "ceiling": ceiling, "problems": problems})
+            print(f"  restart {k:2d}: {'BROKEN ' + '; '.join(problems) if problems else f'first rich output {seconds:.1f} s after the restart'} (ceiling {ceiling:.0f} s)", flush=True)
             if problems:
                 # A broken kernel stays broken: restart again from a clean state, as a student would.
                 await asyncio.sleep(1)
@@ -274,8 +396,9 @@ def slot_disk(slots):
     return {os.path.basename(path): int(size) for size, path in (line.split("\t", 1) for line in lines)}
 
 
-async def browser(lab, restarts_count, report):
-    """The real Lab in Chromium: a course notebook run, restarted through the menu, saved; then a second notebook."""
+async def browser(lab, restarts_count, report, short):
+    """The real Lab in Chromium: a course notebook run, restarted through the menu, saved; then a
+    second notebook, its class and explorer cells, the dark theme; then the exercise."""
     from playwright.async_api import async_playwright
 
     course = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))[0]
@@ -290,8 +413,10 @@ async def browser(lab, restarts_count, report):
     async with async_playwright() as p:
         chrome = await p.chromium.launch(executable_path=chromium(), headless=True, args=CHROMIUM_FLAGS)
         try:
+            phase = time.monotonic()
             page = await chrome.new_page(viewport={"width": 1400, "height": 1000})
             opened = time.monotonic()
+            ceiling = STARTS.ceiling()
             # A workspace of the check's own, reset: not the student's open tabs.
             await page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{first_name}?reset&token={lab.token}")
             await page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
@@ -300,85 +425,192 @@ async def browser(lab, restarts_count, report):
             try:
                 # Like a student, wait for the status bar's "Idle": before the notebook has a kernel,
                 # JupyterLab ignores Shift+Enter.
-                await kernel_idle(lab, first_name)
-                await run_cell(page, cells.nth(0))
-                await run_cell(page, cells.nth(1), want_output=True)
+                await kernel_start(lab, page, first_name, [cells.nth(0), cells.nth(1)], opened + ceiling, ceiling, f"{course}'s kernel in the Lab")
             except Exception:
                 await page.screenshot(path=os.path.join(OUT, "first-notebook-failed.png"))
                 raise
             result["first_notebook_seconds_to_first_output"] = time.monotonic() - opened
-            print(f"  browser: {course} opened, its first output {result['first_notebook_seconds_to_first_output']:.1f} s after opening", flush=True)
+            print(f"  browser: {course} opened, its first output {result['first_notebook_seconds_to_first_output']:.1f} s after opening (ceiling {ceiling:.0f} s)", flush=True)
+            PHASES.add("browser: first notebook opened and run", time.monotonic() - phase)
+            phase = time.monotonic()
             for k in range(1, restarts_count + 1):
-                started = time.monotonic()
+                ceiling, started = STARTS.ceiling(), time.monotonic()
                 await page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").click()
                 await page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel…$")).click()
                 await page.locator(".jp-Dialog-button.jp-mod-accept").click()
                 problems = []
                 try:
-                    await run_cell(page, cells.nth(1), want_output=True)
+                    await run_cell(page, cells.nth(1), want_output=True, timeout=ceiling)
                 except Exception as e:  # a timeout or a wrong output
-                    problems.append(str(e).splitlines()[0][:300])
+                    said = str(e).splitlines()[0][:300]
+                    problems.append(STARTS.never_answered(f"Kernel > Restart {k}", ceiling) if "Timeout" in said else said)
                     await page.screenshot(path=os.path.join(OUT, f"restart-{k}-failed.png"))
                 seconds = time.monotonic() - started
-                result["restarts"].append({"restart": k, "seconds_to_first_output": None if problems else seconds, "problems": problems})
-                print(f"  browser restart {k}: {'BROKEN ' + '; '.join(problems) if problems else f'output {seconds:.1f} s after Restart'}", flush=True)
+                if not problems:
+                    STARTS.record(f"Kernel > Restart {k}", seconds)
+                result["restarts"].append({"restart": k, "seconds_to_first_output": None if problems else seconds, "ceiling": ceiling, "problems": problems})
+                print(f"  browser restart {k}: {'BROKEN ' + '; '.join(problems) if problems else f'output {seconds:.1f} s after Restart'} (ceiling {ceiling:.0f} s)", flush=True)
             await page.screenshot(path=os.path.join(OUT, "first-notebook.png"))
             await page.keyboard.press("Control+s")
             await page.wait_for_timeout(2000)
+            PHASES.add("browser: Kernel > Restart", time.monotonic() - phase)
             # A second notebook while the first one's kernel runs: a second build slot.
+            phase = time.monotonic()
             second = await chrome.new_page(viewport={"width": 1400, "height": 1000})
-            opened = time.monotonic()
+            opened, ceiling = time.monotonic(), STARTS.ceiling()
             await second.goto(f"{lab.base}/lab/workspaces/{workspace}-2/tree/{second_name}?reset&token={lab.token}")
             await second.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-            await kernel_idle(lab, second_name)
-            await run_cell(second, second.locator(".jp-Notebook .jp-CodeCell").nth(0), want_output=True)
+            second_cells = second.locator(".jp-Notebook .jp-CodeCell")
+            await kernel_start(lab, second, second_name, [second_cells.nth(0)], opened + ceiling, ceiling, "the second notebook's kernel", want_output=True)
             result["second_notebook_seconds_to_first_output"] = time.monotonic() - opened
+            STARTS.record("the second notebook's kernel (from opening it)", result["second_notebook_seconds_to_first_output"])
+            ratio = result["second_notebook_seconds_to_first_output"] / result["first_notebook_seconds_to_first_output"]
+            result["second_to_first"] = ratio
+            print(f"  second notebook: first output {result['second_notebook_seconds_to_first_output']:.1f} s after opening ({ratio:.2f}x the first; ceiling {ceiling:.0f} s)", flush=True)
+            PHASES.add("browser: second notebook opened", time.monotonic() - phase)
             # the class cell: highlighted code (coloured spans) and the diagram, rendered by the Lab
-            class_cell = second.locator(".jp-Notebook .jp-CodeCell").nth(1)
+            phase = time.monotonic()
+            class_cell = second_cells.nth(1)
             await run_cell(second, class_cell)
             view = class_cell.locator(".jp-OutputArea-output .zoo-class")
             coloured = await view.locator(".zoo-class-code pre span[style*='color']").count()
             drawn = await view.locator(".zoo-class-diagram svg").count()
-            result["class_cell"] = {"coloured_spans": coloured, "diagrams": drawn}
+            result["class_cell"] = {"coloured_spans": coloured, "diagrams": drawn, "seconds": time.monotonic() - phase}
             await class_cell.screenshot(path=os.path.join(OUT, "class-cell.png"))
             if coloured < 20 or drawn != 1:
                 raise RuntimeError(f"the class cell is not rendered in the Lab: {coloured} coloured spans, {drawn} diagrams")
-            print(f"  class cell: {coloured} coloured code spans and its diagram rendered", flush=True)
-            # the explorer cell: its script ran in the Lab (mounted, static heatmap hidden, readout on hover)
-            explorer_cell = second.locator(".jp-Notebook .jp-CodeCell").nth(2)
+            print(f"  class cell: {coloured} coloured code spans and its diagram rendered, {result['class_cell']['seconds']:.1f} s from Shift+Enter", flush=True)
+            PHASES.add("browser: class cell", time.monotonic() - phase)
+            # the explorer cell: its script ran in the Lab
+            phase = time.monotonic()
+            explorer_cell = second_cells.nth(2)
             await run_cell(second, explorer_cell)
-            root = explorer_cell.locator(".zoo-explorer")
-            await root.locator(".zoo-explorer-token").first.wait_for(timeout=20_000)
-            mounted = await root.get_attribute("data-mount-ms")
-            static_shown = await root.locator(".zoo-explorer-static").is_visible()
-            await root.locator(".zoo-explorer-token[data-side=row][data-index='1']").hover()
-            readout = sorted(await root.locator(".zoo-explorer-readout [data-weight]").evaluate_all("els => els.map(e => e.dataset.weight)"))
-            result["explorer_cell"] = {"mount_ms": mounted, "static_shown": static_shown, "readout": readout}
-            await explorer_cell.screenshot(path=os.path.join(OUT, "explorer-cell.png"))
-            if mounted is None or static_shown or readout != ["0.500", "0.500"]:
-                raise RuntimeError(f"the explorer did not run in the Lab: mounted {mounted}, static shown {static_shown}, readout {readout}")
-            print(f"  explorer cell: mounted in {float(mounted):.0f} ms, hovering q1 reads {readout}", flush=True)
+            result["explorer_cell"] = await check_explorer_cell(explorer_cell)
+            result["explorer_cell"]["seconds"] = time.monotonic() - phase
+            print(f"  explorer cell: {result['explorer_cell']['said']}, {result['explorer_cell']['seconds']:.1f} s from Shift+Enter", flush=True)
+            PHASES.add("browser: explorer cell", time.monotonic() - phase)
+            phase = time.monotonic()
+            await dark_theme(lab, chrome, second, explorer_cell, workspace + "-theme", result)
+            PHASES.add("browser: dark theme", time.monotonic() - phase)
             await second.screenshot(path=os.path.join(OUT, "second-notebook.png"))
-            ratio = result["second_notebook_seconds_to_first_output"] / result["first_notebook_seconds_to_first_output"]
-            result["second_to_first"] = ratio
-            print(f"  second notebook: first output {result['second_notebook_seconds_to_first_output']:.1f} s after opening ({ratio:.2f}x the first)", flush=True)
             # The exercise in a tab of its own, once the two notebooks' kernels are shut down.
             await page.close()
             await second.close()
             for session in await lab.api("GET", "/api/sessions"):
                 await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
-            await exercise(lab, chrome, workspace + "-3", result)
+            phase = time.monotonic()
+            try:
+                await exercise(lab, chrome, workspace + "-3", result, short)
+            finally:
+                PHASES.add("browser: exercise", time.monotonic() - phase)
         finally:
             await chrome.close()
     for session in await lab.api("GET", "/api/sessions"):
         await lab.api("DELETE", f"/api/sessions/{session['id']}", allow=(404,))
-    for name in (workspace, workspace + "-2", workspace + "-3"):
+    for name in (workspace, workspace + "-2", workspace + "-3", workspace + "-theme"):
         await lab.api("DELETE", f"/lab/api/workspaces/{name}", allow=(404,))
 
 
-async def exercise(lab, chrome, workspace, result):
+async def kernel_start(lab, page, path, cells, deadline, ceiling, what, want_output=False):
+    """A notebook's kernel started: waits for its "Idle", then runs `cells` (the last with
+    want_output), all before `deadline`; past it, fails saying the kernel never answered."""
+    try:
+        await kernel_idle(lab, path, timeout=max(1, deadline - time.monotonic()))
+        for k, cell in enumerate(cells):
+            await run_cell(page, cell, want_output=want_output and k == len(cells) - 1, timeout=max(1, deadline - time.monotonic()))
+    except Exception as e:
+        if isinstance(e, TimeoutError) or "Timeout" in type(e).__name__ or "Timeout" in str(e).split("\n")[0]:
+            raise RuntimeError(STARTS.never_answered(what, ceiling)) from None
+        raise
+
+
+async def check_explorer_cell(cell):
+    """What the Lab must show for EXPLORER_CELL: the explorer's script ran (mounted, static heatmap
+    hidden), and hovering the query q1 reads its row's weights. Screenshotted (explorer-light.png:
+    the theme the Lab opened in, light unless the user chose another). Returns what it found, with
+    a line to print; raises when the explorer did not run."""
+    root = cell.locator(".zoo-explorer")
+    await root.locator(".zoo-explorer-token").first.wait_for(timeout=20_000)
+    mounted = await root.get_attribute("data-mount-ms")
+    static_shown = await root.locator(".zoo-explorer-static").is_visible()
+    await root.locator(".zoo-explorer-token[data-side=row][data-index='1']").hover()
+    readout = sorted(await root.locator(".zoo-explorer-readout [data-weight]").evaluate_all("els => els.map(e => e.dataset.weight)"))
+    await cell.screenshot(path=os.path.join(OUT, "explorer-light.png"))
+    if mounted is None or static_shown or readout != ["0.500", "0.500"]:
+        raise RuntimeError(f"the explorer did not run in the Lab: mounted {mounted}, static shown {static_shown}, readout {readout}")
+    return {"mount_ms": mounted, "static_shown": static_shown, "readout": readout,
+            "said": f"mounted in {float(mounted):.0f} ms, hovering q1 reads {readout}"}
+
+
+async def set_theme(page, name):
+    """Settings > Theme > `name`, as a student switches (the Lab's command apputils:change-theme,
+    which also saves the choice in the user's settings); waits until the page has it."""
+    await page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Settings$")).click()
+    await page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).click()
+    await page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(name)}$")).click()
+    await page.wait_for_function("(name) => document.body.dataset.jpThemeName === name", arg=name, timeout=60_000)
+    await page.wait_for_timeout(500)  # the theme's stylesheet applied to what is drawn
+
+
+async def saved_theme(lab):
+    """The theme the Lab's settings API has for the user (what a freshly loaded Lab uses)."""
+    found = await lab.api("GET", f"/lab/api/settings/{THEMES_PLUGIN}")
+    return (found.get("settings") or {}).get("theme")
+
+
+async def dark_theme(lab, chrome, page, explorer_cell, workspace, result):
+    """The explorer cell in JupyterLab Dark: switched through the Lab's Settings menu, the page
+    must say dark (document.body.dataset.jpThemeLight "false"), the cell is screenshotted
+    (explorer-dark.png, beside explorer-light.png), the setting must be saved (the settings API
+    has it, and a freshly loaded Lab comes up dark), then the theme the page had is put back.
+    The user settings' files themselves are restored byte for byte by main_async."""
+    out = {"problems": []}
+    result["dark_theme"] = out
+    started = time.monotonic()
+    found = await page.evaluate("() => ({name: document.body.dataset.jpThemeName, light: document.body.dataset.jpThemeLight})")
+    out["theme_found"] = found["name"]
+    if found["light"] != "true":  # the user's own dark theme: the light screenshot again, in light
+        await set_theme(page, LIGHT_THEME)
+        await explorer_cell.screenshot(path=os.path.join(OUT, "explorer-light.png"))
+    try:
+        await set_theme(page, DARK_THEME)
+        out["jpThemeLight"] = light = await page.evaluate("() => document.body.dataset.jpThemeLight")
+        if light != "false":
+            out["problems"].append(f"after Settings > Theme > {DARK_THEME}, document.body.dataset.jpThemeLight is {light!r}, not 'false'")
+        await explorer_cell.locator(".zoo-explorer").evaluate("el => el.scrollIntoView({block: 'start'})")
+        await explorer_cell.screenshot(path=os.path.join(OUT, "explorer-dark.png"))
+        out["screenshot"] = os.path.relpath(os.path.join(OUT, "explorer-dark.png"), ROOT)
+        out["layout_color0"] = await page.evaluate("() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()")
+        # Saved: the settings API has it, and the Lab loaded afresh (a reload) comes up dark.
+        deadline = time.monotonic() + 30
+        while await saved_theme(lab) != DARK_THEME and time.monotonic() < deadline:
+            await asyncio.sleep(0.25)
+        out["saved"] = await saved_theme(lab)
+        if out["saved"] != DARK_THEME:
+            out["problems"].append(f"the Lab's settings API has the theme {out['saved']!r} after switching to {DARK_THEME}")
+        fresh = await chrome.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            await fresh.goto(f"{lab.base}/lab/workspaces/{workspace}?reset&token={lab.token}")
+            await fresh.wait_for_function("() => document.body.dataset.jpThemeName !== undefined", timeout=120_000)
+            out["reloaded"] = await fresh.evaluate("() => ({name: document.body.dataset.jpThemeName, light: document.body.dataset.jpThemeLight})")
+        finally:
+            await fresh.close()
+        if out["reloaded"]["light"] != "false":
+            out["problems"].append(f"the Lab loaded afresh came up in {out['reloaded']['name']!r} (light {out['reloaded']['light']!r}), not dark")
+    finally:
+        await set_theme(page, found["name"] or LIGHT_THEME)
+    out["seconds"] = time.monotonic() - started
+    print(f"  dark theme: {DARK_THEME} through Settings > Theme, jpThemeLight {out.get('jpThemeLight')!r}, "
+          f"--jp-layout-color0 {out.get('layout_color0')!r}, saved {out.get('saved')!r}, a fresh Lab came up {out.get('reloaded', {}).get('name')!r}; back to {found['name']!r}; "
+          f"{out['seconds']:.1f} s (explorer-light.png, explorer-dark.png)", flush=True)
+    if out["problems"]:
+        raise RuntimeError("the dark theme: " + "; ".join(out["problems"]))
+
+
+async def exercise(lab, chrome, workspace, result, short=False):
     """One exercise as a student does it in the Lab: the imports, then the starter and its check as
-    committed, a wrong answer typed into the starter, and the solution; each check's verdict, its
+    committed, a wrong answer typed into the starter (not with `short`), and the solution, then a
+    hint in a new cell (not with `short`); each check's verdict, its
     time from Shift+Enter to the outcome's box, and a screenshot of the answer and its outcome.
     Runs in a copy of the committed notebook beside the student's (the Lab autosaves what is typed;
     the student's copy may hold work of their own), deleted unsaved; the folder's progress file,
@@ -412,14 +644,16 @@ async def exercise(lab, chrome, workspace, result):
         except Exception:
             raise RuntimeError(f"the Lab shows {await cells.count()} cells of {EXERCISE_NOTEBOOK}'s {len(cells_json)}") from None
         starter, check = cells.nth(starter_at), cells.nth(check_at)
-        await kernel_idle(lab, name)
-        started = time.monotonic()
-        await run_cell(page, cells.nth(first), timeout=2 * CELL_TIMEOUT)  # `:dep` and `use`: the crate's build
+        started, ceiling = time.monotonic(), STARTS.ceiling()
+        # its kernel's start, then `:dep` and `use` (the crate, built already)
+        await kernel_start(lab, page, name, [cells.nth(first)], started + ceiling, ceiling, f"{EXERCISE_NOTEBOOK}'s kernel")
         out["imports_seconds"] = time.monotonic() - started
-        print(f"  exercise {EXERCISE} ({EXERCISE_NOTEBOOK}): imports ran in {out['imports_seconds']:.1f} s", flush=True)
+        print(f"  exercise {EXERCISE} ({EXERCISE_NOTEBOOK}): kernel started and imports ran in {out['imports_seconds']:.1f} s (ceiling {ceiling:.0f} s)", flush=True)
         steps = [("not-attempted", None, "Not attempted", None),
                  ("incorrect", EXERCISE_WRONG, "Incorrect", "first step"),
                  ("correct", EXERCISE_SOLVED, "Correct", None)]
+        if short:
+            steps = [step for step in steps if step[0] != "incorrect"]
         for k, (label, text, want, words) in enumerate(steps):
             if text is not None:
                 await set_cell_text(page, starter, text)
@@ -440,21 +674,22 @@ async def exercise(lab, chrome, workspace, result):
                 out["problems"].append(f"the {label} answer's check does not say {words!r}: {said[:200]!r}")
             print(f"  exercise {EXERCISE}, {label.replace('-', ' ')} answer: {verdict!r} in {seconds:.1f} s from Shift+Enter"
                   + (f" (expected {want!r})" if verdict != want else ""), flush=True)
-        # A hint in a new cell below the check, as its comment suggests.
-        await check.locator(".jp-InputArea-editor").click()
-        await page.keyboard.press("Escape")
-        await page.keyboard.press("b")
-        hint_cell = cells.nth(check_at + 1)
-        await page.wait_for_function("(n) => document.querySelectorAll('.jp-Notebook .jp-Cell').length === n", arg=len(cells_json) + 1)
-        await set_cell_text(page, hint_cell, f"{qn}.hint()")
-        await run_cell(page, hint_cell)
-        hint = hint_cell.locator(".jp-OutputArea-output .zoo-hint")
-        await hint.wait_for(state="visible", timeout=CELL_TIMEOUT * 1000)
-        out["hint"] = await hint.inner_text()
-        await screenshot_cells(page, check, hint_cell, os.path.join(OUT, "exercise-hint.png"))
-        if "last step" not in out["hint"]:
-            out["problems"].append(f"{qn}.hint() shows {out['hint'][:200]!r}, not the first hint")
-        print(f"  exercise {EXERCISE}: {qn}.hint() shows {out['hint'].splitlines()[0][:100]!r}", flush=True)
+        if not short:
+            # A hint in a new cell below the check, as its comment suggests.
+            await check.locator(".jp-InputArea-editor").click()
+            await page.keyboard.press("Escape")
+            await page.keyboard.press("b")
+            hint_cell = cells.nth(check_at + 1)
+            await page.wait_for_function("(n) => document.querySelectorAll('.jp-Notebook .jp-Cell').length === n", arg=len(cells_json) + 1)
+            await set_cell_text(page, hint_cell, f"{qn}.hint()")
+            await run_cell(page, hint_cell)
+            hint = hint_cell.locator(".jp-OutputArea-output .zoo-hint")
+            await hint.wait_for(state="visible", timeout=CELL_TIMEOUT * 1000)
+            out["hint"] = await hint.inner_text()
+            await screenshot_cells(page, check, hint_cell, os.path.join(OUT, "exercise-hint.png"))
+            if "last step" not in out["hint"]:
+                out["problems"].append(f"{qn}.hint() shows {out['hint'][:200]!r}, not the first hint")
+            print(f"  exercise {EXERCISE}: {qn}.hint() shows {out['hint'].splitlines()[0][:100]!r}", flush=True)
     except Exception:
         await page.screenshot(path=os.path.join(OUT, "exercise-failed.png"))
         raise
@@ -603,41 +838,79 @@ def startup_failure_is_reported():
 
 async def main_async(args):
     os.makedirs(OUT, exist_ok=True)
-    before = git_state()
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "failures": []}
-    probe = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "evcxr", "nudge_probe.py"), "100"],
+    before, settings_before = git_state(), lab_settings()
+    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "mode": "short" if args.short else "full",
+              "failures": [], "ran": [], "skipped": []}
+    print(f"lab-check ({report['mode']}): the first kernel start may take {FIRST_START} s (a cold one builds the dependencies); "
+          f"later starts max({START_FLOOR} s, {START_FACTOR} x the fastest measured)", flush=True)
+    phase = time.monotonic()
+    probe = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "evcxr", "nudge_probe.py"), "100", str(FIRST_START)],
                            capture_output=True, text=True)
     said = [line for line in probe.stdout.splitlines() if line.startswith("nudge probe")]
     print("\n".join(said), flush=True)
     report["nudge_probe"] = said
+    first = re.search(r"first control reply ([\d.]+) s after the start", probe.stdout)
+    if first:
+        STARTS.record("the nudge probe's kernel (the first start)", float(first.group(1)))
     if probe.returncode != 0:
         report["failures"].append("the nudge probe: " + (said[-1] if said else probe.stderr[-500:]))
+    PHASES.add("nudge probe (the first kernel start)", time.monotonic() - phase)
+    report["ran"].append("the nudge probe")
     problems = course_copies_keep_work()
     print("`make lab`'s copies: " + ("; ".join(problems) if problems else "made once, replaced only without the student's edits"), flush=True)
     report["failures"].extend("lab copies: " + p for p in problems)
-    first_line, problems = startup_failure_is_reported()
-    print(f"failed start-up: the first cell says {first_line[:120]!r}" if not problems else "failed start-up: " + "; ".join(problems), flush=True)
-    report["startup_failure"] = {"first_line": first_line, "problems": problems}
-    report["failures"].extend("failed start-up: " + p for p in problems)
+    report["ran"].append("`make lab`'s copies")
+    if args.short:
+        report["skipped"].append("the failed start-up")
+    else:
+        phase = time.monotonic()
+        first_line, problems = startup_failure_is_reported()
+        print(f"failed start-up: the first cell says {first_line[:120]!r}" if not problems else "failed start-up: " + "; ".join(problems), flush=True)
+        report["startup_failure"] = {"first_line": first_line, "problems": problems}
+        report["failures"].extend("failed start-up: " + p for p in problems)
+        PHASES.add("failed start-up", time.monotonic() - phase)
+        report["ran"].append("the failed start-up")
     lab = Lab()
     print(f"lab-check: `make lab` on port {lab.port} (log: {os.path.relpath(lab.log_path, ROOT)})", flush=True)
     try:
+        phase = time.monotonic()
         await lab.start()
+        PHASES.add("`make lab` up", time.monotonic() - phase)
         reach = await lab.api("GET", "/api/contents/notebooks", allow=(404,))
         if reach != 404 and not str(LAB_DIR).endswith("notebooks"):
             report["failures"].append("the Lab serves the committed notebooks/ folder")
         if args.restarts:
             print(f"restarts through jupyter_server's REST API and websocket ({args.restarts}):", flush=True)
-            await restarts(lab, args.restarts, report)
+            phase = time.monotonic()
+            report["ran"].append(f"the Lab's first kernel and {args.restarts} REST restarts")
+            try:
+                await restarts(lab, args.restarts, report)
+            finally:
+                PHASES.add(f"the Lab's first kernel and {args.restarts} REST restarts", time.monotonic() - phase)
         if args.browser_restarts >= 0:
             print("JupyterLab in Chromium:", flush=True)
-            await browser(lab, args.browser_restarts, report)
+            report["ran"].append(f"the Lab in Chromium: a course notebook, {args.browser_restarts} Kernel > Restart, a second notebook, "
+                                 f"the class cell, the explorer cell, the dark theme, exercise {EXERCISE} "
+                                 + ("as committed and solved" if args.short else "as committed, wrong and solved, and its hint"))
+            await browser(lab, args.browser_restarts, report, args.short)
+        if args.short:
+            report["skipped"].append(f"the full mode's 30 REST restarts and 3 Kernel > Restart (this run: {args.restarts} and {args.browser_restarts})")
+            report["skipped"].append(f"exercise {EXERCISE}'s wrong answer and its hint")
     except Exception as e:
         report["failures"].append(f"{type(e).__name__}: {e}")
     finally:
         for path in glob.glob(os.path.join(LAB_DIR, PREFIX + "*")) + glob.glob(os.path.join(LAB_DIR, "*", PREFIX + "*")):
             os.remove(path)
         lab.stop()
+        report["lab_settings"] = "as found"
+        if lab_settings() != settings_before:
+            restore_lab_settings(settings_before)
+            report["lab_settings"] = "put back as found (the theme step saves the user's theme)"
+            if lab_settings() != settings_before:
+                report["lab_settings"] = "changed"
+                report["failures"].append(f"the Lab's user settings ({lab_settings_dir()}) could not be put back as they were")
+    report["kernel_starts"] = STARTS.measured
+    report["phases_seconds"] = {k: round(v, 1) for k, v in PHASES.seconds.items()}
     slots = sorted(p for p in glob.glob(os.path.join(os.environ.get("ZOO_SLOTS", ""), "slot-*")) if os.path.isdir(p))
     if slots:
         report["slot_disk_bytes"] = slot_disk(slots)
@@ -665,6 +938,12 @@ async def main_async(args):
 
 
 def print_summary(report):
+    print(f"lab-check ({report['mode']}) ran: " + "; ".join(report["ran"]))
+    if report["skipped"]:
+        print("not in the short mode (`make lab-check` without SHORT=1 runs them): " + "; ".join(report["skipped"]))
+    if report["kernel_starts"]:
+        print("kernel starts, seconds to the first answer: " + ", ".join(f"{m['start']} {m['seconds']:.1f}" for m in report["kernel_starts"]))
+    print("time by part: " + ", ".join(f"{k} {v:.0f} s" for k, v in report["phases_seconds"].items()))
     r = report.get("restarts")
     if r:
         s = r["seconds"]
@@ -682,6 +961,7 @@ def print_summary(report):
                                                               for c in e["checks"]))
     if "slot_disk_bytes" in report:
         print("build folders' disk (each beyond those before it): " + ", ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in report["slot_disk_bytes"].items()))
+    print(f"Lab user settings: {report.get('lab_settings')}")
     print("Lab log: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report["lab_log"].items()))
     for failure in report["failures"]:
         print("FAIL " + failure)
@@ -690,9 +970,16 @@ def print_summary(report):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--restarts", type=int, default=int(os.environ.get("RESTARTS", "30")))
-    parser.add_argument("--browser-restarts", type=int, default=int(os.environ.get("BROWSER_RESTARTS", "3")))
-    return asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument("--short", action="store_true",
+                        help="what CI runs: 5 restarts, 1 Kernel > Restart, no failed start-up, the exercise as committed and solved")
+    parser.add_argument("--restarts", type=int, default=None, help="REST restarts (default 30, 5 with --short; or $RESTARTS)")
+    parser.add_argument("--browser-restarts", type=int, default=None, help="Kernel > Restart in the Lab (default 3, 1 with --short; or $BROWSER_RESTARTS)")
+    args = parser.parse_args()
+    if args.restarts is None:
+        args.restarts = int(os.environ.get("RESTARTS", "5" if args.short else "30"))
+    if args.browser_restarts is None:
+        args.browser_restarts = int(os.environ.get("BROWSER_RESTARTS", "1" if args.short else "3"))
+    return asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":
