@@ -33,11 +33,10 @@
   };
 
   let measurer = null;
-  Z.textWidth = function (s) {
-    if (!measurer) {
-      measurer = document.createElement("canvas").getContext("2d");
-      measurer.font = Z.FONT;
-    }
+  // the width of `s` in pixels, in `font` (default: 12px sans-serif)
+  Z.textWidth = function (s, font) {
+    if (!measurer) measurer = document.createElement("canvas").getContext("2d");
+    measurer.font = font || Z.FONT;
     return Math.ceil(measurer.measureText(s).width);
   };
 
@@ -168,7 +167,10 @@
       });
       b.title = "head " + h + ": click to hide or show, double-click to show it alone";
       b.setAttribute("data-head", h);
-      b.style.setProperty("--zoo-head", Z.headColour(h));
+      const colour = Z.headColour(h), y = Z.luminance(colour);
+      b.style.setProperty("--zoo-head", colour);
+      // black or white, whichever reads better on the head's colour
+      b.style.setProperty("--zoo-head-text", y != null && y > 0.179 ? "#000" : "#fff");
       b.addEventListener("dblclick", () => self.solo(h));
       this.headChips.push(b);
     }

@@ -13,7 +13,7 @@
   Z.parts.neuron_view = VERSION;
 
   const P = Z.Explorer.prototype;
-  const ROW = 18, CELL_H = 14, NUM = 64, BAR = 80, PAD = 14;
+  const ROW = 18, CELL_H = 14, NUM = 64, BAR = 80, PAD = 14, MONO = "11px monospace";
 
   P.buildNeurons = function () {
     const self = this, k = this.k(), box = this.neuronBox;
@@ -66,13 +66,14 @@
     if (this.neuronSelect.value !== String(h)) this.neuronSelect.value = String(h);
     this.neuronWhere.textContent = " layer " + l + ", query " + r + ": \u201c" + k.rows[r] + "\u201d";
     const cw = Z.cellWidth(dim, 224), sw = dim * cw;
+    const tw = (t) => Z.textWidth(t, MONO), leftLabel = n.left.label + (n.left.per_query ? " of \u201c" + k.rows[r] + "\u201d" : "");
     let wk = 0;
-    k.cols.forEach((t) => (wk = Math.max(wk, Z.textWidth(t))));
-    wk = Math.max(Math.min(wk, 160), Z.textWidth("key")) + 10;
+    k.cols.forEach((t) => (wk = Math.max(wk, tw(t))));
+    wk = Math.max(Math.min(wk, 160), tw("key"), Math.min(tw(leftLabel), 220)) + 10;
     const prodLabel = n.left.label + " \u2299 " + n.right.label;
-    const xR = wk, xP = xR + Math.max(sw, Z.textWidth(n.right.label)) + PAD;
-    const xDot = xP + Math.max(sw, Z.textWidth(prodLabel)) + PAD + NUM;
-    const wScale = n.scaling ? Z.textWidth(n.scaling) + PAD : 0;
+    const xR = wk, xP = xR + Math.max(sw, tw(n.right.label)) + PAD;
+    const xDot = xP + Math.max(sw, tw(prodLabel)) + PAD + NUM;
+    const wScale = n.scaling ? tw(n.scaling) + PAD : 0;
     const xScale = xDot + PAD, xScore = xDot + wScale + NUM, xW = xScore + NUM, xBar = xW + 8;
     const width = xBar + BAR + 6, top = 2 * ROW + 8, height = top + C * ROW + 4;
     s.textContent = "";
@@ -92,7 +93,7 @@
     mp = Z.absMax(prod, 0, prod.length);
     const txt = (x, y, t, a) => (Z.svg("text", Object.assign({ x: x, y: y, fill: "currentColor" }, a || {}), s).textContent = t);
     // the query-side vector, once
-    txt(wk - 6, 13, n.left.label + (n.left.per_query ? " of \u201c" + k.rows[r] + "\u201d" : ""), { "text-anchor": "end", "font-style": "italic" });
+    txt(wk - 6, 13, leftLabel, { "text-anchor": "end", "font-style": "italic" });
     strip(s, xR, 2, cw, n.left.values, left, dim, mv, "left", null);
     // the headings
     const hy = ROW + 18, head = { "font-style": "italic", "font-size": "11" };
