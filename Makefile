@@ -72,7 +72,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check
+.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check js-test
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -122,6 +122,13 @@ $(CHECKS): tools/requirements-checks.txt $(VENV)/.installed
 pages-check: $(CHECKS)
 	$(VENV)/bin/python tools/check_pages.py
 	$(VENV)/bin/python tools/check_explorer.py
+
+# The explorer's script (src/notebook/explorer/js/): every file parses alone as a classic script, and the
+# unit tests of its pure parts (decoding, formatting, layouts) pass; node from Debian's packages.
+js-test:
+	command -v node >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs)
+	for f in src/notebook/explorer/js/*.js; do node --check "$$f" || exit 1; done
+	node --test src/notebook/explorer/js/tests/
 
 lab-check: setup $(CHECKS)
 	ZOO_SLOTS=$(SLOTS) $(VENV)/bin/python tools/check_lab.py
