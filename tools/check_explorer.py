@@ -328,10 +328,15 @@ async def open_alone(browser, path):
 async def check_export(browser, page, name, eid):
     """Each view's SVG and PNG of one explorer, downloaded and opened alone: problems, summary."""
     problems, files, root = [], [], f'[id="{eid}"]'
+    data = json.loads(await page.evaluate("(id) => document.getElementById(id).querySelector('.zoo-explorer-data').textContent", eid))
+    with_neurons = [k for k, spec in enumerate(data["kinds"]) if spec.get("neurons")]
     for view in ("head", "model", "neuron"):
         has = await page.evaluate("(id) => !!document.getElementById(id).querySelector('svg.zoo-explorer-neuron')", eid)
         if view == "neuron" and not has:
-            await page.click(f'{root} .zoo-explorer-kind[data-kind="0"]')
+            if not with_neurons:
+                files.append("(no neuron view: no kind has neurons)")
+                continue
+            await page.click(f'{root} .zoo-explorer-kind[data-kind="{with_neurons[0]}"]')
         await page.select_option(f"{root} select.zoo-explorer-view", view)
         for kind in ("svg", "png"):
             async with page.expect_download(timeout=15_000) as info:
