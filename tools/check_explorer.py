@@ -292,6 +292,9 @@ async def check_neurons(page, eid, expect):
             problems.append(f"{where}layer {l} head {h} query {r}: {len(wrong)} of {len(expected)} cells wrong or missing, "
                             f"{len(extra)} unexpected, e.g. {wrong[:2] or sorted(extra, key=str)[:2]}")
         masked = sum(1 for j in range(C) if want["scores"][l][h][r][j] is None)
+        if not cells:
+            await token.click()
+            continue
         # hovering the row of the key with the largest weight highlights that one line
         j = max(range(C), key=lambda c: want["weights"][l][h][r][c])
         await page.hover(f'{root} .zoo-explorer-nrow[data-key="{j}"]')
@@ -569,7 +572,7 @@ def self_test_broken():
         if line not in html:
             print(f"self-test: {fn}'s definition ({line!r}) not found in the page's script")
             return 1
-        broken = html.replace(line, line + " return; };\n  P.zooRemoved_" + fn + " = function () {")
+        broken = html.replace(line, line + " return; }; P.zooRemoved_" + fn + " = function () {")  # (no newline: one copy is in a JSON string)
         path = os.path.join(folder, f"broken-{fn}.html")
         with open(path, "w", encoding="utf-8") as f:
             f.write(broken)
