@@ -9,15 +9,22 @@
 #                    as committed, every check saying Not attempted, and with the solutions in place
 #                    of the starters, every check saying Correct
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
-#                    then `make notebooks`, then `make own-notebook-check` (notebooks of your own, from
-#                    a folder outside the clone, through `make notebooks NB=...`)
+#                    `make js-test`, then `make notebooks`, then `make own-notebook-check` (notebooks
+#                    of your own, from a folder outside the clone, through `make notebooks NB=...`)
+#   make js-test     the explorer's script (src/notebook/explorer/js/): every file parses alone
+#                    (node --check), and node's unit tests of its pure parts (installs nodejs if missing)
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
 #   make pages-check open the executed pages (target/notebooks/*.html) in headless Chromium, offline:
 #                    every formula typeset by the local MathJax in its STIX web fonts, every diagram
 #                    drawn, no request outside the pages' folder (installs Debian's chromium and
 #                    Playwright if missing; run after `make notebooks`); then every attention
 #                    explorer on the pages and a synthetic 6-layer, 8-head one clicked through
-#                    (tools/check_explorer.py: layer switch, hover, readout against the data)
+#                    (tools/check_explorer.py: layer switch, hover, readout against the data; the
+#                    neuron view, SVG and PNG export, keyboard, light and dark themes); then a page
+#                    of real models' explorers (examples/explorer_neurons.rs: the lecture's additive
+#                    and general scores, a Transformer, the recurrent translators) whose neuron views
+#                    must show their tensors' values to 3 decimals; then --self-test-broken (the same
+#                    checks must fail on copies whose script lacks a function)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel, on lab/ (your copies of the course
 #                    notebooks, ignored by git; notebooks/ is never written); DIR=path serves a folder
 #                    of your own instead
@@ -81,7 +88,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks
+.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -93,7 +100,7 @@ else
 endif
 
 # CI always runs every notebook, then a notebook of a student's own from outside the clone.
-test: lint cargo-test
+test: lint cargo-test js-test
 	$(MAKE) notebooks FORCE=1
 	$(MAKE) own-notebook-check
 
@@ -131,6 +138,16 @@ $(CHECKS): tools/requirements-checks.txt $(VENV)/.installed
 pages-check: $(CHECKS)
 	$(VENV)/bin/python tools/check_pages.py
 	$(VENV)/bin/python tools/check_explorer.py
+	cargo run --quiet --color never --example explorer_neurons -- $(ROOT)/target/explorer-neurons
+	$(VENV)/bin/python tools/check_explorer.py $(ROOT)/target/explorer-neurons/page.html --expect $(ROOT)/target/explorer-neurons/expected.json
+	$(VENV)/bin/python tools/check_explorer.py --self-test-broken
+
+# The explorer's script (src/notebook/explorer/js/): every file parses alone as a classic script, and the
+# unit tests of its pure parts (decoding, formatting, layouts) pass; node from Debian's packages.
+js-test:
+	command -v node >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs)
+	for f in src/notebook/explorer/js/*.js; do node --check "$$f" || exit 1; done
+	node --test src/notebook/explorer/js/tests/
 
 lab-check: setup $(CHECKS)
 	ZOO_SLOTS=$(SLOTS) $(VENV)/bin/python tools/check_lab.py $(if $(filter 1,$(SHORT)),--short)

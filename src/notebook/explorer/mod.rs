@@ -26,9 +26,21 @@ use crate::models::{AttentionMaps, SentenceAttention, SentenceTerms, TermMaps};
 use crate::nn::shape::{error, shape_error};
 use candle_core::{Result, Tensor};
 
-/// The script that draws an explorer (its two halves: the data and the head view, then the model
-/// view and the mounting), included in every output; it defines its function once.
-const SCRIPT: &str = concat!(include_str!("explorer.js"), include_str!("explorer_model.js"));
+/// The script that draws an explorer, included in every output: classic scripts (ES2017, no
+/// modules) that each parse alone, joined in this order (tools/explorer_sample.py reads the order
+/// here); each defines its part of `window.zooExplorer2` once, and the last `zooExplorerMount`.
+const SCRIPT: &str = concat!(
+    include_str!("js/decode.js"),
+    include_str!("js/core.js"),
+    include_str!("js/head_view.js"),
+    include_str!("js/model_view.js"),
+    include_str!("js/neuron_view.js"),
+    include_str!("js/export.js"),
+    include_str!("js/mount.js"),
+);
+
+/// The explorer's style, inlined once per output.
+const CSS: &str = include_str!("explorer.css");
 
 /// One kind of attention (encoder self-attention, decoder self-attention, cross-attention, or a
 /// lecture model's alphas): its weights for every layer and head.
@@ -275,11 +287,13 @@ impl Explorer {
         }
         let id = format!("zoo-explorer-{}", encode::unique_id());
         Ok(format!(
-            "<div class=\"zoo-explorer\" id=\"{id}\"><div class=\"zoo-explorer-static\">{}</div>\
+            "<div class=\"zoo-explorer\" id=\"{id}\"><style>{CSS}</style><div class=\"zoo-explorer-static\">{}\
+             <p class=\"zoo-explorer-note\">{note}</p></div>\
              <script type=\"application/json\" class=\"zoo-explorer-data\">{}</script>\
              <script>{SCRIPT}\nzooExplorerMount(\"{id}\");</script></div>",
             self.static_svg()?,
-            encode::data_json(self)?
+            encode::data_json(self)?,
+            note = static_view::NOTE
         ))
     }
 

@@ -7,12 +7,24 @@ use crate::notebook::palette::heat_rgb;
 
 const SHADES: usize = 32;
 
+/// The line under the first paint (HTML), which the script hides once the explorer is mounted.
+pub const NOTE: &str = "A static picture: the explorer's script has not run here. For the interactive explorer, \
+     run the cell in JupyterLab (where the notebook was opened untrusted: File &gt; Trust Notebook, then run it); \
+     on a viewer that runs no scripts, such as GitHub's, open the executed HTML pages of the notebooks.";
+
+/// A generous width of `text` in pixels, in a sans-serif font of `size` pixels (bold), so that
+/// the title is never cut.
+fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().map(|c| if c.is_ascii_uppercase() || "mwMW@%".contains(c) { 0.85 } else if " .,:;'!|ilI()[]".contains(c) { 0.35 } else { 0.62 }).sum::<f64>() * size
+}
+
 /// `weights` is `rows x cols`, row-major, in `[0, 1]`.
 pub fn heatmap_svg(title: &str, rows: &[String], cols: &[String], weights: &[f32]) -> String {
     let cell = if rows.len().max(cols.len()) > 24 { 12.0 } else { 18.0 };
     let longest = |v: &[String]| v.iter().map(|s| s.chars().count()).max().unwrap_or(0) as f64;
     let (left, top) = (12.0 + 6.5 * longest(rows), 34.0 + 6.5 * longest(cols));
     let (w, h) = (left + cell * cols.len() as f64 + 10.0, top + cell * rows.len() as f64 + 10.0);
+    let w = w.max(4.0 + text_width(title, 12.0) + 8.0);
     let mut paths = vec![String::new(); SHADES];
     for (i, &v) in weights.iter().enumerate() {
         let level = ((v.clamp(0.0, 1.0) * (SHADES - 1) as f32).round() as usize).min(SHADES - 1);
