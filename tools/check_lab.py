@@ -18,14 +18,15 @@ and:
 3. A second notebook: opened in a second tab while the first one's kernel runs; its first cell's
    time from opening is compared with the first notebook's (must be within 1.5x), and the disk
    its kernel's build folder adds (hard links counted once) is reported. Its cells: a lecture
-   class cell (rendered in colour beside its diagram) and an explorer cell (EXPLORER_CELL, whose
-   script must run in the Lab), screenshotted in the user's light theme (explorer-light.png).
-   Then the dark theme: Settings > Theme > JupyterLab Dark (the Lab's command
-   apputils:change-theme, which saves the setting through the Lab's settings API): the page must
-   say it is dark (document.body.dataset.jpThemeLight "false"), the explorer cell is
-   screenshotted again (explorer-dark.png), a freshly loaded Lab must come up dark (the setting
-   was saved), and the theme is switched back; the Lab's user settings are left byte for byte as
-   they were found.
+   class cell (rendered in colour beside its diagram) and an explorer cell (EXPLORER_CELL, the
+   lecture's additive attention: its script must run in the Lab, and its neuron view's weights
+   equal the head view's and the softmax of its scores), screenshotted in the user's light theme
+   (explorer-light.png). Then the dark theme: Settings > Theme > JupyterLab Dark (the Lab's
+   command apputils:change-theme, which saves the setting through the Lab's settings API): the
+   page must say it is dark (document.body.dataset.jpThemeLight "false"), the explorer must have
+   followed (data-zoo-theme "dark"), the explorer cell is screenshotted again (explorer-dark.png),
+   a freshly loaded Lab must come up dark (the setting was saved), and the theme is switched
+   back; the Lab's user settings are left byte for byte as they were found.
 4. One exercise (q3 of lab/exercises/01_seq2seq.ipynb, in a copy of the check's own beside the
    student's): its imports run, then its starter and check cell as committed (the check must say
    "Not attempted"), a wrong answer typed into the starter (the encoder's first step: "Incorrect",
@@ -58,6 +59,7 @@ import asyncio
 import glob
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -87,7 +89,11 @@ CLASS_CELL = "show_class(Architecture::Attention)?"
 # An attention explorer: an HTML output whose inline script the Lab must run (a trusted output).
 # The one place its source is written (both notebooks the check makes use it); what the Lab must
 # show for it is checked in check_explorer_cell, below.
-EXPLORER_CELL = 'explore_alphas(&Tensor::new(&[[0.25f32, 0.75], [0.5, 0.5]], &Device::Cpu)?, &["q0", "q1"], &["k0", "k1"])?'
+EXPLORER_CELL = """manual_seed(7)?;
+let mut attention = Attention::with_score(2, None, false, Score::Additive)?;
+attention.init_keys(&Tensor::new(&[[[0.65f32, 0.2], [0.85, -0.4], [-0.95, -0.75]]], &Device::Cpu)?)?;
+attention.forward(&Tensor::new(&[[[0.55f32, 0.95], [0.1, -0.3]]], &Device::Cpu)?, None)?;
+explore_attention(&attention, &["q0", "q1"], &["k0", "k1", "k2"])?"""
 # A cell on a running kernel (its crate loaded): seconds before it counts as failed.
 CELL_TIMEOUT = 180
 # The wait for a kernel's first answer after a start or restart (see the docstring): the first
@@ -525,21 +531,42 @@ async def kernel_start(lab, page, path, cells, deadline, ceiling, what, want_out
 
 
 async def check_explorer_cell(cell):
-    """What the Lab must show for EXPLORER_CELL: the explorer's script ran (mounted, static heatmap
-    hidden), and hovering the query q1 reads its row's weights. Screenshotted (explorer-light.png:
+    """What the Lab must show for EXPLORER_CELL (the lecture's additive attention, two queries over
+    three keys): the explorer's script ran (mounted, static heatmap hidden), and hovering the query
+    q1 reads its row's three weights in the head view; its neuron view shows, for q1, each key's
+    dot, score and weight, the weights equal to the head view's (to their 3 decimals) and to the
+    softmax of the scores shown (within the scores' rounding). Screenshotted (explorer-light.png:
     the theme the Lab opened in, light unless the user chose another). Returns what it found, with
     a line to print; raises when the explorer did not run."""
     root = cell.locator(".zoo-explorer")
     await root.locator(".zoo-explorer-token").first.wait_for(timeout=20_000)
     mounted = await root.get_attribute("data-mount-ms")
     static_shown = await root.locator(".zoo-explorer-static").is_visible()
-    await root.locator(".zoo-explorer-token[data-side=row][data-index='1']").hover()
-    readout = sorted(await root.locator(".zoo-explorer-readout [data-weight]").evaluate_all("els => els.map(e => e.dataset.weight)"))
+    await root.locator(".zoo-explorer-token[data-side=row][data-index='1']").click()  # pinned
+    readout = await root.locator(".zoo-explorer-readout [data-weight]").evaluate_all("els => els.map(e => e.dataset.weight)")
+    cells = await root.locator(".zoo-explorer-neurons [data-term]").evaluate_all(
+        "els => els.map(e => [e.dataset.term, e.dataset.key == null ? null : +e.dataset.key, e.dataset.value])")
+    terms = {t: [v for term, k, v in cells if term == t and k is not None] for t in ("dot", "score", "weight")}
     await cell.screenshot(path=os.path.join(OUT, "explorer-light.png"))
-    if mounted is None or static_shown or readout != ["0.500", "0.500"]:
-        raise RuntimeError(f"the explorer did not run in the Lab: mounted {mounted}, static shown {static_shown}, readout {readout}")
-    return {"mount_ms": mounted, "static_shown": static_shown, "readout": readout,
-            "said": f"mounted in {float(mounted):.0f} ms, hovering q1 reads {readout}"}
+    problems = []
+    if mounted is None or static_shown or len(readout) != 3:
+        problems.append(f"mounted {mounted}, static shown {static_shown}, readout {readout}")
+    if any(len(v) != 3 for v in terms.values()):
+        problems.append(f"the neuron view shows {({t: len(v) for t, v in terms.items()})} values, not 3 each")
+    else:
+        scores = [float(v) for v in terms["score"]]
+        softmax = [math.exp(x - max(scores)) for x in scores]
+        softmax = [x / sum(softmax) for x in softmax]
+        if terms["weight"] != readout:
+            problems.append(f"the neuron view's weights {terms['weight']} are not the head view's {readout}")
+        if any(abs(float(w) - p) > 2e-3 for w, p in zip(terms["weight"], softmax)):
+            problems.append(f"the weights {terms['weight']} are not the softmax of the scores {terms['score']}")
+        if terms["dot"] != terms["score"]:  # the additive score is its dot (no scaling)
+            problems.append(f"the additive score's dots {terms['dot']} differ from its scores {terms['score']}")
+    if problems:
+        raise RuntimeError("the explorer did not run in the Lab as it should: " + "; ".join(problems))
+    return {"mount_ms": mounted, "static_shown": static_shown, "readout": readout, "neurons": terms,
+            "said": f"mounted in {float(mounted):.0f} ms, q1 pinned reads {readout}; its neuron view scores {terms['score']}"}
 
 
 async def set_theme(page, name):
@@ -578,6 +605,10 @@ async def dark_theme(lab, chrome, page, explorer_cell, workspace, result):
         if light != "false":
             out["problems"].append(f"after Settings > Theme > {DARK_THEME}, document.body.dataset.jpThemeLight is {light!r}, not 'false'")
         await explorer_cell.locator(".zoo-explorer").evaluate("el => el.scrollIntoView({block: 'start'})")
+        # the explorer read the Lab's theme from the page (its MutationObserver saw the switch)
+        out["explorer_theme"] = theme = await explorer_cell.locator(".zoo-explorer").get_attribute("data-zoo-theme")
+        if theme != "dark":
+            out["problems"].append(f"in {DARK_THEME} the explorer's theme is {theme!r}, not 'dark'")
         await explorer_cell.screenshot(path=os.path.join(OUT, "explorer-dark.png"))
         out["screenshot"] = os.path.relpath(os.path.join(OUT, "explorer-dark.png"), ROOT)
         out["layout_color0"] = await page.evaluate("() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()")
