@@ -15,7 +15,18 @@ pub const NOTE: &str = "A static picture: the explorer's script has not run here
 /// A generous width of `text` in pixels, in a sans-serif font of `size` pixels (bold), so that
 /// the title is never cut.
 fn text_width(text: &str, size: f64) -> f64 {
-    text.chars().map(|c| if c.is_ascii_uppercase() || "mwMW@%".contains(c) { 0.85 } else if " .,:;'!|ilI()[]".contains(c) { 0.35 } else { 0.62 }).sum::<f64>() * size
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_uppercase() || "mwMW@%".contains(c) {
+                0.85
+            } else if " .,:;'!|ilI()[]".contains(c) {
+                0.35
+            } else {
+                0.62
+            }
+        })
+        .sum::<f64>()
+        * size
 }
 
 /// `weights` is `rows x cols`, row-major, in `[0, 1]`.
