@@ -89,7 +89,7 @@ fn notebooks_are_nbformat_4_5_with_ids_and_without_outputs() {
         assert_eq!((nb.json["nbformat"].as_u64(), nb.json["nbformat_minor"].as_u64()), (Some(4), Some(5)), "{}", nb.name);
         let mut ids = BTreeSet::new();
         for (i, cell) in nb.json["cells"].as_array().unwrap().iter().enumerate() {
-            let id = cell["id"].as_str().unwrap_or_else(|| panic!("{}: cell {i} has no id (python3 tools/notebook_tidy.py)", nb.name));
+            let id = cell["id"].as_str().unwrap_or_else(|| panic!("{}: cell {i} has no id (.venv/bin/python tools/notebook_tidy.py)", nb.name));
             assert!(
                 !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
                 "{}: id {id:?}",
@@ -181,7 +181,7 @@ fn the_lecture_map_agrees_with_the_tags() {
         assert_eq!(
             rows.get(tag).map(String::as_str),
             Some(want.as_str()),
-            "lecture_map.md is stale for {tag}: run python3 tools/lecture_map.py"
+            "lecture_map.md is stale for {tag}: run .venv/bin/python tools/lecture_map.py"
         );
     }
     for (nb, tag, why) in skips(&nbs) {
@@ -189,18 +189,18 @@ fn the_lecture_map_agrees_with_the_tags() {
         assert_eq!(
             rows.get(&tag).map(String::as_str),
             Some(want.as_str()),
-            "lecture_map.md is stale for {tag}: run python3 tools/lecture_map.py"
+            "lecture_map.md is stale for {tag}: run .venv/bin/python tools/lecture_map.py"
         );
     }
     let mirrored = rows.values().filter(|t| t.contains(" code cell ")).count();
-    assert_eq!(mirrored, tags.len(), "lecture_map.md names notebook cells that carry no tag: run python3 tools/lecture_map.py");
+    assert_eq!(mirrored, tags.len(), "lecture_map.md names notebook cells that carry no tag: run .venv/bin/python tools/lecture_map.py");
 }
 
 /// Every code cell shows where it stands in the lecture, in the Lab and in the pages (metadata
 /// shows in neither): its first line is `// lecture 000#37 · <the lecture cell's first line>`,
 /// the tag and line agreeing with the metadata and `notebooks/lecture_map.md`, or `// ours, not in
 /// the lecture` for an addition (00, the tour, mirrors no lecture cell and has none).
-/// `python3 tools/notebook_tidy.py` writes them.
+/// `.venv/bin/python tools/notebook_tidy.py` writes them.
 #[test]
 fn every_code_cell_opens_with_its_lecture_reference() {
     let lines: BTreeMap<String, String> = map_rows().into_iter().map(|(tag, line, _)| (tag, line)).collect();
@@ -222,7 +222,7 @@ fn every_code_cell_opens_with_its_lecture_reference() {
                     "// ours, not in the lecture".to_string()
                 }
             };
-            assert_eq!(first, want, "{} code cell {}: run python3 tools/notebook_tidy.py", nb.name, i + 1);
+            assert_eq!(first, want, "{} code cell {}: run .venv/bin/python tools/notebook_tidy.py", nb.name, i + 1);
         }
     }
     assert!(tagged > 100 && ours > 10, "{tagged} tagged cells, {ours} of ours");

@@ -129,9 +129,9 @@ def load(path, strict=True):
             raise NotebookFailure(f"{path}: not a valid notebook: {e}")
     if caught and strict:
         found = "; ".join(sorted({str(w.message).strip() for w in caught}))
-        raise NotebookFailure(f"{path}: nbformat warns: {found} (python3 tools/notebook_tidy.py fixes ids and the format)")
+        raise NotebookFailure(f"{path}: nbformat warns: {found} (.venv/bin/python tools/notebook_tidy.py fixes ids and the format)")
     if strict and (raw.get("nbformat"), raw.get("nbformat_minor")) < (4, 5):
-        raise NotebookFailure(f"{path}: nbformat {raw.get('nbformat')}.{raw.get('nbformat_minor')}, not 4.5: cells need ids (python3 tools/notebook_tidy.py)")
+        raise NotebookFailure(f"{path}: nbformat {raw.get('nbformat')}.{raw.get('nbformat_minor')}, not 4.5: cells need ids (.venv/bin/python tools/notebook_tidy.py)")
     return nb
 
 
