@@ -9,8 +9,10 @@ const SHADES: usize = 32;
 
 /// The line under the first paint (HTML), which the script hides once the explorer is mounted.
 pub const NOTE: &str = "A static picture: the explorer's script has not run here. For the interactive explorer, \
-     run the cell in JupyterLab (where the notebook was opened untrusted: File &gt; Trust Notebook, then run it); \
-     on a viewer that runs no scripts, such as GitHub's, open the executed HTML pages of the notebooks.";
+     run the cell in JupyterLab (a notebook opened untrusted shows its saved outputs without their scripts: \
+     run the cell again, or choose Trust Notebook in the command palette, Ctrl+Shift+C); \
+     on a viewer that runs no scripts, such as GitHub's, open the executed HTML pages of the notebooks \
+     (make notebooks writes them to target/notebooks/).";
 
 /// A generous width of `text` in pixels, in a sans-serif font of `size` pixels (bold), so that
 /// the title is never cut.
