@@ -89,7 +89,8 @@ fn notebooks_are_nbformat_4_5_with_ids_and_without_outputs() {
         assert_eq!((nb.json["nbformat"].as_u64(), nb.json["nbformat_minor"].as_u64()), (Some(4), Some(5)), "{}", nb.name);
         let mut ids = BTreeSet::new();
         for (i, cell) in nb.json["cells"].as_array().unwrap().iter().enumerate() {
-            let id = cell["id"].as_str().unwrap_or_else(|| panic!("{}: cell {i} has no id (.venv/bin/python tools/notebook_tidy.py)", nb.name));
+            let id =
+                cell["id"].as_str().unwrap_or_else(|| panic!("{}: cell {i} has no id (.venv/bin/python tools/notebook_tidy.py)", nb.name));
             assert!(
                 !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
                 "{}: id {id:?}",
