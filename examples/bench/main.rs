@@ -3,7 +3,8 @@
 //! `bench seeds=tests/fixtures/seed_spread.json` (`make seeds`, part of `make bench`) trains them
 //! over many seeds and checks that the final losses spread as PyTorch's.
 //! `bench translation=KIND:PATH` trains one epoch of a translator (`translation.rs`); `bench
-//! peak=THREADS` measures the FMA peak (`peak.rs`); `bench scale=..` and `bench scale-decode=..`
+//! peak=THREADS` measures the FMA peak on the widest vectors the CPU has and `bench vector` names
+//! them (`peak.rs`); `bench scale=..` and `bench scale-decode=..`
 //! train and decode larger Transformers for `make bench-scale` (`scale.rs`). Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
 mod peak;
@@ -103,9 +104,13 @@ fn main() -> Result<()> {
     if let Some((results, svg)) = which.iter().find_map(|w| w.strip_prefix("scale-plot=")).and_then(|s| s.split_once(':')) {
         return scale::plot(results, svg);
     }
+    if which.iter().any(|w| w == "vector") {
+        println!("{{\"vector\": \"{}\"}}", peak::vector_width());
+        return Ok(());
+    }
     if let Some(threads) = which.iter().find_map(|w| w.strip_prefix("peak=")) {
         let threads = threads.parse().map_err(|_| candle_core::Error::Msg(format!("bench: peak=THREADS, got {threads}")))?;
-        println!("{{\"peak_gflops\": {:.2}, \"threads\": {threads}}}", peak::fma_peak(threads));
+        println!("{{\"peak_gflops\": {:.2}, \"threads\": {threads}, \"vector\": \"{}\"}}", peak::fma_peak(threads), peak::vector_width());
         return Ok(());
     }
     if let Some(path) = which.iter().find_map(|w| w.strip_prefix("seeds=")) {

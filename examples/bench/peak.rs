@@ -1,5 +1,6 @@
 //! The machine's floating-point peak as `make bench` compares with: independent fused
-//! multiply-adds on 8-wide f32 registers (AVX2 + FMA), on as many threads as the trainings use.
+//! multiply-adds on the widest f32 registers the CPU has (16 lanes with AVX-512, 8 with AVX2 and
+//! FMA, else scalar), on as many threads as the trainings use.
 
 use std::time::Instant;
 
@@ -9,6 +10,21 @@ const ROUNDS: usize = 20_000_000;
 /// GFLOP/s of `threads` threads doing nothing but FMAs (2 FLOPs each); the best of three runs.
 pub fn fma_peak(threads: usize) -> f64 {
     (0..3).map(|_| once(threads)).fold(0.0, f64::max)
+}
+
+/// The FMAs the probe uses on this CPU: "AVX-512 (16 f32 lanes)", "AVX2 + FMA (8 f32 lanes)" or
+/// "scalar".
+pub fn vector_width() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f") {
+            return "AVX-512 (16 f32 lanes)";
+        }
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            return "AVX2 + FMA (8 f32 lanes)";
+        }
+    }
+    "scalar"
 }
 
 fn once(threads: usize) -> f64 {
@@ -22,6 +38,11 @@ fn once(threads: usize) -> f64 {
 
 /// FLOPs done; 10 independent accumulators hide the FMA latency (4 cycles, 2 ports).
 fn probe(seed: f32) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F (checked just above).
+        return unsafe { probe_avx512(seed) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has both features (checked just above).
@@ -50,4 +71,19 @@ unsafe fn probe_fma(seed: f32) -> f64 {
     }
     std::hint::black_box(acc);
     (ROUNDS * 10 * 8 * 2) as f64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn probe_avx512(seed: f32) -> f64 {
+    use std::arch::x86_64::*;
+    let (mul, add) = (_mm512_set1_ps(0.999_999), _mm512_set1_ps(1e-7));
+    let mut acc = [_mm512_set1_ps(seed); 10];
+    for _ in 0..ROUNDS {
+        for a in acc.iter_mut() {
+            *a = _mm512_fmadd_ps(*a, mul, add);
+        }
+    }
+    std::hint::black_box(acc);
+    (ROUNDS * 10 * 16 * 2) as f64
 }
