@@ -98,12 +98,13 @@ def decode_translation(cfg, decode_path):
         torch.set_num_threads(threads)
 
 
-def train_translation(path):
+def train_translation(path, make=None):
     """One epoch of a translator in PyTorch on the batches in `path`: (seconds, target tokens,
-    mean loss, FLOPs)."""
+    mean loss, FLOPs). `make(cfg)` gives the model and its logits function (default: the fixtures'
+    model, `translator`)."""
     with open(path) as f:
         cfg = json.load(f)
-    model, logits_of = translator(cfg)
+    model, logits_of = (make or translator)(cfg)
     transformer = cfg["kind"] == "transformer"
     if transformer:
         opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
@@ -153,9 +154,12 @@ def main(binary):
               f"{loss:.6f}/{val:.6f} | {r['loss']:.6f}/{r['val_loss']:.6f}")
 
     env1 = dict(os.environ, RAYON_NUM_THREADS="1")
-    peak = json.loads(subprocess.run([binary, "peak=2"], env=env1, check=True, capture_output=True, text=True).stdout)["peak_gflops"]
+    probe = json.loads(subprocess.run([binary, "peak=2"], env=env1, check=True, capture_output=True, text=True).stdout)
+    peak = probe["peak_gflops"]
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
     torch.set_num_threads(2)
-    print(f"\ntranslators, one epoch each on the generated corpus, two threads each; peak {peak:.0f} GFLOP/s (FMA probe, 2 threads);"
+    print(f"\ntranslators, one epoch each on the generated corpus, two threads each; {cpu}; peak {peak:.0f} GFLOP/s "
+          f"(FMA probe, 2 threads, {probe['vector']});"
           f"\neach side run {REPEATS} times, alternating: medians, and the range of the {REPEATS} speed-ups")
     print(f"{'model':<12}{'tokens':>8}{'PyTorch tok/s':>15}{'ours tok/s':>12}{'speed-up':>10}{'range':>14}{'PyTorch GFLOP/s':>17}{'ours GFLOP/s':>14}"
           f"   mean loss (PyTorch | ours)")

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """`make bench-scale`: notebook 04's Transformer grown towards the paper's base model, trained by
-the crate (the bench example, `scale=`) and by PyTorch (the fixtures' Transformer, made after the
-same manual_seed and Xavier: the same initial weights) on exactly the batches the crate wrote, in
-one run on the same machine; then the base model's greedy decoding (ours with the KV cache,
-PyTorch's the lecture's whole-prefix decode, as `make bench` compares them).
+the crate (the bench example, `scale=`) and by PyTorch twice, on exactly the batches the crate
+wrote, in one run on the same machine: the lecture's Transformer (the fixtures', made after the
+same manual_seed and Xavier: the same initial weights), and torch.nn.Transformer, what a PyTorch
+user picks past the lecture (fused multi-head attention, scaled_dot_product_attention), with the
+same weights copied in (`nn_transformer`: its stacks built without the final LayerNorm the
+lecture's model lacks; checked on the first batch to give the same logits). Each size's
+speed-up is against the faster PyTorch side. Then the base model's greedy decoding (ours with the
+KV cache, PyTorch's the lecture's whole-prefix decode, as `make bench` compares them).
 
 Each side runs in its own process, so that its peak RSS (VmHWM, ru_maxrss) is its own; the sizes
 run REPEATS times, alternating ours and PyTorch's, and the table gives medians and the range of
@@ -13,6 +17,7 @@ forward and backward, on the padded batch), against the FMA probe's peak for the
 
 Usage: bench_scale.py BINARY OUT_DIR            (the whole table; writes OUT_DIR/scale.json)
        bench_scale.py torch PATH THREADS        (PyTorch's side of one training, one JSON line)
+       bench_scale.py torch-nn PATH THREADS     (the same with torch.nn.Transformer, same weights)
        bench_scale.py torch-decode PATH         (PyTorch's greedy decoding, one JSON line)"""
 import json
 import os
@@ -69,6 +74,81 @@ def torch_train(path, threads):
     params = sum(p.numel() for p in model.parameters())
     print(json.dumps({"seconds": secs, "tokens": tokens, "loss": loss, "parameters": params, "flops": flops_of(cfg, model),
                       "peak_rss_mib": peak_rss_mib()}))
+
+
+def nn_transformer(cfg):
+    """torch.nn.Transformer, what a PyTorch user picks past the lecture (fused multi-head attention,
+    scaled_dot_product_attention), with every weight copied from the fixtures' model made after the
+    same manual_seed and Xavier: the same function from the same weights. batch_first, post-norm
+    and ReLU as ours, dropout 0 as the bench's. nn.Transformer ends each stack with a LayerNorm that
+    ours (the lecture's) lacks; its stacks are built without one (custom_encoder/custom_decoder
+    with norm=None). Its embeddings, positional encodings and output layer are the fixtures'
+    modules themselves. Returns (model, logits function) as `bench.translator` does."""
+    import torch
+    from torch import nn
+    from bench import translator
+    ref, _ = translator(cfg)
+    d, h, ff, n = cfg["d_model"], cfg["n_heads"], cfg["d_ff"], cfg["n_layers"]
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True), n, norm=None,
+                                enable_nested_tensor=False)
+    dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(d, h, ff, dropout=0.0, batch_first=True), n, norm=None)
+    core = nn.Transformer(d, h, custom_encoder=enc, custom_decoder=dec, dropout=0.0, batch_first=True)
+
+    def attention(theirs, ours):  # the vectorised heads' query, key, value and output layers
+        theirs.in_proj_weight.copy_(torch.cat([ours.query.weight, ours.key.weight, ours.value.weight]))
+        theirs.in_proj_bias.copy_(torch.cat([ours.query.bias, ours.key.bias, ours.value.bias]))
+        theirs.out_proj.weight.copy_(ours.output.weight)
+        theirs.out_proj.bias.copy_(ours.output.bias)
+
+    def copy(theirs, ours):
+        theirs.weight.copy_(ours.weight)
+        theirs.bias.copy_(ours.bias)
+
+    with torch.no_grad():
+        for theirs, ours in zip(core.encoder.layers, ref.encoder.layers):
+            attention(theirs.self_attn, ours.MHA)
+            copy(theirs.linear1, ours.PFFN.pffn[0]), copy(theirs.linear2, ours.PFFN.pffn[3])
+            copy(theirs.norm1, ours.addNorm1.layer_norm), copy(theirs.norm2, ours.addNorm2.layer_norm)
+        for theirs, ours in zip(core.decoder.layers, ref.decoder.layers):
+            attention(theirs.self_attn, ours.masked_MHA), attention(theirs.multihead_attn, ours.cross_MHA)
+            copy(theirs.linear1, ours.PFFN.pffn[0]), copy(theirs.linear2, ours.PFFN.pffn[3])
+            for k, norm in enumerate([ours.addNorm1, ours.addNorm2, ours.addNorm3], 1):
+                copy(getattr(theirs, f"norm{k}"), norm.layer_norm)
+
+    class NnTranslator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.src_embedding, self.src_pe, self.tgt_embedding, self.tgt_pe = ref.src_embedding, ref.src_pe, ref.tgt_embedding, ref.tgt_pe
+            self.core, self.linear = core, ref.linear
+
+        def forward(self, src, tgt):
+            t = tgt.size(1)
+            causal = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)  # True: may not look
+            out = self.core(self.src_pe(self.src_embedding(src)), self.tgt_pe(self.tgt_embedding(tgt)), tgt_mask=causal,
+                            src_key_padding_mask=src == 0, tgt_key_padding_mask=tgt == 0, memory_key_padding_mask=src == 0)
+            return self.linear(out)
+
+    model = NnTranslator()
+    return model, model, ref
+
+
+def torch_nn_train(path, threads):
+    """PyTorch's nn.Transformer side of one training: first checks on the first batch that it is
+    the same function as the fixtures' model (its logits within 1e-4), then trains as `torch`."""
+    import torch
+    from bench import train_translation
+    torch.set_num_threads(threads)
+    with open(path) as f:
+        cfg = json.load(f)
+    model, _, ref = nn_transformer(cfg)
+    pad = lambda rows: torch.nn.utils.rnn.pad_sequence([torch.tensor(r) for r in rows], batch_first=True)  # noqa: E731
+    src, tgt = pad(cfg["batches"][0]["src"]), pad(cfg["batches"][0]["tgt"])[:, :-1]
+    with torch.no_grad():
+        diff = (model(src, tgt) - ref(src, tgt)).abs().max().item()
+    if not diff < 1e-4:
+        raise SystemExit(f"nn.Transformer is not the fixtures' model: logits differ by {diff}")
+    secs, tokens, loss, _ = train_translation(path, make=lambda c: nn_transformer(c)[:2])
+    print(json.dumps({"seconds": secs, "tokens": tokens, "loss": loss, "same_logits_max_diff": diff, "peak_rss_mib": peak_rss_mib()}))
 
 
 def torch_decode(path):
@@ -133,10 +213,14 @@ def main(binary, out_dir):
     py = sys.executable
     me = os.path.abspath(__file__)
     env = dict(os.environ, RAYON_NUM_THREADS="1")
-    peaks = {t: run_json([binary, f"peak={t}"], env)["peak_gflops"] for t in (1, 2)}
-    print(f"FMA probe: {peaks[2]:.0f} GFLOP/s on 2 threads, {peaks[1]:.0f} on one; {REPEATS} runs a side, alternating")
-    print(f"{'size (d, heads, d_ff, layers)':<32}{'thr':>4}{'params':>9}{'tokens':>8}{'PyTorch tok/s':>14}{'ours tok/s':>11}"
-          f"{'speed-up':>9}{'range':>12}{'PyTorch GFLOP/s':>18}{'ours GFLOP/s':>15}{'RSS PyTorch/ours MiB':>22}   loss PyTorch | ours")
+    probes = {t: run_json([binary, f"peak={t}"], env) for t in (1, 2)}
+    peaks, vector = {t: p["peak_gflops"] for t, p in probes.items()}, probes[1]["vector"]
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
+    print(f"{cpu}, {os.cpu_count()} cores; FMA probe on its widest vectors, {vector}: {peaks[2]:.0f} GFLOP/s on 2 threads, "
+          f"{peaks[1]:.0f} on one; {REPEATS} runs a side, alternating")
+    print(f"{'size (d, heads, d_ff, layers)':<32}{'thr':>4}{'params':>9}{'tokens':>8}{'lecture/nn tok/s':>17}{'ours tok/s':>11}"
+          f"{'speed-up':>9}{'range':>12}{'PyTorch GFLOP/s':>18}{'ours GFLOP/s':>15}{'RSS lecture/nn/ours MiB':>26}   loss lecture | nn | ours")
+    print("(PyTorch: the lecture's Transformer and torch.nn.Transformer from the same weights; the speed-up is against the faster of the two, run by run)")
     rows = []
     for spec, label, thread_list in SIZES:
         for threads in thread_list:
@@ -146,24 +230,32 @@ def main(binary, out_dir):
                     path = os.path.join(tmp, "batches.json")
                     ours = run_json([binary, f"scale={spec}:{path}"], dict(env, BENCH_THREADS=str(threads)))
                     theirs = run_json([py, me, "torch", path, str(threads)], env)
-                runs.append((ours, theirs))
-            o_rate = median([o["tokens"] / o["seconds"] for o, _ in runs])
-            t_rate = median([t["tokens"] / t["seconds"] for _, t in runs])
-            ratios = sorted((o["tokens"] / o["seconds"]) / (t["tokens"] / t["seconds"]) for o, t in runs)
-            o, t = runs[0]
+                    nn_side = run_json([py, me, "torch-nn", path, str(threads)], env)
+                runs.append((ours, theirs, nn_side))
+            rate = lambda r: r["tokens"] / r["seconds"]  # noqa: E731
+            o_rate, l_rate, n_rate = (median([rate(r[k]) for r in runs]) for k in range(3))
+            # against the faster PyTorch side, run by run
+            ratios = sorted(rate(o) / max(rate(t), rate(n)) for o, t, n in runs)
+            t_rate = max(l_rate, n_rate)
+            o, t, nn_run = runs[0]
             flops_per_token = t["flops"] / t["tokens"]
             row = {
                 "size": spec, "label": label, "threads": threads, "parameters": o["parameters"], "tokens": o["tokens"],
-                "torch_tok_s": t_rate, "ours_tok_s": o_rate, "speedup": o_rate / t_rate, "range": [ratios[0], ratios[-1]],
+                "lecture_tok_s": l_rate, "nn_tok_s": n_rate, "torch_tok_s": t_rate, "faster_torch": "nn.Transformer" if n_rate > l_rate else "lecture",
+                "ours_tok_s": o_rate, "speedup": o_rate / t_rate, "range": [ratios[0], ratios[-1]],
                 "torch_gflops": flops_per_token * t_rate / 1e9, "ours_gflops": flops_per_token * o_rate / 1e9, "peak_gflops": peaks[threads],
-                "torch_rss_mib": median([t["peak_rss_mib"] for _, t in runs]), "ours_rss_mib": median([o["peak_rss_mib"] for o, _ in runs]),
-                "torch_loss": t["loss"], "ours_loss": o["loss"], "ours_page_faults": median([o["page_faults"] for o, _ in runs]),
+                "lecture_rss_mib": median([t["peak_rss_mib"] for _, t, _ in runs]), "nn_rss_mib": median([n["peak_rss_mib"] for _, _, n in runs]),
+                "ours_rss_mib": median([o["peak_rss_mib"] for o, _, _ in runs]),
+                "torch_loss": t["loss"], "nn_loss": nn_run["loss"], "ours_loss": o["loss"], "nn_same_logits_max_diff": nn_run["same_logits_max_diff"],
+                "ours_page_faults": median([o["page_faults"] for o, _, _ in runs]),
             }
+            row["torch_rss_mib"] = min(row["lecture_rss_mib"], row["nn_rss_mib"])
             rows.append(row)
             share = lambda g: f"{g:.1f} ({100 * g / peaks[threads]:.0f}%)"  # noqa: E731
-            print(f"{spec + (' ' + label if label else ''):<32}{threads:>4}{o['parameters'] / 1e6:>8.2f}M{o['tokens']:>8}{t_rate:>14.0f}{o_rate:>11.0f}"
+            print(f"{spec + (' ' + label if label else ''):<32}{threads:>4}{o['parameters'] / 1e6:>8.2f}M{o['tokens']:>8}{l_rate:>9.0f}/{n_rate:<7.0f}{o_rate:>11.0f}"
                   f"{o_rate / t_rate:>8.2f}x{ratios[0]:>6.2f}-{ratios[-1]:.2f}x{share(row['torch_gflops']):>18}{share(row['ours_gflops']):>15}"
-                  f"{row['torch_rss_mib']:>11.0f} / {row['ours_rss_mib']:<8.0f}   {t['loss']:.4f} | {o['loss']:.4f}", flush=True)
+                  f"{row['lecture_rss_mib']:>8.0f} /{row['nn_rss_mib']:>6.0f} / {row['ours_rss_mib']:<8.0f}"
+                  f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}", flush=True)
     profiles = {}
     if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
         print("\nwhere our time goes (perf, whole process, 2 threads): % of samples")
@@ -192,26 +284,28 @@ def main(binary, out_dir):
           f"(ours with the KV cache, PyTorch the whole prefix each step): {decode['tokens']} tokens, PyTorch {t_rate:.0f} tok/s, "
           f"ours {o_rate:.0f} tok/s, {o_rate / t_rate:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x), same translations {same} of "
           f"{decode['sentences']}, RSS {decode['torch_rss_mib']:.0f} / {decode['ours_rss_mib']:.0f} MiB")
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
-    result = {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "cores": os.cpu_count(), "peak_gflops": peaks, "repeats": REPEATS,
+    result = {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "vector": vector, "cores": os.cpu_count(), "peak_gflops": peaks, "repeats": REPEATS,
               "rows": rows, "decode": decode, "profiles": profiles}
     path = os.path.join(out_dir, "scale.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
     print(f"\nwrote {path}")
-    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s | ours tok/s | speed-up (range) | GFLOP/s PyTorch / ours (share of peak) | peak RSS PyTorch / ours |")
+    print(f"\n{cpu}, {vector}, {time.strftime('%Y-%m-%d')}:")
+    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | peak RSS lecture / nn / ours |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         size = ", ".join(r["size"].split(",")[:4]) + (" (" + r["label"] + ")" if r["label"] else "")
         pk = r["peak_gflops"]
-        print(f"| {size} | {r['threads']} | {r['parameters'] / 1e6:.2f} M | {r['torch_tok_s']:,.0f} | {r['ours_tok_s']:,.0f} | "
+        print(f"| {size} | {r['threads']} | {r['parameters'] / 1e6:.2f} M | {r['lecture_tok_s']:,.0f} / {r['nn_tok_s']:,.0f} | {r['ours_tok_s']:,.0f} | "
               f"{r['speedup']:.2f}x ({r['range'][0]:.2f}-{r['range'][1]:.2f}) | {r['torch_gflops']:.1f} ({100 * r['torch_gflops'] / pk:.0f}%) / "
-              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['torch_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
+              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['lecture_rss_mib']:,.0f} / {r['nn_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "torch":
         torch_train(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "torch-nn":
+        torch_nn_train(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "torch-decode":
         torch_decode(sys.argv[2])
     else:

@@ -166,12 +166,17 @@ pub fn plot(results: &str, svg: &str) -> Result<()> {
             .filter_map(|r| Some((r["parameters"].as_f64()?, r[key].as_f64()?)))
             .collect(),
     };
-    let title = format!("Transformer training ({}, {})", json["date"].as_str().unwrap_or("?"), json["cpu"].as_str().unwrap_or("?"));
+    let title = format!(
+        "Transformer training ({}, {}, {})",
+        json["date"].as_str().unwrap_or("?"),
+        json["cpu"].as_str().unwrap_or("?"),
+        json["vector"].as_str().unwrap_or("?")
+    );
     let series = [
         line("attention-zoo, 2 threads", "ours_tok_s", 2),
-        line("PyTorch, 2 threads", "torch_tok_s", 2),
+        line("PyTorch (the faster side), 2 threads", "torch_tok_s", 2),
         line("attention-zoo, 1 thread", "ours_tok_s", 1),
-        line("PyTorch, 1 thread", "torch_tok_s", 1),
+        line("PyTorch (the faster side), 1 thread", "torch_tok_s", 1),
     ];
     let series: Vec<LogLogSeries> = series.into_iter().filter(|s| !s.points.is_empty()).collect();
     let fig = plot_loglog(&title, "parameters", "target tokens per second", &series)?;
