@@ -95,15 +95,14 @@ fn main() -> Result<()> {
     let lstm_cfg = LstmTranslatorConfig { embed_dim: 6, hidden_dim: 8, ..LstmTranslatorConfig::new(20, 20) };
     let mut lstm = LstmTranslator::new(&lstm_cfg)?;
     let mut bilstm = LstmTranslator::new(&LstmTranslatorConfig { bidirectional: true, ..lstm_cfg })?;
-    let one = |m: &mut dyn FnMut() -> Result<SentenceTerms>| -> Result<ScoreTerms> {
-        match m()? {
-            SentenceTerms::Source(t) => Ok(t),
-            SentenceTerms::Maps(_) => Err(candle_core::Error::Msg("a recurrent translator has one attention".into())),
-        }
+    // a recurrent translator's one attention over the source
+    let one = |terms: SentenceTerms| match terms {
+        SentenceTerms::Source(t) => Ok(t),
+        SentenceTerms::Maps(_) => Err(candle_core::Error::Msg("a recurrent translator has one attention".into())),
     };
-    let g = one(&mut || gru.sentence_terms(&src, &tgt))?;
-    let l = one(&mut || lstm.sentence_terms(&src, &tgt))?;
-    let b = one(&mut || bilstm.sentence_terms(&src, &tgt))?;
+    let g = one(gru.sentence_terms(&src, &tgt)?)?;
+    let l = one(lstm.sentence_terms(&src, &tgt)?)?;
+    let b = one(bilstm.sentence_terms(&src, &tgt)?)?;
     let (s, t) = (tokens("s", 6), tokens("t", 5));
     let explorer = Explorer {
         title: "the recurrent translators' cross-attention".into(),

@@ -83,7 +83,8 @@ def nn_transformer(cfg):
     and ReLU as ours, dropout 0 as the bench's. nn.Transformer ends each stack with a LayerNorm that
     ours (the lecture's) lacks; its stacks are built without one (custom_encoder/custom_decoder
     with norm=None). Its embeddings, positional encodings and output layer are the fixtures'
-    modules themselves. Returns (model, logits function) as `bench.translator` does."""
+    modules themselves. Returns (model, logits function) as `bench.translator` does, and the
+    fixtures' model it copied (for the check that both give the same logits)."""
     import torch
     from torch import nn
     from bench import translator
