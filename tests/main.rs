@@ -27,6 +27,7 @@ mod gps_bad_input;
 mod gru_translation;
 mod layout;
 mod lecture_tags;
+mod long_attention;
 mod lstm;
 mod lstm_translation;
 mod notebook_limits;

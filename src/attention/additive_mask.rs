@@ -6,6 +6,7 @@
 //! module and the row instead.
 
 use crate::nn::errors_as;
+use crate::nn::fused::flash::flash_attention;
 use crate::nn::fused::masked_softmax::masked_softmax;
 use crate::nn::shape::{check_float, check_size, invalid, invalid_shape};
 use candle_core::{D, DType, Device, Result, Tensor};
@@ -129,12 +130,30 @@ pub(crate) fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) 
 /// [`attend`] with the keys given transposed, `(…, d, Lk)` contiguous (what it makes of them), so
 /// that keys kept for many queries (a decoder's cache) are transposed once.
 pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+    let (output, weights) = attend_weights_if(q, k_t, v, mask, true)?;
+    Ok((output, weights.ok_or_else(|| invalid("the attention kernel gave no weights"))?))
+}
+
+/// [`attend_transposed`], the weights made only `if` asked for where the kernel wing's attention
+/// node takes the inputs (f32 on the CPU, heads `(N, h, L, d)`, 64 keys or more: `flash`, one
+/// tiled node whose backward pass recomputes the weights). Elsewhere the weights come anyway.
+pub(crate) fn attend_weights_if(
+    q: &Tensor,
+    k_t: &Tensor,
+    v: &Tensor,
+    mask: Option<&Tensor>,
+    weights: bool,
+) -> Result<(Tensor, Option<Tensor>)> {
     let d = q.dim(D::Minus1)?;
-    let scores = q.contiguous()?.matmul(k_t)?;
     // as `scores / sqrt(d)`: candle divides by a scalar as a product with its reciprocal
-    let weights = masked_softmax(&scores, 1.0 / (d as f64).sqrt(), mask)?;
+    let scale = 1.0 / (d as f64).sqrt();
+    if let Some(attended) = flash_attention(q, k_t, v, scale, mask, weights)? {
+        return Ok(attended);
+    }
+    let scores = q.contiguous()?.matmul(k_t)?;
+    let weights = masked_softmax(&scores, scale, mask)?;
     let output = weights.matmul(&v.contiguous()?)?;
-    Ok((output, weights))
+    Ok((output, Some(weights)))
 }
 
 /// The lecture's `scaled_dot_product_attention(Q, K, V, mask)`: `softmax(Q Kᵀ / sqrt(d_k) + mask) V`,

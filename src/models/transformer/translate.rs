@@ -46,7 +46,7 @@ impl Translate for Transformer {
     fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
         let src_mask = self.src_mask(src)?;
         // Decoding computes no gradient: the memory keeps its values, not the encoder's graph.
-        let memory = self.encoder_pass(src, src_mask.as_ref())?.memory.detach();
+        let memory = self.encoder_pass(src, src_mask.as_ref(), false)?.memory.detach();
         Ok(TransformerState { memory, src_mask, cache: None })
     }
 

@@ -15,7 +15,7 @@
 //! version, whose gradients their 100-epoch trainings match PyTorch's with; so do other dtypes
 //! and devices.
 
-use super::fast_math::{sigmoid, tanh, with_avx2};
+use super::fast_math::{sigmoid, tanh, with_simd};
 use super::kernels::fused;
 use super::node::values;
 use super::node::{Kernel3, Node3};
@@ -52,7 +52,7 @@ fn gate(out: &mut [f32], a: &[f32], b: &[f32], f: impl Fn(f32) -> f32) {
     }
 }
 
-with_avx2!(
+with_simd!(
     /// One row's GRU gates `[r | z | n]` (`3H`) from its input and hidden gates `gi`, `gh` (`3H`):
     /// `r = sigmoid(gi_r + gh_r)`, `z = sigmoid(gi_z + gh_z)`, `n = tanh(gi_n + gh_n r)`.
     pub(crate) fn gru_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) => gru_gates_body
@@ -70,7 +70,7 @@ fn gru_gates_body(gi: &[f32], gh: &[f32], out: &mut [f32]) {
     }
 }
 
-with_avx2!(
+with_simd!(
     /// `out[j] = tanh(c[j])`.
     pub(crate) fn tanh_all(out: &mut [f32], c: &[f32]) => tanh_all_body
 );
@@ -90,7 +90,7 @@ struct LstmStep {
     kept: Mutex<Vec<f32>>,
 }
 
-with_avx2!(
+with_simd!(
     /// One row's LSTM gates `[i | f | g | o]` (`4H`) from its input and hidden gates `gi`, `gh`
     /// (`4H`): the sigmoid of `gi + gh` for `i`, `f`, `o`, its tanh for `g`.
     pub(crate) fn lstm_gates(gi: &[f32], gh: &[f32], out: &mut [f32]) => lstm_gates_body

@@ -46,15 +46,33 @@ pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tens
 
 /// A matrix with its row and column strides (in elements) over a slice.
 #[derive(Clone, Copy)]
-struct Strided<'a> {
-    data: &'a [f32],
-    rs: usize,
-    cs: usize,
+pub(crate) struct Strided<'a> {
+    pub(crate) data: &'a [f32],
+    pub(crate) rs: usize,
+    pub(crate) cs: usize,
 }
 
 /// `dst (m, n) = lhs (m, k) @ rhs (k, n)`, `dst` with strides `(dst_rs, dst_cs)`, through gemm
 /// with candle's arguments (no accumulation into `dst`, candle's thread count).
-fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usize, usize), lhs: Strided, rhs: Strided) -> Result<()> {
+fn product(m: usize, n: usize, k: usize, dst: &mut [f32], dst_strides: (usize, usize), lhs: Strided, rhs: Strided) -> Result<()> {
+    let threads = candle_core::utils::get_num_threads();
+    product_into(m, n, k, dst, dst_strides, lhs, rhs, false, threads)
+}
+
+/// [`product`] with `accumulate` (`dst += lhs @ rhs` instead of `dst = lhs @ rhs`) and the
+/// number of threads gemm may use.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn product_into(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    (dst_rs, dst_cs): (usize, usize),
+    lhs: Strided,
+    rhs: Strided,
+    accumulate: bool,
+    threads: usize,
+) -> Result<()> {
     // one past the furthest element a (rows, cols) matrix with strides (rs, cs) reaches; None on overflow
     let reach = |rows: usize, cols: usize, rs: usize, cs: usize| -> Option<usize> {
         if rows == 0 || cols == 0 {
@@ -72,7 +90,6 @@ fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usi
     if m == 0 || n == 0 {
         return Ok(());
     }
-    let threads = candle_core::utils::get_num_threads();
     let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
     // SAFETY: the three slices were checked to hold every element the strides reach, and `dst`
     // is written only inside itself.
@@ -84,14 +101,14 @@ fn product(m: usize, n: usize, k: usize, dst: &mut [f32], (dst_rs, dst_cs): (usi
             dst.as_mut_ptr(),
             dst_cs as isize,
             dst_rs as isize,
-            false,
+            accumulate,
             lhs.data.as_ptr(),
             lhs.cs as isize,
             lhs.rs as isize,
             rhs.data.as_ptr(),
             rhs.cs as isize,
             rhs.rs as isize,
-            0f32,
+            if accumulate { 1f32 } else { 0f32 },
             1f32,
             false,
             false,

@@ -48,19 +48,28 @@ pub(crate) fn tanh(x: f32) -> f32 {
 }
 
 /// Defines `fn $name($args)` that runs `$body` (an `#[inline(always)]` function of the same
-/// arguments) compiled for AVX2 where the CPU has it (twice the vector width of the baseline
-/// x86-64 build), else as built: the loops of the functions above, inlined into it, then vectorise
-/// eight values at a time. The results are the same bits either way (no fused multiply-adds are
-/// enabled: a product and a sum stay two roundings).
-macro_rules! with_avx2 {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) => $body:ident) => {
+/// arguments) compiled for the widest vectors the CPU has: AVX-512 (16 lanes), else AVX2 (8
+/// lanes, twice the baseline x86-64 build's), else as built. The loops of the functions above,
+/// inlined into it, then vectorise to those widths. The results are the same bits at every width
+/// (no fused multiply-adds are generated: a product and a sum stay two roundings, as Rust asks
+/// of LLVM).
+macro_rules! with_simd {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? => $body:ident) => {
         $(#[$meta])*
-        $vis fn $name($($arg: $ty),*) {
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
-                #[target_feature(enable = "avx2")]
-                unsafe fn avx2($($arg: $ty),*) {
+                #[target_feature(enable = "avx512f")]
+                unsafe fn avx512($($arg: $ty),*) $(-> $ret)? {
                     $body($($arg),*)
+                }
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2($($arg: $ty),*) $(-> $ret)? {
+                    $body($($arg),*)
+                }
+                if std::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX-512F, checked just above.
+                    return unsafe { avx512($($arg),*) };
                 }
                 if std::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU has AVX2, checked just above.
@@ -71,7 +80,7 @@ macro_rules! with_avx2 {
         }
     };
 }
-pub(crate) use with_avx2;
+pub(crate) use with_simd;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! [`super::fast_math`]'s, in a loop the compiler vectorises; the backward pass is PyTorch's
 //! (`grad - exp(output) * sum(grad)` row by row).
 
-use super::fast_math::{exp, with_avx2};
+use super::fast_math::{exp, with_simd};
 use super::in_place::with_f32_pair;
 use super::kernels::fused;
 use super::node::{Kernel1, Node1};
@@ -36,7 +36,7 @@ pub fn log_softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Vec<f32> {
     dx
 }
 
-with_avx2!(fn backward_rows(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) => backward_rows_body);
+with_simd!(fn backward_rows(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) => backward_rows_body);
 
 #[inline(always)]
 fn backward_rows_body(y: &[f32], g: &[f32], dx: &mut [f32], n: usize) {
@@ -65,7 +65,7 @@ fn row_stats(x: &[f32], n: usize, scratch: &mut [f32]) -> Vec<(f32, f32)> {
     x.chunks_exact(n).map(|xr| row_stat(xr, scratch)).collect()
 }
 
-with_avx2!(fn exp_shifted(x: &[f32], max: f32, log_sum: f32, out: &mut [f32]) => exp_shifted_body);
+with_simd!(fn exp_shifted(x: &[f32], max: f32, log_sum: f32, out: &mut [f32]) => exp_shifted_body);
 
 #[inline(always)]
 /// `exp((x - max) - log_sum)`: the softmax of a row given its stats (`log_sum` 0: the exponentials

@@ -19,6 +19,7 @@
 //! | `cells`, `fast_math` | one LSTM/GRU step, the gate arithmetic, `exp`/`sigmoid`/`tanh` | `Lstm`, `Gru`, `LstmCell` |
 //! | `gru_sequence`, `lstm_sequence`, `padding` | a whole recurrent direction, back-propagating through time inside; padding as each row's length | `Gru::forward`, `Gru::forward_padded`, `Lstm::forward_padded` |
 //! | `attn_lstm_decoder` | the blog post's attention LSTM decoder over a teacher-forced target | `LstmTranslator` |
+//! | `flash`, `simd_rows` | scaled dot-product attention over 64 keys or more as one node: tiled, an online softmax, the weights recomputed in the backward pass, a vectorised `exp` | `attend`, the vectorised multi-head attention |
 //! | `heads`, `masked_softmax` | splitting/merging attention heads; `softmax(scores * scale + mask)` | the vectorised multi-head attention, `attend` |
 //! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
 //! | `heap` | glibc's allocator told to keep freed tensors' memory (opt-in, see `crate::tuning`) | `tuning::keep_freed_memory` |
@@ -27,6 +28,9 @@ pub(crate) mod attn_lstm_decoder;
 pub(crate) mod cells;
 pub(crate) mod dense;
 pub(crate) mod fast_math;
+pub(crate) mod flash;
+#[cfg(test)]
+mod flash_tests;
 pub(crate) mod gru_sequence;
 pub(crate) mod heads;
 pub(crate) mod heap;
@@ -41,3 +45,4 @@ pub(crate) mod masked_softmax;
 pub(crate) mod node;
 pub(crate) mod padding;
 pub(crate) mod rows;
+pub(crate) mod simd_rows;
