@@ -32,7 +32,7 @@ struct TransformerFx {
 }
 
 #[derive(Deserialize)]
-struct Sizes {
+pub(crate) struct Sizes {
     d_model: usize,
     n_heads: usize,
     d_ff: usize,
@@ -40,7 +40,7 @@ struct Sizes {
     dropout: f64,
     src_vocab: usize,
     tgt_vocab: usize,
-    adam_lr: f64,
+    pub(crate) adam_lr: f64,
 }
 
 /// Token ids, written as floats.
@@ -199,7 +199,7 @@ struct MapsFx {
 
 /// Three Adam steps of the full model: each step's loss, then the weights and logits.
 #[derive(Deserialize)]
-struct AdamFx {
+pub(crate) struct AdamFx {
     losses: Vec<f64>,
     state: StateFx,
     eval_logits: TensorFx,
@@ -213,7 +213,7 @@ fn seed_of(case: &Case) -> i128 {
     case.seed as i128
 }
 
-fn ids(v: &TensorFx) -> Tensor {
+pub(crate) fn ids(v: &TensorFx) -> Tensor {
     v.tensor().to_dtype(DType::U32).unwrap()
 }
 
@@ -237,7 +237,11 @@ fn inputs(fx: &TransformerFx) -> Inputs {
 }
 
 fn config(fx: &TransformerFx) -> TransformerConfig {
-    let s = &fx.sizes;
+    config_of(&fx.sizes)
+}
+
+/// The fixtures' model: the lecture's sizes and narrow heads.
+pub(crate) fn config_of(s: &Sizes) -> TransformerConfig {
     TransformerConfig {
         d_model: s.d_model,
         n_heads: s.n_heads,
@@ -522,47 +526,73 @@ fn three_adam_steps_of_the_transformer_match_pytorch() {
     let inp = inputs(&fx);
     let tgt_out = ids(&fx.ids.tgt_out);
     let lr = fx.sizes.adam_lr;
-    let (mut max_loss, mut max_weight, mut max_logit, mut max_key_bias) = (0f64, 0f64, 0f64, 0f64);
+    let mut max = [0f64; 4];
     for case in &fx.cases {
         let seed = seed_of(case);
-        let want = &case.adam;
         manual_seed(seed).unwrap();
         let model = Transformer::from_config(&config(&fx)).unwrap();
-        let mut adam = Adam::new(model.parameters(), lr).unwrap();
-        model.train();
-        manual_seed(seed + 200).unwrap();
-        for (step, w) in want.losses.iter().enumerate() {
-            let loss = cross_entropy(&model.forward(&inp.src, &inp.tgt, None, None).unwrap(), &tgt_out);
-            let got = loss.to_scalar::<f32>().unwrap() as f64;
-            assert!((got - w).abs() <= ADAM, "seed {seed} loss of step {}: got {got}, expected {w}", step + 1);
-            max_loss = max_loss.max((got - w).abs());
-            adam.step(&loss.backward().unwrap()).unwrap();
-        }
-        // The keys' biases shift every score of a query by the same amount, which the softmax
-        // ignores: their gradient is zero but for rounding, and Adam scales that rounding noise up
-        // to about `lr` per step. They are checked to have moved by no more than that; everything
-        // else, within ADAM.
-        let initial: std::collections::HashMap<String, Tensor> = case.transformer.state.tensors().into_iter().collect();
-        for ((name, p), (want_name, w)) in model.named_parameters().iter().zip(want.state.tensors()) {
-            assert_eq!(name, &want_name);
-            if name.contains("linear_Ks") && name.ends_with("bias") {
-                let moved = values(&(p.tensor() - &initial[name]).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
-                let d = values(&(p.tensor() - &w).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
-                max_key_bias = max_key_bias.max(d);
-                assert!(moved <= 3.0 * lr * 1.01, "seed {seed} {name} moved by {moved}");
-                continue;
-            }
-            let d = values(&(p.tensor() - &w).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
-            assert!(d <= ADAM, "seed {seed} {name} after {} Adam steps: max |difference| {d}", want.losses.len());
-            max_weight = max_weight.max(d);
-        }
-        model.eval();
-        let logits = model.forward(&inp.src, &inp.tgt, None, None).unwrap();
-        max_logit = max_logit.max(close_relative(&format!("seed {seed} logits after Adam"), &logits, &want.eval_logits, ADAM));
+        let gaps = adam_steps_match(
+            &format!("seed {seed}"),
+            &model,
+            seed,
+            (&inp.src, &inp.tgt, &tgt_out),
+            &case.transformer.state,
+            &case.adam,
+            lr,
+        );
+        max.iter_mut().zip(gaps).for_each(|(m, g)| *m = m.max(g));
     }
-    eprintln!(
-        "Adam: max |difference| losses {max_loss:e}, weights {max_weight:e}, logits {max_logit:e}; keys' biases (noise) {max_key_bias:e}"
-    );
+    let [loss, weight, logit, key_bias] = max;
+    eprintln!("Adam: max |difference| losses {loss:e}, weights {weight:e}, logits {logit:e}; keys' biases (noise) {key_bias:e}");
+}
+
+/// Three Adam steps of `model` (drawn with `manual_seed(seed)`, its initial weights `initial`)
+/// in training mode after `manual_seed(seed + 200)`, on the cross-entropy of its logits for
+/// `(src, tgt)` against `tgt_out`, checked against PyTorch's (`want`): each step's loss, every
+/// weight, the logits in evaluation mode. Returns the largest differences of the losses, the
+/// weights, the logits and the keys' biases.
+pub(crate) fn adam_steps_match(
+    what: &str,
+    model: &Transformer,
+    seed: i128,
+    (src, tgt, tgt_out): (&Tensor, &Tensor, &Tensor),
+    initial: &StateFx,
+    want: &AdamFx,
+    lr: f64,
+) -> [f64; 4] {
+    let (mut max_loss, mut max_weight, mut max_key_bias) = (0f64, 0f64, 0f64);
+    let mut adam = Adam::new(model.parameters(), lr).unwrap();
+    model.train();
+    manual_seed(seed + 200).unwrap();
+    for (step, w) in want.losses.iter().enumerate() {
+        let loss = cross_entropy(&model.forward(src, tgt, None, None).unwrap(), tgt_out);
+        let got = loss.to_scalar::<f32>().unwrap() as f64;
+        assert!((got - w).abs() <= ADAM, "{what} loss of step {}: got {got}, expected {w}", step + 1);
+        max_loss = max_loss.max((got - w).abs());
+        adam.step(&loss.backward().unwrap()).unwrap();
+    }
+    // The keys' biases shift every score of a query by the same amount, which the softmax
+    // ignores: their gradient is zero but for rounding, and Adam scales that rounding noise up
+    // to about `lr` per step. They are checked to have moved by no more than that; everything
+    // else, within ADAM.
+    let initial: std::collections::HashMap<String, Tensor> = initial.tensors().into_iter().collect();
+    for ((name, p), (want_name, w)) in model.named_parameters().iter().zip(want.state.tensors()) {
+        assert_eq!(name, &want_name);
+        if (name.contains("linear_Ks") || name.contains("key.")) && name.ends_with("bias") {
+            let moved = values(&(p.tensor() - &initial[name]).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
+            let d = values(&(p.tensor() - &w).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
+            max_key_bias = max_key_bias.max(d);
+            assert!(moved <= 3.0 * lr * 1.01, "{what} {name} moved by {moved}");
+            continue;
+        }
+        let d = values(&(p.tensor() - &w).unwrap()).into_iter().fold(0f64, |m, v| m.max(v.abs()));
+        assert!(d <= ADAM, "{what} {name} after {} Adam steps: max |difference| {d}", want.losses.len());
+        max_weight = max_weight.max(d);
+    }
+    model.eval();
+    let logits = model.forward(src, tgt, None, None).unwrap();
+    let max_logit = close_relative(&format!("{what} logits after Adam"), &logits, &want.eval_logits, ADAM);
+    [max_loss, max_weight, max_logit, max_key_bias]
 }
 
 #[test]
