@@ -98,3 +98,32 @@ fn softmax_grad_body(dp: &mut [f32], p: &[f32], d: f32, scale: f32) {
     }
 }
 with_simd!(pub(crate) fn softmax_grad(dp: &mut [f32], p: &[f32], d: f32, scale: f32) => softmax_grad_body);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dispatched functions (the widest vectors this CPU has) give the bits of their bodies
+    /// compiled for the baseline x86-64 (SSE2): the lanes fix the order of every sum, and no
+    /// multiply-add is fused at any width.
+    #[test]
+    fn every_width_gives_the_same_bits() {
+        let mut state = 12345u32;
+        let mut draw = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 8.0 - 4.0
+        };
+        for n in [1, 15, 16, 17, 100, 257] {
+            let row: Vec<f32> = (0..n).map(|_| draw()).collect();
+            let mask: Vec<f32> = (0..n).map(|k| if k % 3 == 0 { f32::NEG_INFINITY } else { draw() }).collect();
+            let (mut a, mut b) = (row.clone(), row.clone());
+            assert_eq!(scale_mask_max(&mut a, 0.3, Some(&mask)).to_bits(), scale_mask_max_body(&mut b, 0.3, Some(&mask)).to_bits());
+            assert_eq!(scale_mask_max(&mut a, 0.7, None).to_bits(), scale_mask_max_body(&mut b, 0.7, None).to_bits());
+            assert_eq!(exp_sum(&mut a, 1.5).to_bits(), exp_sum_body(&mut b, 1.5).to_bits());
+            assert_eq!(dot(&a, &row).to_bits(), dot_body(&b, &row).to_bits());
+            softmax_grad(&mut a, &row, 0.25, 0.5);
+            softmax_grad_body(&mut b, &row, 0.25, 0.5);
+            assert_eq!(a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), b.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "n = {n}");
+        }
+    }
+}
