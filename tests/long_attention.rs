@@ -66,3 +66,22 @@ fn three_adam_steps_over_long_sequences_match_pytorch() {
     let [loss, weight, logit, _] = adam_steps_match("long sequences", &model, l.seed as i128, batch, &l.state, &l.adam, fx.sizes.adam_lr);
     eprintln!("long sequences, Adam: max |difference| losses {loss:e}, weights {weight:e}, logits {logit:e}");
 }
+
+/// Over 64 keys or more the weights a caller asks for are still part of the graph: a loss on
+/// them alone reaches the query and key layers (the kernel, which gives no weights, serves only
+/// the passes that ask for none).
+#[test]
+fn weights_asked_for_over_long_sequences_carry_gradients() {
+    let _serial = common::serial();
+    manual_seed(3).unwrap();
+    let mha = VectorisedMultiHeadAttention::new(8, 2, 0.0).unwrap();
+    let x = Tensor::randn(0f32, 1.0, (2, 70, 8), &Device::Cpu).unwrap();
+    let out = mha.forward(&x, &x, &x, None).unwrap();
+    let loss = out.weights.sqr().unwrap().sum_all().unwrap();
+    let grads = loss.backward().unwrap();
+    for (name, p) in mha.named_parameters() {
+        let moves = grads.get(p.tensor().as_ref()).map(|g| values(g).iter().any(|v| *v != 0.0));
+        let expected = name.starts_with("query") || name.starts_with("key");
+        assert_eq!(moves.unwrap_or(false), expected, "{name}: a gradient from the weights alone");
+    }
+}

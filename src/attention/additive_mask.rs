@@ -136,7 +136,8 @@ pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Opti
 
 /// [`attend_transposed`], the weights made only `if` asked for where the kernel wing's attention
 /// node takes the inputs (f32 on the CPU, heads `(N, h, L, d)`, 64 keys or more: `flash`, one
-/// tiled node whose backward pass recomputes the weights). Elsewhere the weights come anyway.
+/// tiled node whose backward pass recomputes the weights). Weights asked for come from the plain
+/// composition, in the graph as they always were; elsewhere they come anyway.
 pub(crate) fn attend_weights_if(
     q: &Tensor,
     k_t: &Tensor,
@@ -147,8 +148,8 @@ pub(crate) fn attend_weights_if(
     let d = q.dim(D::Minus1)?;
     // as `scores / sqrt(d)`: candle divides by a scalar as a product with its reciprocal
     let scale = 1.0 / (d as f64).sqrt();
-    if let Some(attended) = flash_attention(q, k_t, v, scale, mask, weights)? {
-        return Ok(attended);
+    if !weights && let Some(output) = flash_attention(q, k_t, v, scale, mask)? {
+        return Ok((output, None));
     }
     let scores = q.contiguous()?.matmul(k_t)?;
     let weights = masked_softmax(&scores, scale, mask)?;

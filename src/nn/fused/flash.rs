@@ -16,18 +16,18 @@
 //!
 //! The exponential is `fast_math::exp`, vectorised across a row (16 lanes with AVX-512): within
 //! 2 ulps of the true value, where the plain composition calls libm one value at a time. So the
-//! weights and outputs agree with the plain composition's to float32 rounding, not to the bit,
-//! and the entry point takes only keys of [`FLASH_MIN_KEYS`] or more: the lecture's sentences keep
-//! the plain composition and its bits. The weights, `(N, h, Lq, Lk)`, are written only for a
-//! caller that asks for them (the maps, the explorer): the row is then one tile of every key, and
-//! its normalised exponentials are stored as they are computed.
+//! outputs agree with the plain composition's to float32 rounding, not to the bit, and the entry
+//! point takes only keys of [`FLASH_MIN_KEYS`] or more: the lecture's sentences keep the plain
+//! composition and its bits. The node gives no weights: a caller that wants the `(N, h, Lq, Lk)`
+//! weights (the maps, the explorer, a loss of its own on them) takes the plain composition, whose
+//! weights are part of the graph.
 
 use super::dense::{Strided, product_into};
 use super::node::{Kernel3, Node3, cpu_f32};
 use super::simd_rows::{dot, exp_or_zero, exp_sum, scale_mask_max, softmax_grad};
 use candle_core::{DType, Device, Result, Shape, Storage, Tensor, bail};
 use rayon::prelude::*;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// The fewest keys the kernel takes; shorter sequences keep the plain composition.
 pub(crate) const FLASH_MIN_KEYS: usize = 64;
@@ -67,10 +67,9 @@ impl Head<'_> {
     }
 }
 
-/// One head's forward pass: its output `(Lq, dv)`, its rows' log-sum-exp, and with `weights` its
-/// weights `(Lq, Lk)`.
-fn forward_head(s: Sizes, scale: f32, x: &Head, out: &mut [f32], lse: &mut [f32], mut weights: Option<&mut [f32]>) -> Result<()> {
-    let key_tile = if weights.is_some() { s.lk } else { KEY_TILE.min(s.lk) };
+/// One head's forward pass: its output `(Lq, dv)` and its rows' log-sum-exp.
+fn forward_head(s: Sizes, scale: f32, x: &Head, out: &mut [f32], lse: &mut [f32]) -> Result<()> {
+    let key_tile = KEY_TILE.min(s.lk);
     let rows = QUERY_TILE.min(s.lq);
     let (mut scores, mut acc) = (vec![0f32; rows * key_tile], vec![0f32; rows * s.dv]);
     for i0 in (0..s.lq).step_by(QUERY_TILE) {
@@ -97,13 +96,6 @@ fn forward_head(s: Sizes, scale: f32, x: &Head, out: &mut [f32], lse: &mut [f32]
                 }
                 sum[row] += tile_sum;
                 max[row] = new_max;
-            }
-            if let Some(w) = weights.as_deref_mut() {
-                // one tile of every key: the rows' weights are complete
-                for ((p, wr), total) in tile.chunks_exact(c).zip(w[i0 * s.lk..(i0 + r) * s.lk].chunks_exact_mut(s.lk)).zip(&sum) {
-                    let inv = 1.0 / total;
-                    wr.iter_mut().zip(p).for_each(|(w, p)| *w = p * inv);
-                }
             }
             let v_tile = Strided { data: &x.v[j0 * s.dv..], rs: s.dv, cs: 1 };
             product_into(r, s.dv, c, acc, (s.dv, 1), Strided { data: tile, rs: c, cs: 1 }, v_tile, j0 > 0, 1)?;
@@ -190,15 +182,14 @@ where
     }
 }
 
-/// The node: the sizes, the scale, the mask and, shared with the caller, the rows' log-sum-exp
-/// (written by the forward pass, read by the backward pass) and the weights when asked for.
+/// The node: the sizes, the scale, the mask and the rows' log-sum-exp (written by the forward
+/// pass, read by the backward pass).
 struct Flash {
     sizes: Sizes,
     batch: usize,
     scale: f32,
     mask: Option<MaskRows>,
-    lse: Arc<Mutex<Vec<f32>>>,
-    weights: Option<Arc<Mutex<Vec<f32>>>>,
+    lse: Mutex<Vec<f32>>,
 }
 
 impl Flash {
@@ -236,20 +227,12 @@ impl Kernel3 for Flash {
         let count = self.check(q.len(), kt.len(), v.len())?;
         let mut out = vec![0f32; count * s.lq * s.dv];
         let mut lse = vec![0f32; count * s.lq];
-        let mut weights = self.weights.as_ref().map(|_| vec![0f32; count * s.lq * s.lk]);
-        let mut outputs = vec![(&mut out[..], s.lq * s.dv), (&mut lse[..], s.lq)];
-        if let Some(w) = weights.as_mut() {
-            outputs.push((&mut w[..], s.lq * s.lk));
-        }
+        let outputs = vec![(&mut out[..], s.lq * s.dv), (&mut lse[..], s.lq)];
         each_head(count, outputs, |i, c| {
-            let (o, rest) = c.split_first_mut().ok_or_else(|| candle_core::Error::Msg("flash-attention: no output".into()))?;
-            let (l, w) = rest.split_first_mut().ok_or_else(|| candle_core::Error::Msg("flash-attention: no log-sum-exp".into()))?;
-            forward_head(s, self.scale, &self.head(i, q, kt, v), o, l, w.first_mut().map(|w| &mut **w))
+            let [o, l] = c else { bail!("flash-attention: expected an output and a log-sum-exp") };
+            forward_head(s, self.scale, &self.head(i, q, kt, v), o, l)
         })?;
         *lock(&self.lse) = lse;
-        if let (Some(slot), Some(w)) = (&self.weights, weights) {
-            *lock(slot) = w;
-        }
         Ok((out, Shape::from((self.batch, s.heads, s.lq, s.dv))))
     }
 
@@ -293,23 +276,17 @@ impl Kernel3 for Flash {
     }
 }
 
-/// `softmax(q kᵀ · scale + mask) v` as one node, from the keys transposed: `None` where the
-/// kernel does not take the inputs (not float32 on the CPU, fewer than [`FLASH_MIN_KEYS`] keys,
-/// an empty batch, sizes that do not match, a mask it cannot read), for the caller's plain
-/// composition. `q`, `k_t` and `v` are differentiable; the mask receives no gradient.
+/// `softmax(q kᵀ · scale + mask) v` as one node, from the keys transposed, without the weights:
+/// `None` where the kernel does not take the inputs (not float32 on the CPU, fewer than
+/// [`FLASH_MIN_KEYS`] keys, an empty batch, sizes that do not match, a mask it cannot read), for
+/// the caller's plain composition. `q`, `k_t` and `v` are differentiable; the mask receives no
+/// gradient.
 ///
 /// # Shapes
 /// - `q`: `(N, h, Lq, d)`; `k_t`: `(N, h, d, Lk)`; `v`: `(N, h, Lk, dv)`
 /// - `mask`: optional additive mask of rank 4 broadcasting to `(N, h, Lq, Lk)`
-/// - returns the output `(N, h, Lq, dv)` and, with `weights`, the weights `(N, h, Lq, Lk)`
-pub(crate) fn flash_attention(
-    q: &Tensor,
-    k_t: &Tensor,
-    v: &Tensor,
-    scale: f64,
-    mask: Option<&Tensor>,
-    weights: bool,
-) -> Result<Option<(Tensor, Option<Tensor>)>> {
+/// - returns the output `(N, h, Lq, dv)`
+pub(crate) fn flash_attention(q: &Tensor, k_t: &Tensor, v: &Tensor, scale: f64, mask: Option<&Tensor>) -> Result<Option<Tensor>> {
     let cpu = |t: &Tensor| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu);
     let (Ok((n, h, lq, d)), Ok(kt_dims), Ok((n3, h3, lk, dv))) = (q.dims4(), k_t.dims4(), v.dims4()) else { return Ok(None) };
     if ![q, k_t, v].into_iter().all(cpu)
@@ -334,14 +311,7 @@ pub(crate) fn flash_attention(
             Some(MaskRows { values: data[layout.start_offset()..].to_vec(), strides: [st[0], st[1], st[2]] })
         }
     };
-    let lse = Arc::new(Mutex::new(vec![]));
-    let slot = weights.then(|| Arc::new(Mutex::new(vec![])));
     let sizes = Sizes { heads: h, lq, lk, d, dv };
-    let op = Flash { sizes, batch: n, scale: scale as f32, mask, lse, weights: slot.clone() };
-    let out = q.contiguous()?.apply_op3(&k_t.contiguous()?, &v.contiguous()?, Node3(op))?;
-    let weights = match slot {
-        Some(slot) => Some(Tensor::from_vec(std::mem::take(&mut *lock(&slot)), (n, h, lq, lk), &Device::Cpu)?),
-        None => None,
-    };
-    Ok(Some((out, weights)))
+    let op = Flash { sizes, batch: n, scale: scale as f32, mask, lse: Mutex::new(vec![]) };
+    q.contiguous()?.apply_op3(&k_t.contiguous()?, &v.contiguous()?, Node3(op)).map(Some)
 }
