@@ -90,9 +90,16 @@ pub(crate) fn product_into(
     if m == 0 || n == 0 {
         return Ok(());
     }
+    // gemm takes signed strides, and writes each element of `dst` once only if no two share a place
+    let signed = [dst_rs, dst_cs, lhs.rs, lhs.cs, rhs.rs, rhs.cs].iter().all(|&s| isize::try_from(s).is_ok());
+    let disjoint =
+        (n == 1 || dst_cs >= 1) && (m == 1 || dst_rs >= 1) && (dst_rs >= dst_cs.saturating_mul(n) || dst_cs >= dst_rs.saturating_mul(m));
+    if !signed || !disjoint {
+        bail!("dense product: strides ({dst_rs}, {dst_cs}) of a ({m}, {n}) result that overlap, or strides past isize")
+    }
     let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
-    // SAFETY: the three slices were checked to hold every element the strides reach, and `dst`
-    // is written only inside itself.
+    // SAFETY: the three slices were checked to hold every element the strides reach, the strides
+    // fit isize, and `dst` is written only inside itself, each element by one product.
     unsafe {
         gemm::gemm(
             m,

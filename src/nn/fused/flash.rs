@@ -9,10 +9,11 @@
 //! - forward: a tile's scores (one gemm), scaled and masked; each row's running maximum and sum
 //!   of `exp(score - max)` (the online softmax: an earlier tile's sum and output are rescaled by
 //!   `exp(old max - new max)` when a later tile raises the maximum); the output accumulated as
-//!   `exp(scores - max) v` (one gemm). Each row's log-sum-exp is all the node keeps.
+//!   `exp(scores - max) v` (one gemm). Besides its inputs and output (which candle's graph keeps),
+//!   the node keeps each row's log-sum-exp and a copy of the mask.
 //! - backward: each tile's weights recomputed as `exp(score - log-sum-exp)`; with `D = Σ dO ⊙ O`
 //!   per query row, `dS = P ⊙ (dO vᵀ - D) · scale`, then `dq += dS k`, `dkᵀ += qᵀ dS`,
-//!   `dv += Pᵀ dO` (four gemms).
+//!   `dv += Pᵀ dO` (five gemms a tile, the scores' included).
 //!
 //! The exponential is `fast_math::exp`, vectorised across a row (16 lanes with AVX-512): within
 //! 2 ulps of the true value, where the plain composition calls libm one value at a time. So the
@@ -83,7 +84,8 @@ fn forward_head(s: Sizes, scale: f32, x: &Head, out: &mut [f32], lse: &mut [f32]
             product_into(r, c, s.d, tile, (c, 1), q_tile, Strided { data: &x.kt[j0..], rs: s.lk, cs: 1 }, false, 1)?;
             for (row, p) in tile.chunks_exact_mut(c).enumerate() {
                 let tile_max = scale_mask_max(p, scale, x.mask(i0 + row, j0, c));
-                let new_max = if tile_max > max[row] { tile_max } else { max[row] };
+                // a NaN maximum (a NaN score) makes the row NaN, as in the plain softmax
+                let new_max = if tile_max > max[row] || tile_max.is_nan() { tile_max } else { max[row] };
                 if new_max == f32::NEG_INFINITY {
                     p.fill(0.0); // every key so far masked
                     continue;

@@ -78,3 +78,23 @@ fn leaves_what_it_does_not_take_to_the_caller() {
     assert!(flash_attention(&empty, &kt, &v, 0.5, None).unwrap().is_none(), "an empty batch");
     assert!(flash_attention(&q, &kt, &v, 0.5, None).unwrap().is_some());
 }
+
+/// A NaN score makes its row NaN, as in the plain softmax, even under the mask and in a tile
+/// whose other keys are all masked.
+#[test]
+fn a_nan_score_makes_its_row_nan_as_the_plain_softmax_does() {
+    let dev = Device::Cpu;
+    let (lq, lk, d) = (3, 200, 4);
+    let q = Tensor::randn(0f32, 1.0, (1, 1, lq, d), &dev).unwrap();
+    let mut kt = values(&Tensor::randn(0f32, 1.0, (1, 1, d, lk), &dev).unwrap());
+    kt[0] = f32::NAN; // key 0's first component: every query's score with key 0 is NaN
+    let kt = Tensor::from_vec(kt, (1, 1, d, lk), &dev).unwrap();
+    let v = Tensor::randn(0f32, 1.0, (1, 1, lk, d), &dev).unwrap();
+    // the first tile all masked (key 0 among them), the rest open
+    let mask = additive(|_, _, j| j >= 128, (1, 1, lk));
+    let out = flash_attention(&q, &kt, &v, 0.5, Some(&mask)).unwrap().unwrap();
+    let z = (q.matmul(&kt).unwrap() * 0.5).unwrap().broadcast_add(&mask).unwrap();
+    let plain = crate::nn::softmax(&z).unwrap().matmul(&v).unwrap();
+    assert!(values(&plain).iter().all(|v| v.is_nan()), "the plain composition's rows are NaN");
+    assert!(values(&out).iter().all(|v| v.is_nan()), "so are the kernel's");
+}

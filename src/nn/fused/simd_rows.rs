@@ -15,7 +15,8 @@ pub(crate) fn exp_or_zero(x: f32) -> f32 {
     if x < -87.3 { 0.0 } else { y }
 }
 
-/// `row = row * scale + mask` (no mask: `row * scale`); returns the row's maximum.
+/// `row = row * scale + mask` (no mask: `row * scale`); returns the row's maximum, NaN where the
+/// row holds a NaN (so that the softmax over it is NaN, as the plain one's is).
 #[inline(always)]
 fn scale_mask_max_body(row: &mut [f32], scale: f32, mask: Option<&[f32]>) -> f32 {
     let mut lanes = [f32::NEG_INFINITY; LANES];
@@ -27,12 +28,12 @@ fn scale_mask_max_body(row: &mut [f32], scale: f32, mask: Option<&[f32]>) -> f32
                 for k in 0..LANES {
                     let z = c[k] * scale + m[k];
                     c[k] = z;
-                    lanes[k] = if z > lanes[k] { z } else { lanes[k] };
+                    lanes[k] = if z > lanes[k] || z.is_nan() { z } else { lanes[k] };
                 }
             }
             for (z, m) in chunks.into_remainder().iter_mut().zip(masks.remainder()) {
                 *z = *z * scale + m;
-                lanes[0] = lanes[0].max(*z);
+                lanes[0] = if *z > lanes[0] || z.is_nan() { *z } else { lanes[0] };
             }
         }
         None => {
@@ -40,16 +41,16 @@ fn scale_mask_max_body(row: &mut [f32], scale: f32, mask: Option<&[f32]>) -> f32
                 for k in 0..LANES {
                     let z = c[k] * scale;
                     c[k] = z;
-                    lanes[k] = if z > lanes[k] { z } else { lanes[k] };
+                    lanes[k] = if z > lanes[k] || z.is_nan() { z } else { lanes[k] };
                 }
             }
             for z in chunks.into_remainder() {
                 *z *= scale;
-                lanes[0] = lanes[0].max(*z);
+                lanes[0] = if *z > lanes[0] || z.is_nan() { *z } else { lanes[0] };
             }
         }
     }
-    lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+    lanes.iter().copied().fold(f32::NEG_INFINITY, |m, v| if v > m || v.is_nan() { v } else { m })
 }
 with_simd!(pub(crate) fn scale_mask_max(row: &mut [f32], scale: f32, mask: Option<&[f32]>) -> f32 => scale_mask_max_body);
 
