@@ -131,7 +131,13 @@ pub(crate) fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) 
 /// that keys kept for many queries (a decoder's cache) are transposed once.
 pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
     let (output, weights) = attend_weights_if(q, k_t, v, mask, true)?;
-    Ok((output, weights.ok_or_else(|| invalid("the attention kernel gave no weights"))?))
+    Ok((output, kept_weights(weights)?))
+}
+
+/// The weights of a pass that asked for them ([`attend_weights_if`] with `weights`, and every
+/// caller above it that passes the choice on), which it always has.
+pub(crate) fn kept_weights(weights: Option<Tensor>) -> Result<Tensor> {
+    weights.ok_or_else(|| invalid("the attention gave no weights"))
 }
 
 /// [`attend_transposed`], the weights made only `if` asked for where the kernel wing's attention

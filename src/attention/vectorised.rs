@@ -6,10 +6,9 @@ use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_head_size, check_
 use crate::nn::{Dropout, Linear, Param, Walk, errors_as};
 use candle_core::{Result, Tensor};
 
-use super::additive_mask::attend_weights_if;
+use super::additive_mask::{attend_weights_if, kept_weights};
 use super::kv::ProjectedKv;
 use crate::nn::fused::heads::{merge_heads, split_heads, split_heads_transposed};
-use crate::nn::shape::invalid;
 
 /// The blog post's `MultiHeadAttention(embed_dim, num_heads)`: `query`, `key`, `value` and
 /// `output` are each a `Linear(d_model, d_model)`; the projections are viewed as
@@ -99,9 +98,8 @@ impl VectorisedMultiHeadAttention {
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
     #[errors_as("VectorisedMultiHeadAttention")]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
-        check_qkv(self.d_model, query, key, value, mask)?;
-        let kv = self.project_kv(key, value)?;
-        self.attend_kv(query, &kv, mask)
+        let (output, weights) = self.forward_weights_if(query, key, value, mask, true)?;
+        Ok(MhaOutput { output, weights: kept_weights(weights)? })
     }
 
     /// [`VectorisedMultiHeadAttention::forward`], the weights made only if asked for where the
@@ -132,7 +130,7 @@ impl VectorisedMultiHeadAttention {
     /// callers check the shapes and the mask).
     pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
         let (output, weights) = self.attend_kv_weights_if(query, kv, mask, true)?;
-        Ok(MhaOutput { output, weights: weights.ok_or_else(|| invalid("the attention gave no weights"))? })
+        Ok(MhaOutput { output, weights: kept_weights(weights)? })
     }
 
     /// [`VectorisedMultiHeadAttention::attend_kv`], the weights made only if asked for where

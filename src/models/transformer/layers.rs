@@ -4,6 +4,7 @@ use super::config::{HeadLayout, TransformerConfig};
 use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
 use crate::attention::ProjectedKv;
+use crate::attention::additive_mask::kept_weights;
 use crate::nn::shape::{check_batch, invalid};
 use crate::nn::{Walk, errors_as};
 use candle_core::{Result, Tensor};
@@ -29,11 +30,6 @@ pub struct DecoderLayerOutput<W = Tensor> {
     pub cross_attention: W,
     /// What the cross-attention's queries were made from: the first AddNorm's output `(N, T, D)`.
     pub cross_input: Tensor,
-}
-
-/// Weights that were asked for.
-fn kept(weights: Option<Tensor>) -> Result<Tensor> {
-    weights.ok_or_else(|| invalid("the attention gave no weights"))
 }
 
 /// The lecture's `EncoderLayer(d_model, num_heads, d_ff, p_drop)`: multi-head self-attention,
@@ -85,7 +81,7 @@ impl EncoderLayer {
     #[errors_as("EncoderLayer")]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<EncoderLayerOutput> {
         let out = self.forward_weights_if(x, mask, true)?;
-        Ok(EncoderLayerOutput { output: out.output, self_attention: kept(out.self_attention)? })
+        Ok(EncoderLayerOutput { output: out.output, self_attention: kept_weights(out.self_attention)? })
     }
 
     /// [`EncoderLayer::forward`], the weights made only if asked for where the attention kernel
@@ -164,7 +160,7 @@ impl DecoderLayer {
     #[errors_as("DecoderLayer")]
     pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
         let out = self.forward_weights_if(x, memory, src_mask, tgt_mask, true)?;
-        let (self_attention, cross_attention) = (kept(out.self_attention)?, kept(out.cross_attention)?);
+        let (self_attention, cross_attention) = (kept_weights(out.self_attention)?, kept_weights(out.cross_attention)?);
         Ok(DecoderLayerOutput { output: out.output, self_attention, cross_attention, cross_input: out.cross_input })
     }
 
