@@ -10,7 +10,7 @@
 //!   of `exp(score - max)` (the online softmax: an earlier tile's sum and output are rescaled by
 //!   `exp(old max - new max)` when a later tile raises the maximum); the output accumulated as
 //!   `exp(scores - max) v` (one gemm). Besides its inputs and output (which candle's graph keeps),
-//!   the node keeps each row's log-sum-exp and a copy of the mask.
+//!   the node keeps each row's log-sum-exp and the mask.
 //! - backward: each tile's weights recomputed as `exp(score - log-sum-exp)`; with `D = Σ dO ⊙ O`
 //!   per query row, `dS = P ⊙ (dO vᵀ - D) · scale`, then `dq += dS k`, `dkᵀ += qᵀ dS`,
 //!   `dv += Pᵀ dO` (five gemms a tile, the scores' included).
@@ -45,12 +45,17 @@ struct Sizes {
     dv: usize,
 }
 
-/// The additive mask broadcast to the scores `(N, h, Lq, Lk)`: its values and the strides of its
+/// The additive mask broadcast to the scores `(N, h, Lq, Lk)`: the float32 tensor whose storage
+/// holds its values (read where they lie, not copied), where they start, and the strides of the
 /// first three dims (0 where it broadcasts; the keys' stride is 1).
 struct MaskRows {
-    values: Vec<f32>,
+    tensor: Tensor,
+    start: usize,
     strides: [usize; 3],
 }
+
+/// A mask's values from its start, and its strides: what the heads read.
+type MaskView<'a> = Option<(&'a [f32], [usize; 3])>;
 
 /// One head's inputs: queries `(Lq, d)`, keys transposed `(d, Lk)`, values `(Lk, dv)`, and the
 /// offset of its mask rows.
@@ -58,13 +63,13 @@ struct Head<'a> {
     q: &'a [f32],
     kt: &'a [f32],
     v: &'a [f32],
-    mask: Option<(&'a MaskRows, usize)>,
+    mask: Option<(&'a [f32], usize)>,
 }
 
 impl Head<'_> {
     /// Query `i`'s mask over the keys `from..from + count`.
     fn mask(&self, i: usize, from: usize, count: usize) -> Option<&[f32]> {
-        self.mask.map(|(m, base)| &m.values[base + i * m.strides[2] + from..][..count])
+        self.mask.map(|(m, row_stride)| &m[i * row_stride + from..][..count])
     }
 }
 
@@ -195,15 +200,24 @@ struct Flash {
 }
 
 impl Flash {
-    fn head<'a>(&'a self, i: usize, q: &'a [f32], kt: &'a [f32], v: &'a [f32]) -> Head<'a> {
+    fn head<'a>(&self, i: usize, q: &'a [f32], kt: &'a [f32], v: &'a [f32], mask: MaskView<'a>) -> Head<'a> {
         let s = self.sizes;
-        let mask = self.mask.as_ref().map(|m| (m, (i / s.heads) * m.strides[0] + (i % s.heads) * m.strides[1]));
+        let mask = mask.map(|(m, st)| (&m[(i / s.heads) * st[0] + (i % s.heads) * st[1]..], st[2]));
         Head {
             q: &q[i * s.lq * s.d..][..s.lq * s.d],
             kt: &kt[i * s.d * s.lk..][..s.d * s.lk],
             v: &v[i * s.lk * s.dv..][..s.lk * s.dv],
             mask,
         }
+    }
+
+    /// `f` of the mask's values, read where they lie in its storage.
+    fn with_mask<R>(&self, f: impl FnOnce(MaskView) -> Result<R>) -> Result<R> {
+        let Some(m) = &self.mask else { return f(None) };
+        let (storage, _) = m.tensor.storage_and_layout();
+        let Storage::Cpu(candle_core::CpuStorage::F32(data)) = &*storage else { bail!("flash-attention: expected a float32 CPU mask") };
+        let Some(values) = data.get(m.start..) else { bail!("flash-attention: a mask shorter than its layout") };
+        f(Some((values, m.strides)))
     }
 
     fn check(&self, q: usize, kt: usize, v: usize) -> Result<usize> {
@@ -230,9 +244,11 @@ impl Kernel3 for Flash {
         let mut out = vec![0f32; count * s.lq * s.dv];
         let mut lse = vec![0f32; count * s.lq];
         let outputs = vec![(&mut out[..], s.lq * s.dv), (&mut lse[..], s.lq)];
-        each_head(count, outputs, |i, c| {
-            let [o, l] = c else { bail!("flash-attention: expected an output and a log-sum-exp") };
-            forward_head(s, self.scale, &self.head(i, q, kt, v), o, l)
+        self.with_mask(|mask| {
+            each_head(count, outputs, |i, c| {
+                let [o, l] = c else { bail!("flash-attention: expected an output and a log-sum-exp") };
+                forward_head(s, self.scale, &self.head(i, q, kt, v, mask), o, l)
+            })
         })?;
         *lock(&self.lse) = lse;
         Ok((out, Shape::from((self.batch, s.heads, s.lq, s.dv))))
@@ -266,10 +282,12 @@ impl Kernel3 for Flash {
         }
         let (mut dq, mut dkt, mut dv) = (vec![0f32; q.len()], vec![0f32; kt.len()], vec![0f32; v.len()]);
         let outputs = vec![(&mut dq[..], s.lq * s.d), (&mut dkt[..], s.d * s.lk), (&mut dv[..], s.lk * s.dv)];
-        each_head(count, outputs, |i, c| {
-            let [dq, dkt, dv] = c else { bail!("flash-attention: expected three gradients") };
-            let (o, g, l) = (&o[i * s.lq * s.dv..][..s.lq * s.dv], &g[i * s.lq * s.dv..][..s.lq * s.dv], &lse[i * s.lq..][..s.lq]);
-            backward_head(s, self.scale, &self.head(i, q, kt, v), o, g, l, dq, dkt, dv)
+        self.with_mask(|mask| {
+            each_head(count, outputs, |i, c| {
+                let [dq, dkt, dv] = c else { bail!("flash-attention: expected three gradients") };
+                let (o, g, l) = (&o[i * s.lq * s.dv..][..s.lq * s.dv], &g[i * s.lq * s.dv..][..s.lq * s.dv], &lse[i * s.lq..][..s.lq]);
+                backward_head(s, self.scale, &self.head(i, q, kt, v, mask), o, g, l, dq, dkt, dv)
+            })
         })?;
         drop(guards);
         let [sq, skt, sv] = shapes;
@@ -304,13 +322,11 @@ pub(crate) fn flash_attention(q: &Tensor, k_t: &Tensor, v: &Tensor, scale: f64, 
         Some(m) if m.rank() != 4 || !matches!(m.device(), Device::Cpu) => return Ok(None),
         Some(m) => {
             let Ok(broadcast) = m.to_dtype(DType::F32)?.contiguous()?.broadcast_as((n, h, lq, lk)) else { return Ok(None) };
-            let (storage, layout) = broadcast.storage_and_layout();
-            let Storage::Cpu(candle_core::CpuStorage::F32(data)) = &*storage else { return Ok(None) };
-            let st = layout.stride();
+            let (start, st) = (broadcast.layout().start_offset(), broadcast.stride());
             if st[3] != 1 {
                 return Ok(None);
             }
-            Some(MaskRows { values: data[layout.start_offset()..].to_vec(), strides: [st[0], st[1], st[2]] })
+            Some(MaskRows { start, strides: [st[0], st[1], st[2]], tensor: broadcast })
         }
     };
     let sizes = Sizes { heads: h, lq, lk, d, dv };
