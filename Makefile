@@ -10,7 +10,14 @@
 #                    of the starters, every check saying Correct
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    `make js-test`, then `make notebooks`, then `make own-notebook-check` (notebooks
-#                    of your own, from a folder outside the clone, through `make notebooks NB=...`)
+#                    of your own, from a folder outside the clone, through `make notebooks NB=...`),
+#                    then `make kernel-check`
+#   make kernel-check what the kernel's patches to evcxr promise (tools/evcxr/check_kernel.py): a
+#                    training loop of one's own across cells in every arrangement, a logger and
+#                    candle's tensor ids across cells (each also with the dependencies linked into
+#                    every cell, as evcxr as published does, where they must fail), StepByStep
+#                    across cells both ways, plain nbconvert stopping at a failing `?` cell, panics
+#                    at the cell's line, derives typed, the kernel without a proc-macro server
 #   make js-test     the explorer's script (src/notebook/explorer/js/): every file parses alone
 #                    (node --check), and node's unit tests of its pure parts (installs nodejs if missing)
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings
@@ -64,17 +71,21 @@ PYTHON ?= python3
 VENV := $(ROOT)/.venv
 REF_VENV := $(ROOT)/.venv-ref
 EVCXR_VERSION := 0.22.0
-# crates.io's checksum of evcxr_jupyter-0.22.0.crate, and our patch to it (tools/evcxr/README.md).
+# crates.io's checksum of evcxr_jupyter-0.22.0.crate, and our patches to it and to the evcxr crate
+# it builds on, applied in order (tools/evcxr/README.md).
 EVCXR_SHA256 := 3ce0d7b3058f68a9673df4f1266b641942fea0ec131881d095306e509a382764
-EVCXR_PATCH := tools/evcxr/evcxr_jupyter.patch
+EVCXR_PATCHES := $(sort $(wildcard tools/evcxr/patches/*.patch))
 # The user's cache directory: evcxr_jupyter (pinned, built once), evcxr's compile cache and the
 # kernels' kept build folders, shared by every clone of this user (CI's fresh clones included).
 ZOO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/attention-zoo
-EVCXR_ROOT := $(ZOO_CACHE)/evcxr-$(EVCXR_VERSION)-patch-$(shell sha1sum < $(EVCXR_PATCH) | cut -c1-8)
+EVCXR_ROOT := $(ZOO_CACHE)/evcxr-$(EVCXR_VERSION)-patch-$(shell cat $(EVCXR_PATCHES) | sha1sum | cut -c1-8)
 EVCXR := $(EVCXR_ROOT)/bin/evcxr_jupyter
 # One set of kernel build slots per clone: its crate path is part of what cargo tracks.
 SLOTS := $(ZOO_CACHE)/build/$(shell printf '%s' '$(ROOT)' | sha1sum | cut -c1-12)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# A training loop of one's own across cells, in every arrangement (tools/evcxr/arrangements.py):
+# under the kernel it must give the one-cell run's losses, bit for bit.
+KERNEL_NOTEBOOKS := tools/evcxr/tests/own_training_loop.ipynb
 # The exercise notebooks: each run twice, as committed (every check Not attempted) and with the
 # solutions in place of the starters (every check Correct); see tools/run_notebooks.py.
 EXERCISES := $(sort $(wildcard notebooks/exercises/*.ipynb))
@@ -88,21 +99,26 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab lab-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
+.PHONY: notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
 ifeq ($(NB),)
 	$(VENV)/bin/python tools/check_prose.py --self-test
-	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS) $(EXERCISES)
+	$(VENV)/bin/python tools/run_notebooks.py $(if $(filter 1,$(FORCE)),,--skip-unchanged) --floor tools/evcxr/floor.ipynb $(NOTEBOOK_OUT) $(NOTEBOOKS) $(EXERCISES) $(KERNEL_NOTEBOOKS)
 else
 	$(VENV)/bin/python tools/run_notebooks.py --own $(NOTEBOOK_OUT)/yours $(NB)
 endif
 
-# CI always runs every notebook, then a notebook of a student's own from outside the clone.
+# CI always runs every notebook, then a notebook of a student's own from outside the clone, then
+# what the kernel's patches promise (tools/evcxr/check_kernel.py).
 test: lint cargo-test js-test
 	$(MAKE) notebooks FORCE=1
 	$(MAKE) own-notebook-check
+	$(MAKE) kernel-check
+
+kernel-check: setup
+	$(VENV)/bin/python tools/evcxr/check_kernel.py
 
 own-notebook-check: setup
 	$(VENV)/bin/python tools/check_own_notebook.py
@@ -123,9 +139,9 @@ $(VENV)/.installed: tools/requirements-notebooks.txt
 	touch $@
 
 $(EVCXR):
-	$(PYTHON) tools/evcxr/install_evcxr.py $(EVCXR_VERSION) $(EVCXR_SHA256) $(EVCXR_PATCH) $(EVCXR_ROOT)
+	$(PYTHON) tools/evcxr/install_evcxr.py $(EVCXR_VERSION) $(EVCXR_SHA256) $(EVCXR_ROOT) $(EVCXR_PATCHES)
 
-$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py tools/evcxr/init.evcxr tools/evcxr/prelude.rs $(VENV)/.installed
+$(KERNEL_JSON): $(EVCXR) tools/install_kernel.py tools/evcxr/launch.py tools/evcxr/init.evcxr tools/evcxr/prelude.rs tools/evcxr/warm_up.rs $(VENV)/.installed
 	$(VENV)/bin/python tools/install_kernel.py $(dir $@) $(EVCXR) $(EVCXR_CONFIG_DIR) $(ZOO_CACHE) $(ZOO_CACHE)/lld $(SLOTS)
 
 # Chromium from Debian's packages and Playwright (its Python driver, no browser download) for the checks.

@@ -4,7 +4,7 @@
 First runs tools/evcxr/nudge_probe.py (the cause of the broken restarts, made certain: 100
 kernel_info requests queued on a control socket that closes at the first reply; the kernel must
 live and run a cell), then checks that a kernel whose start-up fails still runs cells and says why
-in the first one. Then starts `make lab` (the real command, on its folder `lab/`) on a free port,
+as the first one's error. Then starts `make lab` (the real command, on its folder `lab/`) on a free port,
 and:
 
 1. Restarts: RESTARTS times (default 30) restarts a notebook's kernel the way JupyterLab does
@@ -834,7 +834,8 @@ def course_copies_keep_work():
 
 def startup_failure_is_reported():
     """A start-up that fails (here a prelude.rs naming what does not exist, as a broken crate
-    would) must leave a kernel that runs cells and says why in the first cell's output."""
+    would) must leave a kernel that runs cells and says why as the first cell's error (that cell
+    does not run; run again, it does)."""
     from jupyter_client.manager import KernelManager
 
     config = os.path.join(OUT, "broken-config")
@@ -851,17 +852,18 @@ def startup_failure_is_reported():
         kc = km.client()
         kc.start_channels()
         kc.wait_for_ready(timeout=300)
-        outputs = []
-        kc.execute_interactive("1 + 1", timeout=120, output_hook=outputs.append)
-        stderr = "".join(m["content"]["text"] for m in outputs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
-        result = [m["content"]["data"].get("text/plain") for m in outputs if m["msg_type"] == "execute_result"]
+        first, again = [], []
+        reply = kc.execute_interactive("1 + 1", timeout=120, output_hook=first.append)
+        kc.execute_interactive("1 + 1", timeout=120, output_hook=again.append)
+        error = " ".join(m["content"]["evalue"] for m in first if m["msg_type"] == "error")
+        result = [m["content"]["data"].get("text/plain") for m in again if m["msg_type"] == "execute_result"]
         kc.stop_channels()
         problems = []
-        if not re.search(r"start-up \(.*\) failed", stderr) or "no_such_item" not in stderr:
-            problems.append(f"the first cell did not say why the start-up failed: stderr {stderr[:300]!r}")
+        if reply["content"]["status"] != "error" or not re.search(r"start-up \(.*\) failed", error) or "no_such_item" not in error:
+            problems.append(f"the first cell was not an error saying why the start-up failed: {reply['content']['status']}, {error[:300]!r}")
         if result != ["2"]:
-            problems.append(f"the kernel without its start-up gave {result} for 1 + 1")
-        return stderr.strip().splitlines()[0] if stderr.strip() else "", problems
+            problems.append(f"the kernel without its start-up gave {result} for 1 + 1 run again")
+        return error.strip().splitlines()[0] if error.strip() else "", problems
     finally:
         km.shutdown_kernel(now=True)
         shutil.rmtree(config, ignore_errors=True)

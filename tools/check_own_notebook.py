@@ -6,10 +6,11 @@ path (`make notebooks NB=...`, the kernel `rust`). `make test` runs it.
    the lecture's first example must print the lecture's hidden states, as PyTorch prints them.
 2. The same with the README's two lines for any evcxr kernel (`:dep` by the clone's path, `use`).
 3. A model of the student's own with `#[derive(Walk)]`, trained by `StepByStep`, its losses plotted
-   into a variable (`let fig = sbs.plot_losses()?;`, whose type evcxr must infer without seeing the
-   derive): the parameters must carry the fields' names, the renamed one under its new name.
+   into a variable (`let fig = sbs.plot_losses()?;`, whose type the kernel infers): the parameters
+   must carry the fields' names, the renamed one under its new name.
 4. A notebook whose second cell's `?` returns an error: the run must fail and name that cell
-   (plain `jupyter nbconvert --execute` goes on: evcxr reports such an error on stderr only).
+   (under the project's kernel that error is a Jupyter error, which plain `jupyter nbconvert
+   --execute` stops at too: tools/evcxr/check_kernel.py checks it).
 
     python tools/check_own_notebook.py   (with the environment `make` sets)
 """

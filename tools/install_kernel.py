@@ -4,10 +4,12 @@
 Usage: install_kernel.py KERNEL_DIR EVCXR_BINARY EVCXR_CONFIG_DIR CACHE_DIR LINKER_DIR SLOTS_DIR
 The kernel starts through tools/evcxr/launch.py, which gives it a kept build folder under
 SLOTS_DIR (so the crate is not rebuilt at every start). It gets its config folder, written here:
-init.evcxr is tools/evcxr/init.evcxr (:cache, :opt) followed by a `:dep` of this clone by its
-absolute path, and prelude.rs is tools/evcxr/prelude.rs, a warm-up that uses the crate once, so
-that the `:dep` and the first link happen while the kernel starts (if it fails, say a crate that
-does not build, our patched evcxr starts without it and prints why in the first cell's output).
+init.evcxr is tools/evcxr/init.evcxr (:cache, :opt, :shared_deps, :allow_question_mark) followed
+by a `:dep` of this clone by its absolute path; prelude.rs is tools/evcxr/prelude.rs (the imports
+every cell may use, built and linked while the kernel starts: if that fails, say a crate that does
+not build, our patched evcxr starts without it and says why as the first cell's error); warm_up.rs
+is tools/evcxr/warm_up.rs, which our patched evcxr only analyses, in the background, to warm
+rust-analyzer up behind the first cells.
 It also gets the user's cache folder for evcxr's compile cache, one compute thread (tiny matrices
 are much faster on one thread), `RUST_LIB_BACKTRACE=0` (evcxr sets `RUST_BACKTRACE=1` in the
 kernel, which gave every error of candle's a backtrace of twenty `<unknown>` frames; errors are
@@ -60,8 +62,9 @@ dep = ':dep attention_zoo = { path = "%s", package = "attention-zoo" }\n' % root
 os.makedirs(config_dir, exist_ok=True)
 with open(os.path.join(config_dir, "init.evcxr"), "w") as f:
     f.write(commands + dep)
-with open(os.path.join(config_dir, "prelude.rs"), "w") as f:
-    f.write(open(os.path.join(templates, "prelude.rs")).read())
+for name in ("prelude.rs", "warm_up.rs"):
+    with open(os.path.join(config_dir, name), "w") as f:
+        f.write(open(os.path.join(templates, name)).read())
 # The launcher's fallback folder of earlier versions, if a clone still has it.
 shutil.rmtree(os.path.join(config_dir, "plain"), ignore_errors=True)
 

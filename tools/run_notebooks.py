@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Executes notebooks under the real evcxr kernel and writes the executed copy and an HTML page of
 each into an output folder. Exits non-zero, naming the notebook and the code cell, when a cell
-does not compile, returns an error or panics, or when a notebook is not valid JSON.
+does not compile, returns an error or panics (each a Jupyter error under the project's kernel), or
+when a notebook is not valid JSON.
 
 Also reports how long the kernel took to start and each cell took to run (from the execution
 timestamps Jupyter records), prints the slowest cells and a table per notebook, and writes it all
@@ -23,9 +24,9 @@ as `solution()` shows it), where every check cell must say Correct. Both keep th
 there: the kernel inherits ZOO_PROGRESS. Nothing is written in notebooks/.
 
 With --own (`make notebooks NB=...`, for a student's own notebooks, from any folder), a value
-evcxr shows as plain text is fine; a cell that does not compile, returns an error (evcxr prints a
-`?` error on stderr and goes on, so plain `jupyter nbconvert --execute` misses it) or panics still
-stops the run.
+evcxr shows as plain text is fine; a cell that does not compile, returns an error or panics still
+stops the run (under the project's kernel each is a Jupyter error, as plain `jupyter nbconvert
+--execute` sees it too).
 
 Usage: run_notebooks.py [--skip-unchanged | --own] [--floor FLOOR.ipynb] OUT_DIR NOTEBOOK...
 """
@@ -55,11 +56,11 @@ from lecture_map import first_line  # noqa: E402
 REFERENCE = ("// lecture ", "// ours, ")
 
 KERNEL = "rust"
-# evcxr reports a panicking cell as a success unless told otherwise, and a cell whose `?` returned
-# an error as a success always (it prints the error on stderr). So the runner also fails a cell
-# that wrote to stderr or printed the marks of a panic or a compile error.
-SETUP = ":preserve_vars_on_panic 0"
-FAILURE_MARKS = [re.compile(r"panicked at"), re.compile(r"^error(\[E\d+\])?:", re.M)]
+# The runner's own first cell, which runs nothing: the kernel's start is timed to it, and a
+# start-up that failed is its error (tools/evcxr/README.md). A cell that does not compile, whose
+# `?` returns an error or that panics ends in a Jupyter error under the project's kernel, as in
+# any kernel that keeps to Jupyter's protocol: nbclient stops there, and so does the runner.
+SETUP = "// the notebook runner's first cell: the kernel's start-up reports here"
 CELL_TIMEOUT = int(os.environ.get("NOTEBOOK_CELL_TIMEOUT", "900"))
 
 
@@ -202,7 +203,9 @@ def check_ms(cell):
 
 def timings_of(name, code_cells, setup, launched, elapsed):
     """The kernel start and every cell's time of one executed notebook."""
-    first = stamp(setup, "iopub.status.busy") or stamp(setup, "iopub.execute_input")
+    # The kernel has started when it answers the runner's first cell: our patched evcxr takes
+    # cells (and says it is busy) while its start-up still runs, and answers them after it.
+    first = stamp(setup, "shell.execute_reply") or stamp(setup, "iopub.status.idle") or stamp(setup, "iopub.status.busy")
     cells = []
     for number, cell in enumerate(code_cells, 1):
         cells.append({
@@ -380,18 +383,16 @@ def run(path, out_dir, own=False, variant=None):
                 for o in cell.get("outputs", []):
                     if o.get("execution_count"):
                         o["execution_count"] -= 1
-    # Find the failing cell: the first code cell with an error output or a panic in its output.
+    # Find the failing cell: the first code cell with an error output.
     bad = None
-    # The runner's own first cell gets what the kernel says about its start-up (our patched evcxr
-    # reports a failed warm-up in the first cell run): a notebook run after one fails.
-    said = "".join(o.get("text", "") for o in setup.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stderr")
-    if said.strip():
-        bad = (0, setup, "the kernel's start-up failed: " + strip_ansi(said))
+    # The runner's own first cell gets the kernel's start-up error (our patched evcxr reports a
+    # failed start-up as the first cell's error): a notebook run after one fails.
+    if any(o.get("output_type") == "error" for o in setup.get("outputs", [])):
+        bad = (0, setup, "the kernel's start-up failed: " + strip_ansi("".join(output_text(o) for o in setup.get("outputs", []))))
     for number, cell in enumerate(code_cells if bad is None else [], 1):
         text = strip_ansi("".join(output_text(o) for o in cell.get("outputs", [])))
         outputs = cell.get("outputs", [])
-        stderr = any(o.get("output_type") == "stream" and o.get("name") == "stderr" and o.get("text", "").strip() for o in outputs)
-        if stderr or any(o.get("output_type") == "error" for o in outputs) or any(m.search(text) for m in FAILURE_MARKS):
+        if any(o.get("output_type") == "error" for o in outputs):
             bad = (number, cell, text)
             break
         # Every value a notebook shows has an `evcxr_display` (text and HTML or SVG); a result with

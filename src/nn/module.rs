@@ -217,8 +217,9 @@ pub trait Walk {
         self.set_training(false)
     }
 
-    /// Re-makes every parameter with the code running now (see [`Param`]): needed before
-    /// a backward pass in a notebook cell other than the one that made the model.
+    /// Re-makes every parameter that another copy of the crate made with the code running now
+    /// (see [`Param::rehome`]). Only evcxr as published links such copies (one per notebook
+    /// cell); in a program and under the project's kernel this does nothing.
     fn rehome(&self) -> Result<()> {
         self.parameters().iter().try_for_each(Param::rehome)
     }

@@ -246,7 +246,8 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
         self.check_optimizer()?;
         self.optimizer.set_threads(self.threads);
         self.set_seed(self.seed)?;
-        // Parameters made in another notebook cell get ids from this cell's counter.
+        // Under evcxr as published, parameters made by another cell's copy of the crate get ids
+        // from this cell's counter (a no-op elsewhere: see Param::rehome).
         self.model.rehome()?;
         if let Some(max) = self.max_batches {
             println!("StepByStep::train: at most {max} training and {max} validation batches an epoch (max_batches)");

@@ -1,32 +1,36 @@
 #!/usr/bin/env python3
-"""Builds evcxr_jupyter from its crates.io source with the project's patch, and installs it.
+"""Builds evcxr_jupyter from its crates.io source with the project's patches, and installs it.
 
-    install_evcxr.py VERSION SHA256 PATCH ROOT
+    install_evcxr.py VERSION SHA256 ROOT [PATCH ...]
 
 Downloads evcxr_jupyter-VERSION.crate from crates.io (the file cargo itself would fetch, checked
-against SHA256, the checksum crates.io's index gives for it), unpacks it under ROOT/src, applies
-PATCH (tools/evcxr/evcxr_jupyter.patch: see tools/evcxr/README.md for what it changes and why) and
-runs `cargo install --locked --path` on it into ROOT, with the Cargo.lock the crate was published
-with. Nothing is written outside ROOT but cargo's own download cache.
+against SHA256, the checksum crates.io's index gives for it) and the evcxr crate it depends on (the
+version and checksum its Cargo.lock records), unpacks both side by side under ROOT/src, applies
+each PATCH in order (tools/evcxr/patches/*.patch: see tools/evcxr/README.md for what each changes
+and why; their paths start with the crates' folders), and runs `cargo install --locked --path` on
+evcxr_jupyter into ROOT, with the Cargo.lock the crate was published with as the patches leave it.
+Without a PATCH it builds evcxr_jupyter as published (for comparisons; it then takes evcxr from
+crates.io as published too). Nothing is written outside ROOT but cargo's own download cache.
 """
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import urllib.request
 
-URL = "https://static.crates.io/crates/evcxr_jupyter/evcxr_jupyter-{version}.crate"
+URL = "https://static.crates.io/crates/{name}/{name}-{version}.crate"
 
 
 def fail(message):
     sys.exit(f"install_evcxr: {message}")
 
 
-def download(version, sha256):
-    url = URL.format(version=version)
+def download(name, version, sha256):
+    url = URL.format(name=name, version=version)
     try:
         with urllib.request.urlopen(url, timeout=120) as response:
             data = response.read()
@@ -38,35 +42,47 @@ def download(version, sha256):
     return data
 
 
-def unpack(data, version, src_root):
-    folder = os.path.join(src_root, f"evcxr_jupyter-{version}")
+def unpack(data, name, version, src_root):
+    folder = os.path.join(src_root, f"{name}-{version}")
     if os.path.exists(folder):
         shutil.rmtree(folder)
     os.makedirs(src_root, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
         for member in tar.getmembers():
-            if not member.name.startswith(f"evcxr_jupyter-{version}/") or ".." in member.name.split("/"):
-                fail(f"unexpected path in the crate: {member.name}")
+            if not member.name.startswith(f"{name}-{version}/") or ".." in member.name.split("/"):
+                fail(f"unexpected path in the crate {name}: {member.name}")
         tar.extractall(src_root, filter="data")
     return folder
 
 
+def locked(lock_file, name):
+    """The version and checksum of package `name` in a Cargo.lock."""
+    text = open(lock_file, encoding="utf-8").read()
+    m = re.search(r'\[\[package\]\]\nname = "%s"\nversion = "([^"]+)"\nsource = "registry\+[^"]+"\nchecksum = "([0-9a-f]{64})"' % re.escape(name), text)
+    if not m:
+        fail(f"{lock_file} does not pin {name} from crates.io with a checksum")
+    return m.group(1), m.group(2)
+
+
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    version, sha256, patch, root = argv
-    patch = os.path.abspath(patch)
-    root = os.path.abspath(root)
-    folder = unpack(download(version, sha256), version, os.path.join(root, "src"))
+    version, sha256, root, patches = argv[0], argv[1], os.path.abspath(argv[2]), [os.path.abspath(p) for p in argv[3:]]
+    src_root = os.path.join(root, "src")
+    jupyter = unpack(download("evcxr_jupyter", version, sha256), "evcxr_jupyter", version, src_root)
+    if patches:
+        evcxr_version, evcxr_sha = locked(os.path.join(jupyter, "Cargo.lock"), "evcxr")
+        unpack(download("evcxr", evcxr_version, evcxr_sha), "evcxr", evcxr_version, src_root)
     # `git apply` works outside a repository as a strict `patch -p1`: every hunk must apply.
     # GIT_CEILING_DIRECTORIES keeps git from taking a repository above ROOT for this folder's.
-    env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(folder))
-    applied = subprocess.run(["git", "apply", "--verbose", patch], cwd=folder, env=env, capture_output=True, text=True)
-    if applied.returncode != 0:
-        fail(f"{os.path.basename(patch)} does not apply to evcxr_jupyter {version}:\n{applied.stderr}")
-    subprocess.run(["cargo", "install", "--locked", "--force", "--path", folder, "--root", root], check=True)
-    shutil.rmtree(os.path.join(root, "src"))
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=root)
+    for patch in patches:
+        applied = subprocess.run(["git", "apply", "--verbose", patch], cwd=src_root, env=env, capture_output=True, text=True)
+        if applied.returncode != 0:
+            fail(f"{os.path.basename(patch)} does not apply to evcxr_jupyter {version}:\n{applied.stderr}")
+    subprocess.run(["cargo", "install", "--locked", "--force", "--path", jupyter, "--root", root], check=True)
+    shutil.rmtree(src_root)
     return 0
 
 
