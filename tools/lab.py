@@ -15,7 +15,9 @@ served as it is: the kernel `rust` already has the crate (see the README), so a 
 needs no `:dep` line.
 
 JupyterLab runs on 127.0.0.1, without a browser of its own and without its network features (the
-update check and the news feed), which an offline machine would only wait for.
+update check and the news feed), which an offline machine would only wait for. Each notebook's
+kernel keeps a warm spare kernel that Kernel > Restart hands over (tools/evcxr/spare.py;
+ZOO_SPARE_KERNEL=0 turns it off).
 """
 import filecmp
 import json
@@ -102,7 +104,11 @@ def main(argv):
     quiet_lab_settings()
     jupyter = os.path.join(os.path.dirname(sys.executable), "jupyter")
     command = [jupyter, "lab", "--ip", "127.0.0.1", "--no-browser", "--ServerApp.root_dir", folder,
-               "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+               "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+               # A warm spare kernel for each notebook, handed over at Kernel > Restart (tools/evcxr/spare.py).
+               "--MappingKernelManager.kernel_manager_class=spare.SpareKernelManager"]
+    evcxr_tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "evcxr")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (evcxr_tools, os.environ.get("PYTHONPATH")) if p)
     if hasattr(os, "getuid") and os.getuid() == 0:
         command.append("--allow-root")
     print(f"lab.py: JupyterLab on {folder}", flush=True)

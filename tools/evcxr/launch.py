@@ -27,7 +27,8 @@ import re
 import shutil
 import sys
 
-MAX_SLOTS = 16
+# Each open notebook's kernel takes one, and in `make lab` each folder's warm spare kernel one more.
+MAX_SLOTS = 32
 # Files a seeded slot never needs: the shared objects of earlier cells (evcxr's `libcode_N.so`)
 # and of the cell crate itself, which evcxr rebuilds for every cell.
 SKIP = re.compile(r"^lib(code_\d+|ctx)\.so$")
@@ -153,11 +154,20 @@ def seed(folder, slots_dir):
 
 
 def forget_cells(folder):
-    """Removes the shared objects of an earlier kernel's cells (evcxr's `libcode_N.so`, about 1 MB
-    each): evcxr never deletes them, and a new kernel numbers its cells from 1 again."""
+    """Removes the shared objects of an earlier kernel's cells (evcxr's `libcode_N.so`): evcxr
+    never deletes them, and a new kernel numbers its cells from 1 again. Also removes every shared
+    library of dependencies (`libevcxr_shared_deps_HASH.so`, about 24 MB, one per set of `:dep`s
+    a kernel used) but the newest: cargo builds one again if a kernel needs it."""
     for layout in layouts(folder):
         for path in glob.glob(os.path.join(layout, "libcode_*.so")) + glob.glob(os.path.join(layout, "deps", "libcode_*.so")):
             os.remove(path)
+        shared = glob.glob(os.path.join(layout, "deps", "libevcxr_shared_deps_*.so"))
+        newest = max(shared, key=os.path.getmtime, default=None)
+        for path in shared:
+            if path != newest:
+                for copy in (path, os.path.join(layout, os.path.basename(path))):
+                    if os.path.exists(copy):
+                        os.remove(copy)
 
 
 def main(argv):
