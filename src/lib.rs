@@ -68,8 +68,9 @@ pub mod train;
 ///   shell, the kernel's environment); the crate reads it only where it says so
 ///   ([`StepByStep::threads`](crate::train::StepByStep)).
 ///
-/// One process-wide write remains, and it is not a setting: under evcxr every notebook cell links
-/// its own copy of the crate, so the default generator (`manual_seed`'s) is made once on the heap
+/// One process-wide write remains, and it is not a setting: under evcxr as published every
+/// notebook cell links its own copy of the crate (the project's kernel links one copy for all of
+/// them), so the default generator (`manual_seed`'s) is made once on the heap
 /// and its address is left in one environment variable, `ATTENTION_ZOO_DEFAULT_GENERATOR_<version>_<size>`,
 /// where the copies of later cells find it (the environment is the one name space a process's
 /// copies share without foreign calls). It is written once, at the generator's first use, and

@@ -246,9 +246,9 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     }
 }
 
-// By hand, not derived: evcxr infers a notebook variable's type with rust-analyzer, which does
-// not expand the crate's derives; a generic model whose walk it cannot see leaves a variable
-// computed through its trainer without a type.
+// By hand, not derived: evcxr as published infers a notebook variable's type with a
+// rust-analyzer that does not expand derives (the project's kernel does); a generic model whose
+// walk it cannot see leaves a variable computed through its trainer without a type.
 impl<D: StepDecoder> Walk for EncoderDecoder<D> {
     fn walk(&self, w: &mut Walker) {
         w.mode(&self.training);

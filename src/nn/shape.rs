@@ -143,7 +143,7 @@ pub fn check_same_dtype(named: &[(&str, &Tensor)]) -> Result<()> {
 
 /// Whether `a` and `b` are the same tensor: the same storage (by address, which stays unique
 /// while both are alive) seen through the same layout. Unlike candle's tensor ids, which count
-/// from one in every copy of candle (evcxr links one into each notebook cell), this cannot match
+/// from one in every copy of candle (evcxr as published links one into each notebook cell), this cannot match
 /// two different tensors.
 pub(crate) fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
     let (la, lb) = (a.layout(), b.layout());

@@ -5,10 +5,12 @@ use super::generator::{Generator, check_seed};
 use candle_core::{Result, Shape, Tensor};
 use std::sync::{Mutex, OnceLock};
 
-/// The default generator, one per process like PyTorch's. evcxr links a separate copy of this
-/// crate into every notebook cell, and each copy has its own statics; so the generator lives on
+/// The default generator, one per process like PyTorch's. The project's kernel links one copy of
+/// this crate for all notebook cells, but evcxr as published links a separate copy into every
+/// cell, each with its own statics, and the crate keeps working there; so the generator lives on
 /// the heap, and the first copy to need it leaves its address in an environment variable where
-/// the copies of later cells find it. The key names the crate version and the generator's size,
+/// the copies of later cells find it (under the project's kernel, and in a program, the one copy
+/// finds its own). The key names the crate version and the generator's size,
 /// so a copy never reads a generator laid out differently from its own; the value names the
 /// process too, since child processes inherit the environment: a child (a program the notebook
 /// runs, a test's subprocess) makes its own generator rather than reading its parent's address.

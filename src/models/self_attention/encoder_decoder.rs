@@ -119,9 +119,9 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     }
 }
 
-// By hand, not derived: evcxr infers a notebook variable's type with rust-analyzer, which does
-// not expand the crate's derives; a generic model whose walk it cannot see leaves a variable
-// computed through its trainer without a type.
+// By hand, not derived: evcxr as published infers a notebook variable's type with a
+// rust-analyzer that does not expand derives (the project's kernel does); a generic model whose
+// walk it cannot see leaves a variable computed through its trainer without a type.
 impl<E: SelfAttnEncoder, D: SelfAttnDecoder> Walk for EncoderDecoderSelfAttn<E, D> {
     fn walk(&self, w: &mut Walker) {
         w.mode(&self.training);

@@ -158,8 +158,8 @@ pub fn data_json(e: &Explorer) -> candle_core::Result<String> {
     Ok(script_safe(&json))
 }
 
-/// An id no other output of this process has: evcxr links each cell into a library of its own
-/// (with its own copy of any counter), so the clock's nanoseconds are mixed in.
+/// An id no other output of this process has: evcxr links each cell into a library of its own,
+/// and as published with its own copy of any counter, so the clock's nanoseconds are mixed in.
 pub fn unique_id() -> String {
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);

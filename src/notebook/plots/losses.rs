@@ -137,9 +137,9 @@ pub fn plot_losses(losses: &[f64], val_losses: &[f64]) -> Result<Figure> {
     })
 }
 
-// No bounds on the trainer's parts: evcxr infers `let fig = sbs.plot_losses()?;` with
-// rust-analyzer, which cannot see a model's derived `Walk` (it expands no derives); the plot needs
-// only the losses (the struct's own bounds stay).
+// No bounds on the trainer's parts: evcxr as published infers `let fig = sbs.plot_losses()?;`
+// with a rust-analyzer that cannot see a model's derived `Walk` (it expands no derives; the
+// project's kernel does); the plot needs only the losses (the struct's own bounds stay).
 impl<M, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
     /// The training and validation losses, log scale (the book's `plot_losses`).
     pub fn plot_losses(&self) -> Result<Figure> {
