@@ -34,7 +34,9 @@
 #                    checks must fail on copies whose script lacks a function)
 #   make lab         JupyterLab on 127.0.0.1 with the same kernel, on lab/ (your copies of the course
 #                    notebooks, ignored by git; notebooks/ is never written); DIR=path serves a folder
-#                    of your own instead
+#                    of your own instead; each folder with a running notebook keeps a warm spare
+#                    kernel for the next restart or new notebook there (tools/evcxr/spare.py,
+#                    about 1.1 GB; ZOO_SPARE_KERNEL=0 turns it off)
 #   make lab-check   the student's path through the real Lab (installs Chromium and Playwright):
 #                    30 kernel restarts the way JupyterLab restarts them, each with a cell queued at
 #                    once, the Lab in headless Chromium (run, Kernel > Restart, save), a second
