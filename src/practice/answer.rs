@@ -39,6 +39,11 @@ pub trait Answer {
     fn matches(&self, other: &Self, tol: Tolerance) -> bool {
         matches!(self.difference(other, tol), Ok(None))
     }
+
+    /// The tensors the answer holds, in order: what the diagnosis relates to the reference's.
+    fn tensors(&self) -> Vec<Tensor> {
+        vec![]
+    }
 }
 
 /// `[0, 1, 2]`: the index of element `flat` of a tensor of shape `dims`.
@@ -54,7 +59,14 @@ fn index(dims: &[usize], mut flat: usize) -> String {
 }
 
 impl Answer for Tensor {
+    fn tensors(&self) -> Vec<Tensor> {
+        vec![self.clone()]
+    }
+
     fn difference(&self, want: &Self, tol: Tolerance) -> Result<Option<String>> {
+        if !self.device().same_device(want.device()) {
+            return Ok(Some(format!("your tensor is on {:?}; the reference's on {:?}", self.device(), want.device())));
+        }
         if self.dims() != want.dims() {
             return Ok(Some(format!("your tensor has shape {:?}; the reference's has shape {:?}", self.dims(), want.dims())));
         }
@@ -62,6 +74,15 @@ impl Answer for Tensor {
         if integer != reference_integer || (self.dtype() == DType::U8) != (want.dtype() == DType::U8) {
             let convert = if want.dtype() == DType::U8 { " (a mask of 0s and 1s: `.to_dtype(DType::U8)?`)" } else { "" };
             return Ok(Some(format!("your tensor's dtype is {:?}; the reference's is {:?}{convert}", self.dtype(), want.dtype())));
+        }
+        if self.dtype() != want.dtype() {
+            // float64 where the lecture's tensor is float32 fails in the next cell's product or sum
+            return Ok(Some(format!(
+                "your tensor's dtype is {:?}; the reference's is {:?}, as the lecture's (`.to_dtype(DType::{:?})?`)",
+                self.dtype(),
+                want.dtype(),
+                want.dtype()
+            )));
         }
         let got = self.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
         let exp = want.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
@@ -83,6 +104,10 @@ impl Answer for Tensor {
 }
 
 impl<A: Answer, B: Answer> Answer for (A, B) {
+    fn tensors(&self) -> Vec<Tensor> {
+        [self.0.tensors(), self.1.tensors()].concat()
+    }
+
     fn difference(&self, want: &Self, tol: Tolerance) -> Result<Option<String>> {
         if let Some(d) = self.0.difference(&want.0, tol)? {
             return Ok(Some(format!("first value returned: {d}")));
@@ -92,6 +117,10 @@ impl<A: Answer, B: Answer> Answer for (A, B) {
 }
 
 impl<A: Answer> Answer for Vec<A> {
+    fn tensors(&self) -> Vec<Tensor> {
+        self.iter().flat_map(Answer::tensors).collect()
+    }
+
     fn difference(&self, want: &Self, tol: Tolerance) -> Result<Option<String>> {
         if self.len() != want.len() {
             return Ok(Some(format!("you returned {} items; the reference returns {}", self.len(), want.len())));

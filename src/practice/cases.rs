@@ -1,18 +1,33 @@
 //! The hidden cases: inputs drawn from generators of their own (never the student's default
 //! generator), with shapes the notebooks do not use: a batch of one, one step, longer sequences.
 
+pub(crate) use super::diagnose::Facts;
 use crate::repro::{Generator, with_default};
 use candle_core::{Result, Tensor};
 
-/// One hidden case: what it is, in words, and its inputs.
+/// One hidden case: what it is, in words, its inputs, and what it tells the diagnosis (the sizes
+/// a factor may be named after, the positions a mask hides).
 pub(crate) struct Case<I> {
     pub label: String,
     pub input: I,
+    pub facts: Facts,
 }
 
 impl<I> Case<I> {
     pub fn new(label: impl Into<String>, input: I) -> Self {
-        Case { label: label.into(), input }
+        Case { label: label.into(), input, facts: Facts::default() }
+    }
+
+    /// Sizes worth naming a constant factor after: `.sizes(&[("d_k", 4)])`.
+    pub fn sizes(mut self, sizes: &[(&'static str, usize)]) -> Self {
+        self.facts.sizes = sizes.to_vec();
+        self
+    }
+
+    /// A mask shaped like (or broadcasting to) the answer, 1 where the reference hides or pads.
+    pub fn mask(mut self, mask: Tensor) -> Self {
+        self.facts.mask = Some(mask);
+        self
     }
 }
 

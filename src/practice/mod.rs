@@ -26,6 +26,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod cases;
+pub(crate) mod diagnose;
 pub(crate) mod guide;
 pub(crate) mod outcome;
 pub mod progress;

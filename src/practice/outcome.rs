@@ -11,6 +11,8 @@ use std::time::Duration;
 pub enum Verdict {
     /// The student's code still has its `todo!()` (or `unimplemented!()`).
     NotAttempted,
+    /// Some cases reach a `todo!()` the student left in one branch; the others return.
+    NotFinished,
     /// A case gave a different answer, or the code panicked or returned an error.
     Incorrect,
     /// Every case agreed with the reference.
@@ -22,6 +24,7 @@ impl Verdict {
     pub fn words(&self) -> &'static str {
         match self {
             Verdict::NotAttempted => "Not attempted",
+            Verdict::NotFinished => "Not finished",
             Verdict::Incorrect => "Incorrect",
             Verdict::Correct => "Correct",
         }
@@ -31,6 +34,7 @@ impl Verdict {
     pub fn colours(&self) -> (&'static str, &'static str) {
         match self {
             Verdict::NotAttempted => (NOT_CHECKED, "#f6f8fa"),
+            Verdict::NotFinished => ("#9a6700", "#fff8c5"),
             Verdict::Incorrect => ("#cf222e", "#ffebe9"),
             Verdict::Correct => ("#1a7f37", "#dafbe1"),
         }
@@ -51,8 +55,12 @@ pub struct Outcome {
     pub case: Option<String>,
     /// What went wrong: the first difference, or the panic or error of the student's code.
     pub detail: Option<String>,
-    /// For a usual mistake, the sentence that points at it.
-    pub advice: Option<&'static str>,
+    /// For a usual mistake, the sentence that points at it: given only when the answer agrees
+    /// with that mistake, and no other, on every case.
+    pub advice: Option<String>,
+    /// Otherwise, what the answer was seen to do on the cases that differ (a constant factor,
+    /// its dimensions in another order, ...), or which cases differ when the others agree.
+    pub observed: Option<String>,
     /// How many cases were run.
     pub cases: usize,
     /// How long the check took.
@@ -79,11 +87,12 @@ impl Outcome {
                     n => format!("All {n} cases agree with the reference ({ms:.1} ms)."),
                 })
             }
-            Verdict::Incorrect => {}
+            Verdict::NotFinished | Verdict::Incorrect => {}
         }
         lines.extend(self.case.iter().cloned());
         lines.extend(self.detail.iter().cloned());
-        lines.extend(self.advice.map(|a| format!("Hint: {a}")));
+        lines.extend(self.observed.iter().map(|o| format!("Seen: {o}")));
+        lines.extend(self.advice.iter().map(|a| format!("Hint: {a}")));
         lines.join("\n")
     }
 

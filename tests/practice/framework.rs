@@ -113,3 +113,45 @@ fn crate_draws(x: &Tensor) -> Result<Tensor> {
     let _ = rand_scalar();
     Ok(x.clone())
 }
+
+#[test]
+fn a_todo_left_in_one_branch_is_not_finished_naming_the_cases_that_reach_it() {
+    let _serial = crate::common::serial();
+    // 01.q1's cases cut at 2, 3 and 1: the branch for a cut of 1 is left to do
+    let o = q1.check(|x, n| if n == 1 { todo!() } else { s::split_sequence(x, n) });
+    assert_eq!(o.verdict, Verdict::NotFinished, "{o}");
+    let detail = o.detail.as_deref().unwrap_or_default();
+    assert!(detail.contains("in 1 of 3 cases: case 3 ("), "{o}");
+    assert!(o.text().starts_with("01.q1 split a sequence into source and target: Not finished"), "{o}");
+}
+
+#[test]
+fn a_float64_answer_is_named_where_the_lecture_has_float32() {
+    let _serial = crate::common::serial();
+    let o = q1.check(|x, n| {
+        let (a, b) = s::split_sequence(x, n)?;
+        Ok((a.to_dtype(DType::F64)?, b))
+    });
+    assert_eq!(o.verdict, Verdict::Incorrect, "{o}");
+    assert!(o.detail.as_deref().is_some_and(|d| d.contains("dtype is F64; the reference's is F32")), "{o}");
+}
+
+#[test]
+fn a_sentence_needs_the_mistake_on_every_case_and_an_observation_is_what_was_seen() {
+    let _serial = crate::common::serial();
+    // the source and target swapped, but only on the first case: not that mistake, so no sentence;
+    // cases 2 and 3 agree, and the observation says only case 1 differs
+    let o = q1.check(|x, n| {
+        let (a, b) = s::split_sequence(x, n)?;
+        if x.dim(0)? == 3 { Ok((b.clone(), a.clone())) } else { Ok((a, b)) }
+    });
+    assert_eq!(o.verdict, Verdict::Incorrect, "{o}");
+    assert!(o.advice.is_none(), "{o}");
+    assert!(o.observed.as_deref().is_some_and(|s| s.contains("Cases 2, 3 agree with the reference; only case 1 (")), "{o}");
+    // a source scaled by 2 on every case: what was seen, not a guess
+    let o = q1.check(|x, n| {
+        let (a, b) = s::split_sequence(x, n)?;
+        Ok(((a * 2.0)?, b))
+    });
+    assert!(o.observed.as_deref().is_some_and(|s| s.contains("times 2 on every case")), "{o}");
+}

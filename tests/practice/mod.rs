@@ -29,7 +29,7 @@ pub fn not_attempted(outcome: Outcome) {
 #[track_caller]
 pub fn mistake(outcome: Outcome, words: &str) {
     assert_eq!(outcome.verdict, Verdict::Incorrect, "{outcome}");
-    assert!(outcome.advice.is_some_and(|a| a.contains(words)), "expected advice with {words:?}:\n{outcome}");
+    assert!(outcome.advice.as_deref().is_some_and(|a| a.contains(words)), "expected advice with {words:?}:\n{outcome}");
     assert!(outcome.case.is_some() && outcome.detail.is_some(), "{outcome}");
 }
 

@@ -204,15 +204,18 @@ impl Q4 {
                 Case::new(
                     "a batch of one, 5 keys of 4 dimensions: keys (1, 5, 4), query (1, 1, 4)",
                     (randn(51, &[1, 5, 4])?, randn(52, &[1, 1, 4])?),
-                ),
+                )
+                .sizes(&[("d_k", 4), ("L", 5)]),
                 Case::new(
-                    "a batch of 3, 2 keys of 9 dimensions: keys (3, 2, 9), query (3, 1, 9)",
-                    (randn(53, &[3, 2, 9])?, randn(54, &[3, 1, 9])?),
-                ),
+                    "a batch of 3, 2 keys of 6 dimensions: keys (3, 2, 6), query (3, 1, 6)",
+                    (randn(53, &[3, 2, 6])?, randn(54, &[3, 1, 6])?),
+                )
+                .sizes(&[("d_k", 6), ("L", 2)]),
                 Case::new(
-                    "a batch of 2, 7 keys of 16 dimensions: keys (2, 7, 16), query (2, 1, 16)",
-                    (randn(55, &[2, 7, 16])?, randn(56, &[2, 1, 16])?),
-                ),
+                    "a batch of 2, 7 keys of 11 dimensions: keys (2, 7, 11), query (2, 1, 11)",
+                    (randn(55, &[2, 7, 11])?, randn(56, &[2, 1, 11])?),
+                )
+                .sizes(&[("d_k", 11), ("L", 7)]),
             ])
         };
         let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[

@@ -183,6 +183,7 @@ impl Q9 {
                 case: Some(label),
                 detail: Some(format!("Test BLEU {:.2}, at least {BLEU_ASKED} asked.", b.score)),
                 advice: None,
+                observed: None,
             },
             Ok(b) if quick_run() => {
                 Finding::incorrect(label, format!("Test BLEU {:.2}; at least {BLEU_ASKED} is asked. {QUICK_SAYS}", b.score), None)
