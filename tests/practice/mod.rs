@@ -5,6 +5,7 @@
 
 mod attention;
 mod blog;
+mod corpus;
 mod framework;
 mod gps;
 mod self_attention;
