@@ -116,6 +116,22 @@ impl<A: Answer, B: Answer> Answer for (A, B) {
     }
 }
 
+impl<A: Answer, B: Answer, C: Answer> Answer for (A, B, C) {
+    fn tensors(&self) -> Vec<Tensor> {
+        [self.0.tensors(), self.1.tensors(), self.2.tensors()].concat()
+    }
+
+    fn difference(&self, want: &Self, tol: Tolerance) -> Result<Option<String>> {
+        if let Some(d) = self.0.difference(&want.0, tol)? {
+            return Ok(Some(format!("first value: {d}")));
+        }
+        if let Some(d) = self.1.difference(&want.1, tol)? {
+            return Ok(Some(format!("second value: {d}")));
+        }
+        Ok(self.2.difference(&want.2, tol)?.map(|d| format!("third value: {d}")))
+    }
+}
+
 impl<A: Answer> Answer for Vec<A> {
     fn tensors(&self) -> Vec<Tensor> {
         self.iter().flat_map(Answer::tensors).collect()

@@ -24,6 +24,12 @@ impl<I> Case<I> {
         self
     }
 
+    /// The padding id the case's input uses, for a function that takes one.
+    pub fn pad(mut self, pad: u32) -> Self {
+        self.facts.pad = Some(pad);
+        self
+    }
+
     /// A mask shaped like (or broadcasting to) the answer, 1 where the reference hides or pads.
     pub fn mask(mut self, mask: Tensor) -> Self {
         self.facts.mask = Some(mask);

@@ -12,11 +12,14 @@ use candle_core::{DType, Result, Tensor};
 pub(crate) struct Facts {
     pub sizes: Vec<(&'static str, usize)>,
     pub mask: Option<Tensor>,
+    pub pad: Option<u32>,
 }
 
 /// One relation between a student's tensor and the reference's, on one case.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Relation {
+    /// Yours has another dtype than the reference's.
+    DType { got: DType, want: DType },
     /// `yours = factor × reference`.
     Factor(f64),
     /// Yours holds the reference's values with its dimensions in this order (`yours.permute(p)`
@@ -75,9 +78,12 @@ fn sums_to_one(t: &Tensor, dim: usize) -> Result<bool> {
 /// The relations that hold between `got` and `want` on one case (none when they agree).
 pub(crate) fn relations(got: &Tensor, want: &Tensor, facts: &Facts) -> Result<Vec<Relation>> {
     let mut found = vec![];
-    if !got.dtype().is_float() || !want.dtype().is_float() {
+    if got.dtype() != want.dtype() {
+        found.push(Relation::DType { got: got.dtype(), want: want.dtype() });
         return Ok(found);
     }
+    // masks and ids (u8, u32) are compared as numbers: a transposed mask is still a transpose
+    let (got, want) = (&got.to_dtype(DType::F64)?, &want.to_dtype(DType::F64)?);
     let (gd, wd) = (got.dims().to_vec(), want.dims().to_vec());
     if gd != wd {
         if gd.len() == wd.len() && gd.len() <= 5 {
@@ -88,8 +94,8 @@ pub(crate) fn relations(got: &Tensor, want: &Tensor, facts: &Facts) -> Result<Ve
                 let w = values(want)?;
                 for p in permutations(gd.len()) {
                     if p.iter().enumerate().all(|(i, &k)| gd[k] == wd[i]) && close(&values(&got.permute(p.clone())?.contiguous()?)?, &w) {
+                        // every order that fits: with dimensions of size 1, several do
                         found.push(Relation::Permuted(p));
-                        break;
                     }
                 }
             }
@@ -170,6 +176,13 @@ pub(crate) fn observation(per_case: &[(Vec<Relation>, &Facts)]) -> Option<String
     let holds = |pick: &dyn Fn(&Relation) -> bool| per_case.iter().all(|(rs, _)| rs.iter().any(pick));
     let first = per_case.first()?;
     let every = if per_case.len() == 1 { "on that case" } else { "on every case that differs" };
+    if let Some(Relation::DType { got, want }) = first.0.iter().find(|r| matches!(r, Relation::DType { .. }))
+        && holds(&|r| r == &Relation::DType { got: *got, want: *want })
+    {
+        return Some(format!(
+            "Your tensor's dtype is {got:?} {every}; the reference's is {want:?}, and the next cells' operations need that dtype (`.to_dtype(DType::{want:?})?`)."
+        ));
+    }
     if holds(&|r| matches!(r, Relation::Factor(_))) {
         let factors: Vec<(f64, &Facts)> = per_case
             .iter()
@@ -190,8 +203,8 @@ pub(crate) fn observation(per_case: &[(Vec<Relation>, &Facts)]) -> Option<String
             format!("Your values are the reference's times a constant {every}: {}.", shown.join(", "))
         });
     }
-    if let Some(Relation::Permuted(p)) = first.0.iter().find(|r| matches!(r, Relation::Permuted(_)))
-        && holds(&|r| r == &Relation::Permuted(p.clone()))
+    if let Some(Relation::Permuted(p)) =
+        first.0.iter().find(|r| matches!(r, Relation::Permuted(q) if holds(&|s| s == &Relation::Permuted(q.clone()))))
     {
         return Some(format!(
             "Your tensor holds the reference's values with its dimensions in another order ({}): `.permute({p:?})` of yours is the reference.",

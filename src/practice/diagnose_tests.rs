@@ -14,7 +14,7 @@ fn one(got: &Tensor, want: &Tensor, facts: &Facts) -> Option<String> {
 #[test]
 fn a_factor_is_named_after_the_size_it_is_the_root_of() {
     let want = t(1, &[2, 3, 5]);
-    let facts = Facts { sizes: vec![("d_k", 5)], mask: None };
+    let facts = Facts { sizes: vec![("d_k", 5)], mask: None, pad: None };
     let said = one(&(&want * 5f64.sqrt()).unwrap(), &want, &facts).unwrap();
     assert!(said.contains("times √d_k") && said.contains("d_k = 5"), "{said}");
     let said = one(&(&want / 5f64.sqrt()).unwrap(), &want, &facts).unwrap();
@@ -30,7 +30,7 @@ fn a_factor_is_named_after_the_size_it_is_the_root_of() {
 #[test]
 fn the_same_name_across_cases_of_other_sizes() {
     let (a, b) = (t(2, &[3, 4]), t(3, &[2, 6]));
-    let (fa, fb) = (Facts { sizes: vec![("d_k", 4)], mask: None }, Facts { sizes: vec![("d_k", 6)], mask: None });
+    let (fa, fb) = (Facts { sizes: vec![("d_k", 4)], mask: None, pad: None }, Facts { sizes: vec![("d_k", 6)], mask: None, pad: None });
     let ra = relations(&(&a * 2.0).unwrap(), &a, &fa).unwrap();
     let rb = relations(&(&b * 6f64.sqrt()).unwrap(), &b, &fb).unwrap();
     // 2 is √d_k for the first case: both are √d_k
@@ -68,7 +68,7 @@ fn differences_only_where_the_mask_hides_or_keeps() {
     let want = t(6, &[2, 4]);
     let mask = Tensor::new(&[[0f32, 0., 1., 1.], [0., 0., 0., 1.]], &Device::Cpu).unwrap();
     let noise = t(7, &[2, 4]);
-    let facts = Facts { sizes: vec![], mask: Some(mask.clone()) };
+    let facts = Facts { sizes: vec![], mask: Some(mask.clone()), pad: None };
     let inside = (&want + noise.mul(&mask).unwrap()).unwrap();
     assert!(one(&inside, &want, &facts).unwrap().contains("only where the mask hides"));
     let outside = (&want + noise.mul(&(1.0 - &mask).unwrap()).unwrap()).unwrap();
@@ -93,4 +93,19 @@ fn nothing_is_said_of_an_answer_without_a_relation() {
     let ra = relations(&(&want * 2.0).unwrap(), &want, &facts).unwrap();
     let rb = relations(&t(11, &[3, 3]), &want, &facts).unwrap();
     assert_eq!(observation(&[(ra, &facts), (rb, &facts)]), None);
+}
+
+#[test]
+fn a_transpose_is_seen_through_dimensions_of_size_one_and_in_masks() {
+    let want = Tensor::from_vec((0..6u8).collect::<Vec<_>>(), (1, 2, 3), &Device::Cpu).unwrap();
+    let got = want.permute((0, 2, 1)).unwrap().contiguous().unwrap();
+    let facts = Facts::default();
+    let rs = relations(&got, &want, &facts).unwrap();
+    assert!(rs.contains(&Relation::Permuted(vec![0, 2, 1])), "{rs:?}");
+    // a second case whose batch of one makes several orders fit: the common one is named
+    let want2 = Tensor::from_vec((0..6u8).collect::<Vec<_>>(), (2, 1, 3), &Device::Cpu).unwrap();
+    let got2 = want2.permute((0, 2, 1)).unwrap().contiguous().unwrap();
+    let rs2 = relations(&got2, &want2, &facts).unwrap();
+    let seen = observation(&[(rs, &facts), (rs2, &facts)]).expect("an observation");
+    assert!(seen.contains("another order"), "{seen}");
 }

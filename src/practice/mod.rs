@@ -29,7 +29,9 @@ pub(crate) mod cases;
 pub(crate) mod diagnose;
 pub(crate) mod guide;
 pub(crate) mod outcome;
+pub(crate) mod probe;
 pub mod progress;
+pub(crate) mod rules;
 pub(crate) mod run;
 pub mod solutions;
 
@@ -58,7 +60,7 @@ pub struct Info {
     /// The hints, from a nudge to nearly the answer.
     pub hints: &'static [&'static str],
     /// The solution's file, from the crate's root, and the items shown (`fn name`, `struct Name`,
-    /// `impl Name: new, forward`), as the class cells name them.
+    /// `impl Name: new, forward`), as the class cells name them: written `solution!(part::name)`.
     pub solution: (&'static str, &'static [&'static str]),
 }
 
@@ -73,6 +75,33 @@ impl Info {
         Solution::new(self)
     }
 }
+
+/// An exercise's solution by its Rust path in [`solutions`]: a function,
+/// `solution!(attention::products)`, or a struct with the methods shown,
+/// `solution!(transformer::MyAddNorm: new, forward)`. The path is compiled, so a solution renamed
+/// or moved fails the build; the file and the items `solution()` shows follow from it.
+macro_rules! solution {
+    ($part:ident :: $item:ident) => {{
+        const _: () = {
+            let _ = $crate::practice::solutions::$part::$item;
+        };
+        (concat!("src/practice/solutions/", stringify!($part), ".rs"), &[concat!("fn ", stringify!($item))])
+    }};
+    ($part:ident :: $item:ident : $first:ident $(, $rest:ident)*) => {{
+        const _: () = {
+            let _ = $crate::practice::solutions::$part::$item::$first;
+            $(let _ = $crate::practice::solutions::$part::$item::$rest;)*
+        };
+        (
+            concat!("src/practice/solutions/", stringify!($part), ".rs"),
+            &[
+                concat!("struct ", stringify!($item)),
+                concat!("impl ", stringify!($item), ": ", stringify!($first) $(, ", ", stringify!($rest))*),
+            ],
+        )
+    }};
+}
+pub(crate) use solution;
 
 /// An exercise: a unit struct, a lower-case constant of it (`q1`), and the methods every exercise
 /// has. Its `check` is written beside it, since each takes the student's code in its own shape.

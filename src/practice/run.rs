@@ -7,6 +7,8 @@ use super::Info;
 use super::answer::{Answer, Tolerance};
 use super::cases::{Case, KeptGenerator};
 use super::diagnose::{self, Facts, Relation};
+use super::probe;
+pub(crate) use super::probe::Invariant;
 use super::progress;
 use candle_core::Result;
 use std::any::Any;
@@ -62,7 +64,7 @@ pub(crate) fn call<T>(f: impl FnOnce() -> Result<T>) -> Called<T> {
     std::panic::set_hook(previous);
     match result {
         Ok(Ok(value)) => Called::Returned(value),
-        Ok(Err(e)) => Called::Failed(e.to_string()),
+        Ok(Err(e)) => Called::Failed(without_backtrace(&e.to_string())),
         Err(payload) => {
             let text = message(payload.as_ref());
             if text.starts_with("not yet implemented") || text.starts_with("not implemented") {
@@ -71,6 +73,16 @@ pub(crate) fn call<T>(f: impl FnOnce() -> Result<T>) -> Called<T> {
                 Called::Panicked(text)
             }
         }
+    }
+}
+
+/// An error's text without the backtrace candle appends where `RUST_BACKTRACE` is set (the
+/// notebook kernel sets it): the frames are the crate's and candle's, not the student's mistake.
+fn without_backtrace(text: &str) -> String {
+    let frames = text.lines().position(|l| l.trim_start().starts_with("0: ") || l == "disabled backtrace" || l == "unsupported backtrace");
+    match frames {
+        Some(k) => text.lines().take(k).collect::<Vec<_>>().join("\n").trim_end().to_string(),
+        None => text.to_string(),
     }
 }
 
@@ -112,18 +124,39 @@ pub(crate) fn check<I, A: Answer>(
     tol: Tolerance,
     f: impl Fn(&I) -> Result<A>,
 ) -> Outcome {
+    check_with(info, cases, reference, mistakes, &[], tol, f)
+}
+
+/// [`check`], with invariants the student's code must keep (see [`Invariant`]).
+pub(crate) fn check_with<I, A: Answer>(
+    info: &Info,
+    cases: Result<Vec<Case<I>>>,
+    reference: impl Fn(&I) -> Result<A>,
+    mistakes: &[Mistake<I, A>],
+    invariants: &[Invariant<I>],
+    tol: Tolerance,
+    f: impl Fn(&I) -> Result<A>,
+) -> Outcome {
     let start = Instant::now();
     let _kept = KeptGenerator::keep();
-    let finding = run_cases(cases, reference, mistakes, tol, f);
+    let finding = run_cases(info, cases, reference, Known { mistakes, invariants }, tol, f);
     finish(info, finding, start)
+}
+
+/// What a check knows of the usual mistakes: the wrong answers they give, and the invariants a
+/// correct answer keeps.
+struct Known<'a, I, A> {
+    mistakes: &'a [Mistake<I, A>],
+    invariants: &'a [Invariant<I>],
 }
 
 /// Every case is run (not only up to the first that differs), so that the verdict and the
 /// diagnosis see all of them.
 fn run_cases<I, A: Answer>(
+    info: &Info,
     cases: Result<Vec<Case<I>>>,
     reference: impl Fn(&I) -> Result<A>,
-    mistakes: &[Mistake<I, A>],
+    known: Known<I, A>,
     tol: Tolerance,
     f: impl Fn(&I) -> Result<A>,
 ) -> (Finding, usize) {
@@ -142,9 +175,10 @@ fn run_cases<I, A: Answer>(
         ran.push(Ran { label: format!("Case {} of {n}: {}.", k + 1, case.label), called: call(|| f(&case.input)), want });
     }
     if cfg!(debug_assertions) {
-        audit(&cases, &ran, mistakes, tol);
+        audit(info, &cases, &ran, known.mistakes, tol);
+        probe::audit(&cases, known.invariants, tol, &reference);
     }
-    (judge(&cases, ran, mistakes, tol), n)
+    (judge(&cases, ran, known, tol, &f), n)
 }
 
 /// The known mistakes hold to the rules their sentences rely on (checked in debug builds, so in
@@ -152,7 +186,7 @@ fn run_cases<I, A: Answer>(
 /// differs from each other on some case. A sentence is given only when one mistake alone behaves
 /// as the student's code; two that behave alike would leave both unsaid, and one that agrees with
 /// the reference would be given to a correct answer.
-fn audit<I, A: Answer>(cases: &[Case<I>], ran: &[Ran<A>], mistakes: &[Mistake<I, A>], tol: Tolerance) {
+fn audit<I, A: Answer>(info: &Info, cases: &[Case<I>], ran: &[Ran<A>], mistakes: &[Mistake<I, A>], tol: Tolerance) {
     let answers: Vec<Vec<Option<A>>> = mistakes
         .iter()
         .map(|m| {
@@ -167,6 +201,8 @@ fn audit<I, A: Answer>(cases: &[Case<I>], ran: &[Ran<A>], mistakes: &[Mistake<I,
         .collect();
     let same = |a: &[Option<A>], b: &[&A]| a.iter().zip(b).all(|(x, y)| x.as_ref().is_some_and(|x| x.matches(y, tol)));
     let wants: Vec<&A> = ran.iter().map(|r| &r.want).collect();
+    let broken = super::rules::broken(cases, &wants);
+    assert!(broken.is_empty(), "the hidden cases of {} share an accident: {}", info.id, broken.join("; "));
     for (m, a) in mistakes.iter().zip(&answers) {
         assert!(!same(a, &wants), "the mistake {:?} gives the reference's answer on every case", m.sentence);
     }
@@ -189,7 +225,7 @@ fn audit<I, A: Answer>(cases: &[Case<I>], ran: &[Ran<A>], mistakes: &[Mistake<I,
 /// The verdict over all cases: Not attempted when every case reaches the `todo!()`, Not finished
 /// when some do, Incorrect at the first case that fails or differs (with the diagnosis), else
 /// Correct.
-fn judge<I, A: Answer>(cases: &[Case<I>], ran: Vec<Ran<A>>, mistakes: &[Mistake<I, A>], tol: Tolerance) -> Finding {
+fn judge<I, A: Answer>(cases: &[Case<I>], ran: Vec<Ran<A>>, known: Known<I, A>, tol: Tolerance, f: &dyn Fn(&I) -> Result<A>) -> Finding {
     let todo: Vec<usize> = ran.iter().enumerate().filter(|(_, r)| matches!(r.called, Called::Todo)).map(|(k, _)| k).collect();
     if todo.len() == ran.len() {
         return Finding::with(Verdict::NotAttempted);
@@ -231,7 +267,7 @@ fn judge<I, A: Answer>(cases: &[Case<I>], ran: Vec<Ran<A>>, mistakes: &[Mistake<
         Err(e) => e.clone(),
         Ok((_, None)) => unreachable!("the first case that does not agree"),
     };
-    let advice = known_mistake(cases, &results, mistakes, tol);
+    let advice = known_mistake(cases, &results, known.mistakes, tol).or_else(|| probe::broken(cases, known.invariants, tol, f));
     let observed = if advice.is_some() {
         None
     } else {

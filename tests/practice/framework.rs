@@ -155,3 +155,39 @@ fn a_sentence_needs_the_mistake_on_every_case_and_an_observation_is_what_was_see
     });
     assert!(o.observed.as_deref().is_some_and(|s| s.contains("times 2 on every case")), "{o}");
 }
+
+/// The loops are probed: an answer that changes when only the target changes, where it must not
+/// read it, is told so, whatever its numbers.
+#[test]
+fn a_loop_that_reads_the_target_at_prediction_is_told_so() {
+    use super::mistake;
+    use attention_zoo::practice::self_attention as sa;
+    let _serial = crate::common::serial();
+    // the teacher-forcing flag read upside down: forcing at prediction, none in training
+    let o = q5.check(|encoder, decoder, x, input_len, target_len, teacher_forcing| {
+        let source_seq = x.i((.., ..input_len))?;
+        let target_seq = x.i((.., input_len..))?;
+        decoder.init_hidden(&encoder.forward(&source_seq)?)?;
+        let mut dec_inputs = source_seq.i((.., input_len - 1..))?;
+        let mut outputs = vec![];
+        for i in 0..target_len {
+            let out = decoder.forward(&dec_inputs)?;
+            outputs.push(out.clone());
+            dec_inputs = if !teacher_forcing { target_seq.i((.., i..i + 1))? } else { out };
+        }
+        Tensor::cat(&outputs, 1)
+    });
+    mistake(o, "only the target's points change");
+    // the encoder run over the whole sequence, source and target
+    let o = sa::q8.check(|model, x, source_mask| {
+        model.encode(x, source_mask)?;
+        let mut inputs = x.i((.., model.input_len - 1..model.input_len))?;
+        for i in 0..model.target_len {
+            let trg_masks = model.trg_masks.i((.., ..i + 1, ..i + 1))?;
+            let out = model.decode(&inputs, source_mask, Some(&trg_masks))?;
+            inputs = Tensor::cat(&[inputs, out.i((.., i..i + 1))?], 1)?;
+        }
+        inputs.i((.., 1..))
+    });
+    mistake(o, "never the target");
+}
