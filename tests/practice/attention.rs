@@ -182,3 +182,52 @@ fn q9_multi_head_forward() {
         "Your code returned an error",
     );
 }
+
+/// The sentences added for the wrong-answer corpus, each reached by an answer of its own.
+#[test]
+fn more_named_mistakes() {
+    let _serial = crate::common::serial();
+    let scale = |t: &Tensor| (t.dim(D::Minus1).unwrap() as f64).sqrt();
+    mistake(q1.check(|query, keys| (keys * query.broadcast_as(keys.shape())?)?.sum_keepdim(1)), "summed over the keys");
+    mistake(q1.check(|query, keys| candle_nn::ops::softmax(&query.matmul(&keys.t()?)?, 2)), "alphas already");
+    mistake(q2.check(|p| candle_nn::ops::softmax(p, 2)?.log()), "log-softmax");
+    mistake(q2.check(|p| p.exp()), "not divided by their sum");
+    mistake(q2.check(|p| (p.neg()?.exp()? + 1.0)?.recip()), "sigmoid");
+    mistake(q4.check(|ks, q| softmax(&(q.matmul(&ks.t()?)? / scale(q).trunc())?)), "rounded down");
+    mistake(q4.check(|ks, q| softmax(&q.matmul(&ks.t()?)?)? / scale(q)), "after the softmax");
+    mistake(q4.check(|ks, q| candle_nn::ops::softmax(&(q.matmul(&ks.t()?)? / scale(q))?, 1)), "queries' dimension");
+    let pairs = |query: &Tensor, keys: &Tensor| -> Result<Tensor> {
+        let (lq, l) = (query.dim(1)?, keys.dim(1)?);
+        Tensor::cat(&[query.unsqueeze(2)?.repeat((1, 1, l, 1))?, keys.unsqueeze(1)?.repeat((1, lq, 1, 1))?], 3)
+    };
+    mistake(q6.check(|query, keys, w, v| v.forward(&w.forward(&pairs(query, keys)?)?)?.squeeze(3)?.tanh()), "comes after v");
+    mistake(
+        q6.check(|query, keys, w, v| candle_nn::ops::softmax(&v.forward(&w.forward(&pairs(query, keys)?)?.tanh()?)?.squeeze(3)?, 2)),
+        "turned the scores into alphas",
+    );
+    let across = |x: &Tensor| x.broadcast_div(&x.sqr()?.sum_keepdim(1)?.sqrt()?);
+    mistake(q7.check(move |query, keys| across(query)?.matmul(&across(keys)?.t()?)), "over dimension 1");
+    mistake(
+        q8.check(|scores, mask| {
+            let fill = Tensor::full(-1e9f32, scores.shape(), scores.device())?;
+            mask.broadcast_as(scores.shape())?.where_cond(scores, &fill)
+        }),
+        "masked scores",
+    );
+    mistake(
+        q9.check(|heads, linear_out, query, mask| {
+            let contexts = heads.iter_mut().map(|h| h.forward(query, mask)).collect::<Result<Vec<_>>>()?;
+            let joined = Tensor::stack(&contexts, D::Minus1)?;
+            let (n, lq, d, k) = joined.dims4()?;
+            linear_out.forward(&joined.reshape((n, lq, d * k))?)
+        }),
+        "interleaved",
+    );
+    mistake(
+        q9.check(|heads, linear_out, query, mask| {
+            let contexts = heads.iter_mut().rev().map(|h| h.forward(query, mask)).collect::<Result<Vec<_>>>()?;
+            linear_out.forward(&Tensor::cat(&contexts, 2)?)
+        }),
+        "reverse order",
+    );
+}

@@ -1,6 +1,6 @@
 //! Part 5's exercises, both ways.
 
-use super::{correct, incorrect, mistake, not_attempted};
+use super::{correct, mistake, not_attempted};
 use attention_zoo::practice::blog::*;
 use attention_zoo::practice::solutions::blog as s;
 use attention_zoo::prelude::*;
@@ -73,13 +73,30 @@ fn q2_lstm_cell_step() {
         }),
         "not sigmoid",
     );
-    // the states in the wrong order: a difference named, no targeted sentence
-    incorrect(
+    mistake(
         q2.check(|x, h, c, w_ih, w_hh, b_ih, b_hh| {
             let (h2, c2) = s::lstm_cell_step(x, h, c, w_ih, w_hh, b_ih, b_hh)?;
             Ok((c2, h2))
         }),
-        "first value returned",
+        "returned as (c', h')",
+    );
+    // TensorFlow's order, i, g, f, o
+    mistake(
+        q2.check(|x, h, c, w_ih, w_hh, b_ih, b_hh| {
+            let g = (x.matmul(&w_ih.t()?)?.broadcast_add(b_ih)? + h.matmul(&w_hh.t()?)?.broadcast_add(b_hh)?)?.chunk(4, 1)?;
+            let c2 = ((sig(&g[2])? * c)? + (sig(&g[0])? * g[1].tanh()?)?)?;
+            Ok(((sig(&g[3])? * c2.tanh()?)?, c2))
+        }),
+        "(TensorFlow's)",
+    );
+    // b_hh left out
+    mistake(
+        q2.check(|x, h, c, w_ih, w_hh, b_ih, _| {
+            let g = (x.matmul(&w_ih.t()?)?.broadcast_add(b_ih)? + h.matmul(&w_hh.t()?)?)?.chunk(4, 1)?;
+            let c2 = ((sig(&g[1])? * c)? + (sig(&g[0])? * g[2].tanh()?)?)?;
+            Ok(((sig(&g[3])? * c2.tanh()?)?, c2))
+        }),
+        "Only one bias",
     );
 }
 
@@ -123,6 +140,16 @@ fn q3_vectorised_attention() {
     mistake(q3.check(|m, q, k, v| my_mha(m, (q, k, v), split, merge_view_only, (m.d_k as f64).sqrt())), "merged by a reshape");
     mistake(q3.check(|m, q, k, v| my_mha(m, (q, k, v), split, merge, 1.0)), "not scaled");
     mistake(q3.check(|m, q, k, v| my_mha(m, (q, k, v), split, merge, (m.d_model as f64).sqrt())), "sqrt(d_model)");
+    // the heads merged, but never through mha.output
+    mistake(
+        q3.check(|m, q, k, v| {
+            let qh = split(&m.query.forward(q)?, m.n_heads, m.d_k)?;
+            let kh = split(&m.key.forward(k)?, m.n_heads, m.d_k)?;
+            let weights = softmax(&(qh.matmul(&kh.t()?)? / (m.d_k as f64).sqrt())?)?;
+            merge(&weights.matmul(&split(&m.value.forward(v)?, m.n_heads, m.d_k)?)?, m.d_model)
+        }),
+        "output projection is missing",
+    );
 }
 
 #[test]
@@ -162,6 +189,10 @@ fn q4_bidirectional_outputs() {
         }),
         "wrong order",
     );
+    mistake(
+        q4.check(|fwd, bwd, x| Tensor::cat(&[fwd.forward(x, None)?.0, reverse_time(&bwd.forward(x, None)?.0)?], 2)),
+        "flipped but not its input",
+    );
 }
 
 #[test]
@@ -174,8 +205,7 @@ fn q5_key_padding_mask() {
     mistake(q5.check(|ids, pad| ids.eq(pad)?.unsqueeze(1)), "(N, 1, L)");
     mistake(q5.check(|ids, pad| ids.eq(pad)?.transpose(0, 1)), "sequence-first");
     mistake(q5.check(|ids, _| ids.eq(PAD_ID)), "not always 0");
-    // a float mask: the dtype is named
-    incorrect(q5.check(|ids, pad| ids.eq(pad)?.to_dtype(DType::F32)), "dtype");
+    mistake(q5.check(|ids, pad| ids.eq(pad)?.to_dtype(DType::F32)), "The mask is float32");
 }
 
 #[test]
@@ -201,6 +231,26 @@ fn q6_masked_cross_entropy() {
             CrossEntropyLoss::new().ignore_index(pad as i64).reduction(Reduction::Sum).forward(logits, targets)
         }),
         "sum of the words",
+    );
+    mistake(
+        q6.check(|logits, targets, _| CrossEntropyLoss::new().ignore_index(0).forward(logits, targets)),
+        "those whose target is pad_id",
+    );
+    mistake(
+        q6.check(|logits, targets, pad| {
+            let picked = candle_nn::ops::log_softmax(logits, 1)?.gather(&targets.unsqueeze(2)?, 2)?.squeeze(2)?;
+            let keep = targets.ne(pad)?.to_dtype(DType::F32)?;
+            (picked * &keep)?.sum_all()?.neg()?.broadcast_div(&keep.sum_all()?)
+        }),
+        "log-softmax runs over the positions",
+    );
+    mistake(
+        q6.check(|logits, targets, pad| {
+            let keep = targets.ne(pad)?.to_dtype(DType::F32)?;
+            let each = CrossEntropyLoss::new().reduction(Reduction::None).forward(logits, targets)?;
+            (each * &keep)?.sum(1)?.div(&keep.sum(1)?)?.mean_all()
+        }),
+        "mean of each sentence's mean",
     );
 }
 
@@ -231,6 +281,13 @@ fn q7_teacher_forcing_targets() {
             Ok((input.clone(), input))
         }),
         "still starts with <sos>",
+    );
+    mistake(
+        q7.check(|tgt| {
+            let pad = Tensor::zeros((tgt.dim(0)?, 1), DType::U32, tgt.device())?;
+            Ok((tgt.clone(), Tensor::cat(&[&tgt.i((.., 1..))?, &pad], 1)?))
+        }),
+        "keep all T steps",
     );
 }
 
@@ -269,4 +326,6 @@ fn q8_encoder_block_forward() {
         }),
         "adds the feed-forward output to the block's input",
     );
+    mistake(q8.check(|b, x, mask| ffn(b, &(x + b.attention.forward(x, x, x, mask)?.output)?)), "output replaced the sum");
+    mistake(q8.check(|b, x, mask| (x + b.attention.forward(x, x, x, mask)?.output)? + ffn(b, x)?), "reads the block's input x");
 }

@@ -19,6 +19,8 @@ fn q1_fit_min_max() {
         }),
         "all the features at once",
     );
+    mistake(q1.check(|x| Ok((x.flatten(0, 1)?.min(D::Minus1)?, x.flatten(0, 1)?.max(D::Minus1)?))), "per point, over its own features");
+    mistake(q1.check(|x| Ok((x.max(1)?.max(0)?, x.min(1)?.min(0)?))), "in the other order");
 }
 
 #[test]
@@ -41,6 +43,14 @@ fn q2_min_max_transform() {
         "lower end is missing",
     );
     mistake(q2.check(|x, min, max, _| x.broadcast_sub(min)?.broadcast_div(&(max - min)?)), "whatever feature_range says");
+    mistake(q2.check(|x, min, max, (lo, hi)| (x.broadcast_sub(min)?.broadcast_div(&(max - min)?)? * hi)? + lo), "stretched by hi");
+    mistake(
+        q2.check(|x, _, _, (lo, hi)| {
+            let (min, max) = (x.min(1)?.min(0)?, x.max(1)?.max(0)?);
+            x.broadcast_sub(&min)?.broadcast_div(&(max - &min)?)?.affine(hi - lo, lo)
+        }),
+        "taken from x itself",
+    );
 }
 
 #[test]
@@ -63,6 +73,11 @@ fn q3_min_max_inverse() {
         "added before multiplying",
     );
     mistake(q3.check(|x, min, max, _| x.broadcast_mul(&(max - min)?)?.broadcast_add(min)), "whatever feature_range says");
+    mistake(q3.check(|x, min, max, (lo, hi)| (((x - lo)? / (hi - lo))?).broadcast_mul(&(max - min)?)), "not added back");
+    mistake(
+        q3.check(|x, min, max, (lo, hi)| (((x - lo)? * (hi - lo))?).broadcast_mul(&(max - min)?)?.broadcast_add(min)),
+        "multiplied in again",
+    );
 }
 
 #[test]
@@ -79,6 +94,7 @@ fn q4_repeat_last() {
     );
     mistake(q4.check(|src, m| src.narrow(1, src.dim(1)? - m, m)), "copies observed points");
     mistake(q4.check(|src, _| Ok(src.clone())), "copies observed points");
+    mistake(q4.check(|src, m| src.narrow(1, src.dim(1)? - 1, 1)?.repeat((m, 1, 1))), "repeated along the batch");
     // the last point repeated with its clock moved on by a second: timestamps are held to f64's
     // tolerance (float32's relative one would let them be hours off)
     incorrect(
@@ -101,6 +117,8 @@ fn q5_lat_lon_loss() {
     mistake(q5.check(|p, t| (p - t)?.sqr()?.mean_all()), "timestamp is in the loss");
     mistake(q5.check(|p, t| (p.narrow(2, 0, 2)? - t.narrow(2, 0, 2)?)?.sqr()?.sum_all()), "sum of the squares");
     mistake(q5.check(|p, t| (p.narrow(2, 1, 2)? - t.narrow(2, 1, 2)?)?.sqr()?.mean_all()), "last two features");
+    mistake(q5.check(|p, t| (p.narrow(2, 0, 1)? - t.narrow(2, 0, 1)?)?.sqr()?.mean_all()), "latitude alone");
+    mistake(q5.check(|p, t| (p.narrow(2, 0, 2)? - t.narrow(2, 0, 2)?)?.abs()?.mean_all()), "mean absolute error");
     // the mean of each feature's error, summed: a wrong number the check names without a sentence
     incorrect(
         q5.check(|p, t| {
@@ -119,6 +137,7 @@ fn q6_model_input() {
     mistake(q6.check(|o, f| Tensor::cat(&[f, o], 1)), "future points come first");
     mistake(q6.check(|o, f| Tensor::cat(&[o, f], 0)), "along the batch");
     mistake(q6.check(|o, f| Tensor::cat(&[o, f], D::Minus1)), "along the features");
+    mistake(q6.check(|o, f| Tensor::stack(&[o, f], 1)), "adds a new dimension");
 }
 
 #[test]
@@ -149,4 +168,15 @@ fn q7_walk_future() {
     mistake(q7.check(|last, steps, minutes| walk(last, steps, minutes, true, false)), "they are seconds");
     mistake(q7.check(|last, steps, minutes| walk(last, steps, minutes * 60.0, false, false)), "steps from the last observed point");
     mistake(q7.check(|last, steps, minutes| walk(last, steps, minutes * 60.0, true, true)), "last observed point itself");
+    // the clock: one interval for every point, or none
+    let clocked = |last: &Tensor, steps: &Tensor, dt: f64, times: fn(usize) -> f64| -> Result<Tensor> {
+        let (n, m, _) = steps.dims3()?;
+        let t: Vec<f64> = (0..n * m).map(|k| dt * times(k % m)).collect();
+        Tensor::cat(&[steps.cumsum(1)?, Tensor::from_vec(t, (n, m, 1), &Device::Cpu)?], 2)?.broadcast_add(last)
+    };
+    mistake(
+        q7.check(move |last, steps, minutes| clocked(last, steps, minutes * 60.0, |_| 1.0)),
+        "one interval after the last observed one",
+    );
+    mistake(q7.check(move |last, steps, minutes| clocked(last, steps, minutes * 60.0, |_| 0.0)), "timestamps do not move");
 }

@@ -15,8 +15,10 @@ fn q1_source_mask() {
     // 1 on the padding
     mistake(q1.check(|x| x.eq(0f32)?.max(2)?.unsqueeze(1)), "inverted");
     mistake(q1.check(|x| x.ne(0f32)?.min(2)), "unsqueeze(1)");
-    // a float mask: the dtype is named, without a targeted sentence
-    incorrect(q1.check(|x| x.ne(0f32)?.min(2)?.unsqueeze(1)?.to_dtype(DType::F32)), "`.to_dtype(DType::U8)?`");
+    // a float mask: the dtype is named in the difference, and in a sentence
+    let float = q1.check(|x| x.ne(0f32)?.min(2)?.unsqueeze(1)?.to_dtype(DType::F32));
+    incorrect(float.clone(), "`.to_dtype(DType::U8)?`");
+    mistake(float, "as `source_mask` makes it");
 }
 
 #[test]
@@ -231,5 +233,72 @@ fn q8_predict_steps() {
             Tensor::cat(&outs, 1)
         }),
         "source's last point alone",
+    );
+}
+
+/// The sentences added for the wrong-answer corpus, each reached by an answer of its own.
+#[test]
+fn more_named_mistakes() {
+    let _serial = crate::common::serial();
+    mistake(q1.check(|x| x.eq(0f32)?.to_dtype(DType::F32)?.min_keepdim(2)?.transpose(1, 2)?.to_dtype(DType::U8)), "all-zero points");
+    mistake(q1.check(|x| x.ne(0f32)?.min_keepdim(2)), "new dimension is last");
+    mistake(q1.check(|x| x.ne(0f32)?.min(1)?.unsqueeze(1)), "over the steps");
+    mistake(q2.check(|size| Tensor::tril2(size, DType::U8, &Device::Cpu)), "(size, size)");
+    mistake(q2.check(|size| Tensor::tril2(size, DType::F32, &Device::Cpu)?.unsqueeze(0)), "as the lecture's");
+    let l = |x: &Tensor| x.dim(1).unwrap();
+    mistake(q3.check(move |full, n| full.narrow(1, n, l(full) - n - 1)), "missing in front");
+    mistake(q3.check(move |full, n| Tensor::cat(&[full.narrow(1, n, l(full) - n - 1)?, full.narrow(1, n - 1, 1)?], 1)), "is at the end");
+    mistake(q3.check(move |full, n| full.i((.., n - 2..l(full) - 2))), "one point too early");
+    let table = |m: usize, d: usize, value: fn(f64, usize, usize) -> f64| {
+        let v: Vec<f32> = (0..m * d).map(|k| value((k / d) as f64, k % d, d) as f32).collect();
+        Tensor::from_vec(v, (m, d), &Device::Cpu)
+    };
+    mistake(
+        q4.check(move |m, d| {
+            table(m, d, |p, j, d| {
+                let a = p / 10000f64.powf(j as f64 / d as f64);
+                if j % 2 == 0 { a.sin() } else { a.cos() }
+            })
+        }),
+        "its own speed",
+    );
+    mistake(
+        q4.check(move |m, d| {
+            let half = |p: f64, j: usize, d: usize| {
+                let a = p * (-(2.0 * (j % (d / 2)) as f64) * 10000f64.ln() / d as f64).exp();
+                if j < d / 2 { a.sin() } else { a.cos() }
+            };
+            table(m, d, half)
+        }),
+        "first half",
+    );
+    mistake(q4.check(|m, d| s::encoding_table(m, d)?.to_dtype(DType::F64)), "float64");
+    let pe = |m: &s::MyPositionalEncoding, x: &Tensor| m.pe.narrow(1, 0, x.dim(1).unwrap());
+    mistake(
+        q5.check(s::MyPositionalEncoding::new, move |m, x| (x / (m.d_model as f64).sqrt())?.broadcast_add(&pe(m, x)?)),
+        "divided by sqrt(d_model)",
+    );
+    mistake(q5.check(s::MyPositionalEncoding::new, move |m, x| (x * m.d_model as f64)?.broadcast_add(&pe(m, x)?)), "d_model itself");
+    mistake(
+        q5.check(s::MyPositionalEncoding::new, |m, x| (x * (m.d_model as f64).sqrt())?.broadcast_add(&m.pe.narrow(1, 1, x.dim(1)?)?)),
+        "starts at row 1",
+    );
+    let flip = |m: Option<&Tensor>| m.map(|m| (1.0 - m.to_dtype(DType::F32)?)?.to_dtype(DType::U8)).transpose();
+    mistake(q6.check(move |enc, query, mask| enc.forward(query, flip(mask)?.as_ref())), "attend only to the padded points");
+    mistake(
+        q7.check(|dec, query, source_mask, target_mask| {
+            dec.self_attn_heads.init_keys(query)?;
+            let att = dec.self_attn_heads.forward(query, target_mask)?;
+            dec.cross_attn_heads.forward(&att, source_mask)
+        }),
+        "turns it back into points",
+    );
+    mistake(q7.check(move |dec, query, sm, tm| dec.forward(query, sm, flip(tm)?.as_ref())), "sees only the later steps");
+    mistake(
+        q8.check(|model, x, source_mask| {
+            let full = s::predict_steps(model, x, source_mask)?;
+            full.narrow(1, 0, full.dim(1)? - 1)
+        }),
+        "one step short",
     );
 }

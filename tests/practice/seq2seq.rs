@@ -147,3 +147,86 @@ fn q7_encoder_of_ones_own() {
         "drew from the generator",
     );
 }
+
+/// The sentences added for the wrong-answer corpus, each reached by an answer of its own.
+#[test]
+fn more_named_mistakes() {
+    let _serial = crate::common::serial();
+    let l = |x: &Tensor| x.dim(1).unwrap();
+    mistake(q1.check(|x, n| Ok((x.narrow(1, 0, n)?, x.narrow(1, n + 1, l(x) - n - 1)?))), "skips a point");
+    mistake(q1.check(|x, n| Ok((x.narrow(1, 0, n + 1)?, x.narrow(1, n, l(x) - n)?))), "one point too many");
+    mistake(q1.check(|x, n| Ok((x.narrow(1, 0, n)?, x.narrow(1, n, n)?))), "as long as the source");
+    mistake(
+        q2.check(|gru, x| {
+            let (out, h) = gru.forward(x, None)?;
+            Ok((Tensor::cat(&out.chunk(l(x), 1)?, 0)?, h))
+        }),
+        "along dimension 0",
+    );
+    mistake(
+        q2.check(|gru, x| {
+            let (out, h) = gru.forward(x, None)?;
+            Ok((out.narrow(1, l(x) - 1, 1)?, h))
+        }),
+        "Only the last step's output",
+    );
+    mistake(q3.check(|h| h.narrow(0, h.dim(0)? - 1, 1)?.transpose(0, 1)), "batch's last sequence");
+    mistake(q3.check(|h| (h.sum_keepdim(1)? / l(h) as f64)?.transpose(0, 1)), "steps are averaged");
+    mistake(q3.check(|h| h.narrow(1, l(h) - 1, 1)?.permute((2, 1, 0))), "wrong pair of dimensions");
+    mistake(
+        q4.check(|gru, reg, hidden, x| {
+            let prediction = reg.forward(&hidden.transpose(0, 1)?)?;
+            Ok((prediction, gru.forward(x, Some(hidden))?.1))
+        }),
+        "hidden state you were given",
+    );
+    mistake(
+        q4.check(|gru, reg, hidden, x| {
+            let (out, new_hidden) = gru.forward(x, Some(hidden))?;
+            Ok((new_hidden, reg.forward(&out)?))
+        }),
+        "in the other order",
+    );
+    mistake(
+        q6.check(|p, t| {
+            let d = (p - t)?;
+            (&d * &d)?.mean_keepdim(2)?.squeeze(2)
+        }),
+        "last dimension only",
+    );
+    mistake(q6.check(|p, t| (p - t)?.sqr()?.sum_all()? / p.dims()[0] as f64), "batch size");
+    mistake(
+        q7.check(s::MyEncoder::new, |m, x| {
+            let (out, _) = m.basic_rnn.forward(x, None)?;
+            out.i((.., out.dim(1)? - 1..))
+        }),
+        "last step's output alone",
+    );
+}
+
+/// q5's loop with one choice a student may get wrong: the encoder's input, the first input and the
+/// step of `x` fed with teacher forcing (the flag as given, or always off).
+fn q5_loop(encode_all: bool, first_is_target: bool, behind: bool, never: bool) -> attention_zoo::practice::Outcome {
+    q5.check(move |enc, dec, x, input_len, target_len, forcing| {
+        let source = x.narrow(1, 0, input_len)?;
+        dec.init_hidden(&enc.forward(if encode_all { x } else { &source })?)?;
+        let mut input = x.narrow(1, if first_is_target { input_len } else { input_len - 1 }, 1)?;
+        let mut outs = vec![];
+        for i in 0..target_len {
+            let out = dec.forward(&input)?;
+            outs.push(out.clone());
+            input = if forcing && !never { x.narrow(1, input_len + i - usize::from(behind), 1)? } else { out };
+        }
+        Tensor::cat(&outs, 1)
+    })
+}
+
+#[test]
+fn q5_more_named_mistakes() {
+    let _serial = crate::common::serial();
+    correct(q5_loop(false, false, false, false));
+    mistake(q5_loop(false, false, false, true), "never used");
+    mistake(q5_loop(false, true, false, false), "target's first point");
+    mistake(q5_loop(false, false, true, false), "one point behind");
+    mistake(q5_loop(true, false, false, false), "whole sequence");
+}

@@ -36,6 +36,14 @@ fn q1_masked_attention() {
         }),
         "divided by d_k itself",
     );
+    mistake(
+        q1.check(|q, k, v, m| {
+            let scores = (q.matmul(&k.transpose(D::Minus2, D::Minus1)?.contiguous()?)? * (q.dim(D::Minus1)? as f64).sqrt())?;
+            let weights = softmax(&m.map_or(Ok(scores.clone()), |m| scores.broadcast_add(m))?)?;
+            Ok((weights.matmul(v)?, weights))
+        }),
+        "multiplied by the square root",
+    );
     // the mask added with `+`, which does not broadcast: the padding mask (N, 1, L) is an error of theirs
     incorrect(
         q1.check(|q, k, v, m| {
@@ -60,6 +68,8 @@ fn q2_additive_mask() {
     mistake(q2.check(|keep| keep.eq(0u8)?.to_dtype(DType::F32)), "zeros and ones");
     mistake(q2.check(|keep| keep.to_dtype(DType::F32)), "keep mask as floats");
     mistake(q2.check(|keep| keep.where_cond(&full(keep, 0.0)?, &full(keep, -1e9)?)), "-1e9");
+    mistake(q2.check(|keep| (keep.to_dtype(DType::F32)?.neg()? + 1.0)? * f64::NEG_INFINITY), "0 × -inf");
+    mistake(q2.check(|keep| s::additive_mask(keep)?.to_dtype(DType::F64)), "float64");
     // still u8
     incorrect(q2.check(|keep| Ok(keep.clone())), "dtype");
 }
@@ -90,6 +100,11 @@ fn q3_split_heads() {
         }),
         "keys' transposed layout",
     );
+    let cut = |x: &Tensor, h: usize, heads_first: bool| {
+        x.reshape(if heads_first { (x.dim(0)?, x.dim(1)?, h, x.dim(2)? / h) } else { (x.dim(0)?, x.dim(1)?, x.dim(2)? / h, h) })
+    };
+    mistake(q3.check(move |x, h| cut(x, h, false)?.permute((0, 3, 1, 2))?.contiguous()), "every h-th feature");
+    mistake(q3.check(move |x, h| cut(x, h, true)?.transpose(2, 3)?.contiguous()), "swapped the last two dimensions");
 }
 
 #[test]
@@ -151,6 +166,12 @@ fn q5_layer_norm() {
         }),
         "weight and the bias are left out",
     );
+    let norm = |x: &Tensor, w: &Tensor, b: &Tensor, std: &dyn Fn(Tensor) -> Result<Tensor>| {
+        let c = centered(x, x.rank() - 1)?;
+        c.broadcast_div(&std(c.sqr()?.mean_keepdim(D::Minus1)?)?)?.broadcast_mul(w)?.broadcast_add(b)
+    };
+    mistake(q5.check(move |x, w, b, eps| norm(x, w, b, &|var| var + eps)), "divided by the variance itself");
+    mistake(q5.check(move |x, w, b, _| norm(x, w, b, &|var| var.sqrt())), "eps is missing");
 }
 
 #[test]
@@ -161,6 +182,8 @@ fn q6_add_norm() {
     mistake(q6.check(s::MyAddNorm::new, |m, x, _res| m.dropout.forward(&m.layer_norm.forward(x)?)), "residual connection is missing");
     mistake(q6.check(s::MyAddNorm::new, |m, x, res| m.dropout.forward(&(res + m.layer_norm.forward(x)?)?)), "pre-norm");
     mistake(q6.check(s::MyAddNorm::new, |m, x, res| m.layer_norm.forward(&(res + m.dropout.forward(x)?)?)), "paper's order");
+    mistake(q6.check(s::MyAddNorm::new, |m, x, res| m.layer_norm.forward(&m.dropout.forward(&(x + res)?)?)), "on the sum, before the norm");
+    mistake(q6.check(s::MyAddNorm::new, |m, x, res| m.layer_norm.forward(&(x + res)?)), "dropout is missing");
 }
 
 #[test]
@@ -228,6 +251,22 @@ fn q8_greedy_translate() {
         q8.check(|m, src, sos, eos, n| Ok([sos].into_iter().chain(s::greedy_translate(m, src, sos, eos, n)?).collect())),
         "<sos> is in the translation",
     );
+    // the target rebuilt from the last token alone at every step, as an RNN's decoder is fed
+    mistake(
+        q8.check(|m, src, sos, eos, n| {
+            let (mut out, mut last) = (vec![], sos);
+            while out.len() < n {
+                let logits = m.forward(src, &Tensor::new(&[last], src.device())?.unsqueeze(0)?, None, None)?;
+                last = logits.i((0, 0))?.argmax(0)?.to_scalar::<u32>()?;
+                if last == eos {
+                    break;
+                }
+                out.push(last);
+            }
+            Ok(out)
+        }),
+        "Only the last token written is fed back",
+    );
 }
 
 #[test]
@@ -268,3 +307,89 @@ fn q9_train_translator() {
 // q9's solution trains notebook 04's translator in full (five epochs): it runs once, under the
 // real kernel, in `make notebooks`' solution run of notebooks/exercises/04_transformer.ipynb, which
 // fails unless its check says Correct. (In this unoptimised build it takes about five minutes.)
+
+#[test]
+fn q10_beam_step() {
+    let _serial = crate::common::serial();
+    correct(q10.check(s::beam_step));
+    not_attempted(q10.check(|_, _, _| todo!()));
+    // every candidate by hand, ranked by the token alone
+    mistake(
+        q10.check(|_scores, log_probs, width| {
+            let rows = log_probs.to_vec2::<f32>()?;
+            let mut all: Vec<(f32, usize, u32)> =
+                rows.iter().enumerate().flat_map(|(b, r)| r.iter().enumerate().map(move |(v, lp)| (*lp, b, v as u32))).collect();
+            all.sort_by(|x, y| y.0.total_cmp(&x.0));
+            all.truncate(width);
+            Ok(all)
+        }),
+        "log-probability alone",
+    );
+    // the flat index read as (token, beam)
+    mistake(
+        q10.check(|scores, log_probs, width| {
+            let v = log_probs.dim(1)?;
+            let totals = scores.unsqueeze(1)?.broadcast_add(log_probs)?.flatten_all()?;
+            let order = totals.arg_sort_last_dim(false)?.to_vec1::<u32>()?;
+            let totals = totals.to_vec1::<f32>()?;
+            Ok(order.iter().take(width).map(|&i| (totals[i as usize], i as usize % v, i / v as u32)).collect())
+        }),
+        "swapped in the flat index",
+    );
+    // each beam's best, then the first `width` of them
+    mistake(
+        q10.check(|scores, log_probs, width| {
+            let (k, _) = log_probs.dims2()?;
+            let totals = scores.unsqueeze(1)?.broadcast_add(log_probs)?;
+            let mut kept = vec![];
+            for b in 0..k {
+                let row = totals.get(b)?.to_vec1::<f32>()?;
+                let mut order: Vec<usize> = (0..row.len()).collect();
+                order.sort_by(|x, y| row[*y].total_cmp(&row[*x]));
+                kept.extend(order.iter().take(width.div_ceil(k)).map(|&v| (row[v], b, v as u32)));
+            }
+            kept.sort_by(|x, y| y.0.total_cmp(&x.0));
+            kept.truncate(width);
+            Ok(kept)
+        }),
+        "kept its own best tokens",
+    );
+    mistake(
+        q10.check(|scores, log_probs, width| {
+            let v = log_probs.dim(1)?;
+            let totals = scores.unsqueeze(1)?.broadcast_add(log_probs)?.flatten_all()?;
+            let order = totals.arg_sort_last_dim(true)?.to_vec1::<u32>()?;
+            let totals = totals.to_vec1::<f32>()?;
+            Ok(order.iter().take(width).map(|&i| (totals[i as usize], i as usize / v, i % v as u32)).collect())
+        }),
+        "worst candidates",
+    );
+}
+
+#[test]
+fn q11_encode_padded() {
+    let _serial = crate::common::serial();
+    correct(q11.check(s::encode_padded));
+    not_attempted(q11.check(|_, _, _, _| todo!()));
+    mistake(q11.check(|layer, x, src, _pad| Ok(layer.forward(x, Some(&padding_mask(src, 0)?))?.output)), "not always 0");
+    mistake(q11.check(|layer, x, _src, _pad| Ok(layer.forward(x, None)?.output)), "without the mask");
+    mistake(
+        q11.check(|layer, x, src, pad| {
+            let keep = src.ne(pad)?.to_dtype(DType::F32)?.unsqueeze(1)?;
+            Ok(layer.forward(x, Some(&keep))?.output)
+        }),
+        "keep mask of 1 and 0",
+    );
+    mistake(
+        q11.check(|layer, x, src, pad| {
+            let pads = src.eq(pad)?.unsqueeze(2)?.to_dtype(DType::F32)?;
+            Ok(layer.forward(x, Some(&(pads * -1e9)?))?.output)
+        }),
+        "(N, L, 1)",
+    );
+    // written another way: -1e9 in place of -inf, made by hand
+    correct(q11.check(|layer, x, src, pad| {
+        let pads = src.eq(pad)?.to_dtype(DType::F32)?.unsqueeze(1)?;
+        Ok(layer.forward(x, Some(&(pads * -1e9)?))?.output)
+    }));
+}

@@ -1,12 +1,11 @@
 //! The alphas under a source mask, and the wide multi-head attention's forward pass.
 
-use super::SOLUTIONS;
 use crate::attention::{Attention, MASK_FILL, MultiHeadAttention};
 use crate::nn::{Linear, masked_fill, softmax};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{D, Device, Result, Tensor};
 
 /// A source mask `(N, 1, L)`, u8, from one row of 1s (keep) and 0s (padding) per sequence.
@@ -26,7 +25,7 @@ exercise! {
             "Where the mask is 0 the score becomes a huge negative number (the lecture's -1e9), whose exponential is zero. The mask (N, 1, L) broadcasts to the scores (N, Lq, L).",
             "`mask.broadcast_as(scores.shape())?.where_cond(scores, &fill)?` keeps the score where the mask is 1 and takes `fill` (all -1e9) elsewhere; then `softmax`. The crate's `masked_fill(scores, mask, -1e9)` does the first step.",
         ],
-        solution: (SOLUTIONS, &["fn masked_alphas"]),
+        solution: solution!(attention::masked_alphas),
     }
 }
 
@@ -34,16 +33,23 @@ impl Q8 {
     /// Checks `f(scores (N, Lq, L), mask (N, 1, L), u8, 1 keeps) -> alphas (N, Lq, L)`.
     pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
         let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
+            // each case's mask for the diagnosis: 1 where a key is padding
+            let case = |label: &str, scores: Tensor, keep: Tensor| -> Result<Case<(Tensor, Tensor)>> {
+                let hidden = keep.eq(0u8)?;
+                Ok(Case::new(label, (scores, keep)).mask(hidden))
+            };
             Ok(vec![
-                Case::new(
+                case(
                     "a padded batch of 2, one query, 4 keys, the second sequence's last two padded",
-                    (randn(81, &[2, 1, 4])?, mask(&[&[1, 1, 1, 1], &[1, 1, 0, 0]])?),
-                ),
-                Case::new(
-                    "a batch of 3, 2 queries each, 5 keys, with 1, 0 and 3 padded keys",
-                    (randn(82, &[3, 2, 5])?, mask(&[&[1, 1, 1, 1, 0], &[1, 1, 1, 1, 1], &[1, 1, 0, 0, 0]])?),
-                ),
-                Case::new("a batch of one, 3 keys, nothing padded", (randn(83, &[1, 1, 3])?, mask(&[&[1, 1, 1]])?)),
+                    randn(81, &[2, 1, 4])?,
+                    mask(&[&[1, 1, 1, 1], &[1, 1, 0, 0]])?,
+                )?,
+                case(
+                    "a batch of 3, 3 queries each, 5 keys, with 1, 0 and 3 padded keys",
+                    randn(82, &[3, 3, 5])?,
+                    mask(&[&[1, 1, 1, 1, 0], &[1, 1, 1, 1, 1], &[1, 1, 0, 0, 0]])?,
+                )?,
+                case("a batch of one, 3 keys, nothing padded", randn(83, &[1, 1, 3])?, mask(&[&[1, 1, 1]])?)?,
             ])
         };
         let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
@@ -58,6 +64,10 @@ impl Q8 {
             Mistake {
                 sentence: "The padded scores became 0, which the softmax still turns into a weight: fill them with a huge negative number (-1e9) instead.",
                 answer: |(s, m)| softmax(&masked_fill(s, m, 0.0)?),
+            },
+            Mistake {
+                sentence: "These are the masked scores: the alphas are their softmax, which turns the -1e9 into exact zeros.",
+                answer: |(s, m)| masked_fill(s, m, MASK_FILL),
             },
         ];
         check(&Self::INFO, cases(), |(s, m)| softmax(&masked_fill(s, m, MASK_FILL)?), mistakes, Tolerance::F32, |(s, m)| f(s, m))
@@ -85,7 +95,7 @@ exercise! {
             "Join the contexts along the last dimension, `Tensor::cat(&contexts, D::Minus1)?`, (N, Lq, n_heads * D); the output layer maps that back to D.",
             "`linear_out.forward(&Tensor::cat(&contexts, D::Minus1)?)`, with `contexts` the heads' `attn.forward(query, mask)?` in order.",
         ],
-        solution: (SOLUTIONS, &["fn multi_head_forward"]),
+        solution: solution!(attention::multi_head_forward),
     }
 }
 
@@ -105,7 +115,7 @@ impl Q9 {
                     "2 heads, d_model 3, a batch of 2, 4 keys, one query, the first sequence's last key padded, seed 5",
                     case(5, 2, 3, 3, 2, 1, 4, Some(mask(&[&[1, 1, 1, 0], &[1, 1, 1, 1]])?))?,
                 ),
-                Case::new("3 heads, d_model 2, a batch of one, 5 keys, 2 queries, no mask, seed 9", case(9, 3, 2, 2, 1, 2, 5, None)?),
+                Case::new("3 heads, d_model 2, a batch of one, 5 keys, 3 queries, no mask, seed 9", case(9, 3, 2, 2, 1, 3, 5, None)?),
                 Case::new(
                     "one head, d_model 4, input_dim 2, a batch of 3, 3 keys, one query, no mask, seed 17",
                     case(17, 1, 4, 2, 3, 1, 3, None)?,
@@ -120,6 +130,23 @@ impl Q9 {
             Mistake {
                 sentence: "The mask never reached the heads: pass it to every head's forward, so that none of them attends to padding.",
                 answer: |(mha, q, _)| mha.linear_out.forward(&concatenated(mha, q, None)?),
+            },
+            Mistake {
+                sentence: "The contexts are interleaved (stacked on a new last dimension, then flattened): join them head after head, `Tensor::cat(&contexts, D::Minus1)`.",
+                answer: |(mha, q, m)| {
+                    let mut heads = mha.attn_heads.clone();
+                    let contexts: Vec<Tensor> = heads.iter_mut().map(|h| h.forward(q, m.as_ref())).collect::<Result<_>>()?;
+                    mha.linear_out.forward(&Tensor::stack(&contexts, 3)?.flatten_from(2)?)
+                },
+            },
+            Mistake {
+                sentence: "The contexts are joined in reverse order: the output layer expects the first head's context first.",
+                answer: |(mha, q, m)| {
+                    let mut heads = mha.attn_heads.clone();
+                    let mut contexts: Vec<Tensor> = heads.iter_mut().map(|h| h.forward(q, m.as_ref())).collect::<Result<_>>()?;
+                    contexts.reverse();
+                    mha.linear_out.forward(&Tensor::cat(&contexts, D::Minus1)?)
+                },
             },
         ];
         check(

@@ -13,12 +13,10 @@ use super::answer::Tolerance;
 use super::cases::{Case, randn};
 use super::progress::Progress;
 use super::run::{Mistake, Outcome, check};
-use super::{Info, exercise};
+use super::{Info, exercise, solution};
 use crate::attention::{calc_alphas, context_vector, dot_products};
 use crate::nn::softmax;
 use candle_core::{D, Result, Tensor};
-
-const SOLUTIONS: &str = "src/practice/solutions/attention.rs";
 
 /// Every exercise of part 2, in order.
 pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO, Q8::INFO, Q9::INFO];
@@ -44,7 +42,7 @@ exercise! {
             "`keys.transpose(1, 2)?` is PyTorch's `keys.permute(0, 2, 1)`; `matmul` multiplies each sequence's matrices, like `torch.bmm`.",
             "`query.matmul(&keys.transpose(1, 2)?)`.",
         ],
-        solution: (SOLUTIONS, &["fn products"]),
+        solution: solution!(attention::products),
     }
 }
 
@@ -56,15 +54,18 @@ impl Q1 {
                 Case::new(
                     "a batch of 2, 3 keys of 3 dimensions: query (2, 1, 3), keys (2, 3, 3)",
                     (randn(21, &[2, 1, 3])?, randn(22, &[2, 3, 3])?),
-                ),
+                )
+                .sizes(&[("H", 3)]),
                 Case::new(
                     "a batch of one, a single key: query (1, 1, 4), keys (1, 1, 4)",
                     (randn(23, &[1, 1, 4])?, randn(24, &[1, 1, 4])?),
-                ),
+                )
+                .sizes(&[("H", 4)]),
                 Case::new(
-                    "a batch of 4, 6 keys of 5 dimensions: query (4, 1, 5), keys (4, 6, 5)",
-                    (randn(25, &[4, 1, 5])?, randn(26, &[4, 6, 5])?),
-                ),
+                    "a batch of 3, 6 keys of 5 dimensions: query (3, 1, 5), keys (3, 6, 5)",
+                    (randn(25, &[3, 1, 5])?, randn(26, &[3, 6, 5])?),
+                )
+                .sizes(&[("H", 5)]),
             ])
         };
         let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
@@ -75,6 +76,14 @@ impl Q1 {
             Mistake {
                 sentence: "Query and keys are swapped: the keys times the query give (N, L, 1); the query comes first, (N, 1, H) x (N, H, L) -> (N, 1, L).",
                 answer: |(q, k)| k.matmul(&q.transpose(1, 2)?),
+            },
+            Mistake {
+                sentence: "The products of matching entries are summed over the keys (dimension 1): a dot product sums over the H dimensions of one key, the last dimension.",
+                answer: |(q, k)| q.broadcast_mul(k)?.sum_keepdim(1),
+            },
+            Mistake {
+                sentence: "These are alphas already: the products are what comes before the softmax.",
+                answer: |(q, k)| softmax(&dot_products(q, k)?),
             },
         ];
         check(&Self::INFO, cases(), |(q, k)| dot_products(q, k), mistakes, Tolerance::F32, |(q, k)| f(q, k))
@@ -92,7 +101,7 @@ exercise! {
             "The keys run along the last dimension of the products, (N, 1, L): `D::Minus1`, PyTorch's `dim=-1`.",
             "`candle_nn::ops::softmax(products, D::Minus1)` (or the crate's `softmax(products)`, which is over the last dimension).",
         ],
-        solution: (SOLUTIONS, &["fn alphas_of"]),
+        solution: solution!(attention::alphas_of),
     }
 }
 
@@ -103,7 +112,7 @@ impl Q2 {
             Ok(vec![
                 Case::new("a batch of 2, one query, 3 keys: products (2, 1, 3)", randn(31, &[2, 1, 3])?),
                 Case::new("a batch of one, 5 keys: products (1, 1, 5)", randn(32, &[1, 1, 5])?),
-                Case::new("a batch of 3, 2 queries, 4 keys: products (3, 2, 4)", randn(33, &[3, 2, 4])?),
+                Case::new("a batch of 3, 3 queries, 4 keys: products (3, 3, 4)", randn(33, &[3, 3, 4])?),
             ])
         };
         let mistakes: &[Mistake<Tensor, Tensor>] = &[
@@ -123,6 +132,18 @@ impl Q2 {
                 sentence: "Dividing the products by their sum is not a softmax: products can be negative. Exponentiate first (the softmax does).",
                 answer: |p| p.broadcast_div(&p.sum_keepdim(D::Minus1)?),
             },
+            Mistake {
+                sentence: "The exponentials are not divided by their sum: alphas add up to one over the keys, which the softmax's division makes sure of.",
+                answer: |p| p.exp(),
+            },
+            Mistake {
+                sentence: "That is the log of the alphas (a log-softmax): the alphas are the softmax itself, positive and adding up to one.",
+                answer: |p| candle_nn::ops::log_softmax(p, D::Minus1),
+            },
+            Mistake {
+                sentence: "A sigmoid of each product is positive but does not make the alphas add up to one over the keys: use the softmax.",
+                answer: candle_nn::ops::sigmoid,
+            },
         ];
         check(&Self::INFO, cases(), softmax, mistakes, Tolerance::F32, |p| f(p))
     }
@@ -139,7 +160,7 @@ exercise! {
             "A batched matrix product does the weighting and the sum at once: (N, 1, L) x (N, L, H) -> (N, 1, H).",
             "`alphas.matmul(values)`, PyTorch's `torch.bmm(alphas, values)`.",
         ],
-        solution: (SOLUTIONS, &["fn context_of"]),
+        solution: solution!(attention::context_of),
     }
 }
 
@@ -151,15 +172,18 @@ impl Q3 {
                 Case::new(
                     "a batch of 2, 3 values of 4 dimensions: alphas (2, 1, 3), values (2, 3, 4)",
                     (some_alphas(41, &[2, 1, 3])?, randn(42, &[2, 3, 4])?),
-                ),
+                )
+                .sizes(&[("L", 3)]),
                 Case::new(
-                    "a batch of one, a single value: alphas (1, 1, 1), values (1, 1, 2)",
-                    (some_alphas(43, &[1, 1, 1])?, randn(44, &[1, 1, 2])?),
-                ),
+                    "a batch of one, 3 queries, a single value: alphas (1, 3, 1), values (1, 1, 2)",
+                    (some_alphas(43, &[1, 3, 1])?, randn(44, &[1, 1, 2])?),
+                )
+                .sizes(&[("L", 1)]),
                 Case::new(
-                    "a batch of 3, 2 queries, 5 values of 2 dimensions: alphas (3, 2, 5), values (3, 5, 2)",
-                    (some_alphas(45, &[3, 2, 5])?, randn(46, &[3, 5, 2])?),
-                ),
+                    "a batch of 5, 3 queries, 4 values of 6 dimensions: alphas (5, 3, 4), values (5, 4, 6)",
+                    (some_alphas(45, &[5, 3, 4])?, randn(46, &[5, 4, 6])?),
+                )
+                .sizes(&[("L", 4)]),
             ])
         };
         let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
@@ -191,7 +215,7 @@ exercise! {
             "d_k is the number of dimensions of the query and keys, `q.dim(D::Minus1)?`; divide the products by its square root.",
             "`softmax(&(q.matmul(&ks.transpose(1, 2)?)? / (dims as f64).sqrt())?)` with `dims = q.dim(D::Minus1)?`.",
         ],
-        solution: (SOLUTIONS, &["fn scaled_alphas"]),
+        solution: solution!(attention::scaled_alphas),
     }
 }
 
@@ -234,6 +258,18 @@ impl Q4 {
             Mistake {
                 sentence: "The products are multiplied by sqrt(d_k): divide them by it.",
                 answer: |(k, q)| softmax(&(dot_products(q, k)? * (q.dim(D::Minus1)? as f64).sqrt())?),
+            },
+            Mistake {
+                sentence: "The square root of d_k was rounded down to a whole number: divide by the exact sqrt(d_k), a float.",
+                answer: |(k, q)| softmax(&(dot_products(q, k)? / (q.dim(D::Minus1)? as f64).sqrt().floor())?),
+            },
+            Mistake {
+                sentence: "The division by sqrt(d_k) comes after the softmax: divide the products first, then take their softmax.",
+                answer: |(k, q)| softmax(&dot_products(q, k)?)? / (q.dim(D::Minus1)? as f64).sqrt(),
+            },
+            Mistake {
+                sentence: "The softmax runs over the queries' dimension, of size one, so every alpha is 1: take it over the keys, the last dimension.",
+                answer: |(k, q)| candle_nn::ops::softmax(&(dot_products(q, k)? / (q.dim(D::Minus1)? as f64).sqrt())?, 1),
             },
         ];
         check(&Self::INFO, cases(), |(k, q)| calc_alphas(k, q), mistakes, Tolerance::F32, |(k, q)| f(k, q))

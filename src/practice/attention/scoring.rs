@@ -1,13 +1,12 @@
 //! The scoring functions of the slides: general (`qᵀWk`), additive (`vᵀ tanh(W[q; k])`) and
 //! content-based (cosine), each against the crate's `Score`.
 
-use super::SOLUTIONS;
 use crate::attention::{Score, cosine_products, dot_products};
-use crate::nn::Linear;
+use crate::nn::{Linear, softmax};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{D, Result, Tensor};
 
 /// A query, keys and the general score's `W`, drawn under one seed.
@@ -24,7 +23,7 @@ exercise! {
             "`w.forward(keys)?` is (N, L, H), the keys mapped by W; the query then meets them exactly as in q1.",
             "`query.matmul(&w.forward(keys)?.transpose(1, 2)?)`.",
         ],
-        solution: (SOLUTIONS, &["fn general_scores"]),
+        solution: solution!(attention::general_scores),
     }
 }
 
@@ -46,7 +45,7 @@ impl Q5 {
         };
         let mistakes: &[Mistake<GeneralCase, Tensor>] = &[
             Mistake {
-                sentence: "W went on the query: the crate's general score maps the keys, `w.forward(keys)`, and takes their dot products with the query as it is.",
+                sentence: "W went on the query (which is the same as mapping the keys by W transposed): the crate's general score maps the keys, `w.forward(keys)`, and takes their dot products with the query as it is.",
                 answer: |(q, k, w)| dot_products(&w.forward(q)?, k),
             },
             Mistake {
@@ -100,7 +99,7 @@ exercise! {
             "Make every pair at once: `query.unsqueeze(2)?` and `keys.unsqueeze(1)?`, both broadcast to (N, Lq, L, H), then `Tensor::cat(&[q, k], 3)?`, query first.",
             "`v.forward(&w.forward(&pairs)?.tanh()?)?` is (N, Lq, L, 1): `.squeeze(3)` gives the scores (N, Lq, L).",
         ],
-        solution: (SOLUTIONS, &["fn additive_scores"]),
+        solution: solution!(attention::additive_scores),
     }
 }
 
@@ -116,7 +115,7 @@ impl Q6 {
         let cases = || -> Result<Vec<Case<AdditiveCase>>> {
             Ok(vec![
                 Case::new("a batch of 2, one query, 3 keys of 2 dimensions, W and v under seed 5", case(5, 2, 1, 3, 2)?),
-                Case::new("a batch of one, 2 queries, 4 keys of 3 dimensions, W and v under seed 13", case(13, 1, 2, 4, 3)?),
+                Case::new("a batch of one, 3 queries, 4 keys of 3 dimensions, W and v under seed 13", case(13, 1, 3, 4, 3)?),
                 Case::new("a batch of 3, one query, a single key of 5 dimensions, W and v under seed 8", case(8, 3, 1, 1, 5)?),
             ])
         };
@@ -132,6 +131,14 @@ impl Q6 {
             Mistake {
                 sentence: "The scores keep v's output dimension, (N, Lq, L, 1): squeeze it away, `.squeeze(3)`.",
                 answer: |(q, k, w, v)| Score::Additive.scores(q, k, Some(w), Some(v))?.unsqueeze(3),
+            },
+            Mistake {
+                sentence: "The tanh comes after v: it goes between the two layers, v tanh(W [q; k]), so that v sees values squashed into (-1, 1).",
+                answer: |(q, k, w, v)| v.forward(&w.forward(&pairs(q, k, true)?)?)?.tanh()?.squeeze(3),
+            },
+            Mistake {
+                sentence: "A softmax turned the scores into alphas: the score function returns the scores themselves, before any softmax.",
+                answer: |(q, k, w, v)| softmax(&Score::Additive.scores(q, k, Some(w), Some(v))?),
             },
         ];
         check(
@@ -156,7 +163,7 @@ exercise! {
             "A vector's length is `x.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?`; divide the query by its length and each key by its own (`broadcast_div`).",
             "With `q_unit` and `k_unit` of length one, the scores are `q_unit.matmul(&k_unit.transpose(1, 2)?)`.",
         ],
-        solution: (SOLUTIONS, &["fn cosine_scores"]),
+        solution: solution!(attention::cosine_scores),
     }
 }
 
@@ -167,7 +174,7 @@ impl Q7 {
         let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
             Ok(vec![
                 Case::new("a batch of 2, one query, 4 keys of 3 dimensions", (randn(71, &[2, 1, 3])?, randn(72, &[2, 4, 3])?)),
-                Case::new("a batch of one, 2 queries, a single key of 5 dimensions", (randn(73, &[1, 2, 5])?, randn(74, &[1, 1, 5])?)),
+                Case::new("a batch of one, 3 queries, a single key of 5 dimensions", (randn(73, &[1, 3, 5])?, randn(74, &[1, 1, 5])?)),
                 Case::new("a batch of 3, one query, 6 keys of 2 dimensions", (randn(75, &[3, 1, 2])?, randn(76, &[3, 6, 2])?)),
             ])
         };
@@ -188,6 +195,12 @@ impl Q7 {
                 sentence: "The lengths are squared: a vector's length is the square root of the sum of its squares.",
                 answer: |(q, k)| {
                     dot_products(&q.broadcast_div(&q.sqr()?.sum_keepdim(D::Minus1)?)?, &k.broadcast_div(&k.sqr()?.sum_keepdim(D::Minus1)?)?)
+                },
+            },
+            Mistake {
+                sentence: "The lengths are taken over dimension 1, across the vectors: each vector's length runs over its own H numbers, the last dimension.",
+                answer: |(q, k)| {
+                    dot_products(&q.broadcast_div(&q.sqr()?.sum_keepdim(1)?.sqrt()?)?, &k.broadcast_div(&k.sqr()?.sum_keepdim(1)?.sqrt()?)?)
                 },
             },
         ];

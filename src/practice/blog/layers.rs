@@ -1,13 +1,12 @@
 //! Part 5's layers: the plain QKV layer, one LSTM cell step, the vectorised multi-head
 //! attention and a bidirectional LSTM's outputs.
 
-use super::SOLUTIONS;
 use crate::attention::{AttentionLayer, VectorisedMultiHeadAttention};
 use crate::nn::{Lstm, LstmCell, reverse_time, sigmoid, softmax};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{D, Result, Tensor};
 
 /// A layer under one seed, with its query, key and value inputs.
@@ -32,7 +31,7 @@ exercise! {
             "The scores are the projected queries times the projected keys with their last two dimensions swapped (`.t()?`), (N, Lq, L); this layer does not scale them.",
             "`softmax(&scores)?` normalises over the last dimension, the keys; multiply the weights by `layer.value.forward(value)?`.",
         ],
-        solution: (SOLUTIONS, &["fn attention_layer_forward"]),
+        solution: solution!(blog::attention_layer_forward),
     }
 }
 
@@ -98,7 +97,7 @@ exercise! {
             "PyTorch stacks the blocks as input, forget, cell candidate, output (i, f, g, o): sigmoid for i, f and o, tanh for g.",
             "`c' = f * c + i * g` and `h' = o * tanh(c')`; return `(h', c')`.",
         ],
-        solution: (SOLUTIONS, &["fn lstm_cell_step"]),
+        solution: solution!(blog::lstm_cell_step),
     }
 }
 
@@ -115,7 +114,7 @@ impl Q2 {
             Ok(vec![
                 Case::new("a batch of 2, 3 features, 4 hidden units, seed 21", case(21, 2, 3, 4)?),
                 Case::new("a batch of one, 5 features, 8 hidden units, seed 22", case(22, 1, 5, 8)?),
-                Case::new("a batch of 4, 2 features, 3 hidden units, seed 23", case(23, 4, 2, 3)?),
+                Case::new("a batch of 3, 2 features, 3 hidden units, seed 23", case(23, 3, 2, 3)?),
             ])
         };
         let reference = |(cell, x, h, c): &CellCase| cell.forward(x, Some((h, c)));
@@ -127,6 +126,34 @@ impl Q2 {
                     let (i, f, o, cand) = (sigmoid(&g[0])?, sigmoid(&g[1])?, sigmoid(&g[2])?, g[3].tanh()?);
                     let c = ((f * &case.3)? + (i * cand)?)?;
                     Ok(((o * c.tanh()?)?, c))
+                },
+            },
+            Mistake {
+                sentence: "The gates are read in the order i, g, f, o (TensorFlow's): PyTorch stacks them as i, f, g, o, the forget gate second and the candidate third.",
+                answer: |case| {
+                    let g = gates(case)?;
+                    let (i, cand, f, o) = (sigmoid(&g[0])?, g[1].tanh()?, sigmoid(&g[2])?, sigmoid(&g[3])?);
+                    let c = ((f * &case.3)? + (i * cand)?)?;
+                    Ok(((o * c.tanh()?)?, c))
+                },
+            },
+            Mistake {
+                sentence: "Only one bias is added: the gates are x W_ih^T + b_ih + h W_hh^T + b_hh, with both biases.",
+                answer: |case| {
+                    let w = &case.0.weights;
+                    let g = (case.1.matmul(&w.weight_ih.tensor().t()?)?.broadcast_add(&w.bias_ih.tensor())?
+                        + case.2.matmul(&w.weight_hh.tensor().t()?)?)?
+                    .chunk(4, 1)?;
+                    let (i, f, cand, o) = (sigmoid(&g[0])?, sigmoid(&g[1])?, g[2].tanh()?, sigmoid(&g[3])?);
+                    let c = ((f * &case.3)? + (i * cand)?)?;
+                    Ok(((o * c.tanh()?)?, c))
+                },
+            },
+            Mistake {
+                sentence: "The two states are returned as (c', h'): the step returns the hidden state first, (h', c').",
+                answer: |(cell, x, h, c)| {
+                    let (h, c) = cell.forward(x, Some((h, c)))?;
+                    Ok((c, h))
                 },
             },
             Mistake {
@@ -200,7 +227,7 @@ exercise! {
             "The reshape alone is not enough: `reshape((n, l, mha.n_heads, mha.d_k))?.permute((0, 2, 1, 3))?.contiguous()?` (candle multiplies contiguous batches); the scores are divided by sqrt(d_k) before the softmax.",
             "After `weights.matmul(&v)`, undo the split: `permute((0, 2, 1, 3))?.contiguous()?.reshape((n, lq, mha.d_model))?`, then `mha.output`.",
         ],
-        solution: (SOLUTIONS, &["fn vectorised_attention"]),
+        solution: solution!(blog::vectorised_attention),
     }
 }
 
@@ -239,6 +266,15 @@ impl Q3 {
                 sentence: "The scores are divided by sqrt(d_model): the scale is each head's width, sqrt(d_k) = sqrt(d_model / heads).",
                 answer: |c| mha_with(c, split_permuted, merge_permuted, (c.0.d_model as f64).sqrt()),
             },
+            Mistake {
+                sentence: "The output projection is missing: after merging the heads to (N, Lq, D), apply `mha.output`.",
+                answer: |(mha, query, key, value)| {
+                    let (q, k, v) = (mha.query.forward(query)?, mha.key.forward(key)?, mha.value.forward(value)?);
+                    let split = |t: &Tensor| split_permuted(t, mha.n_heads, mha.d_k);
+                    let weights = softmax(&(split(&q)?.matmul(&split(&k)?.t()?)? / (mha.d_k as f64).sqrt())?)?;
+                    merge_permuted(&weights.matmul(&split(&v)?)?)
+                },
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(mha, q, k, v)| f(mha, q, k, v))
     }
@@ -258,7 +294,7 @@ exercise! {
             "The backward LSTM's outputs come out in reversed order: flip them back so that step t of both directions lines up.",
             "`Tensor::cat(&[forward_out, backward_out], 2)`: the two directions side by side on the features, (N, L, 2H), forward first.",
         ],
-        solution: (SOLUTIONS, &["fn bidirectional_outputs"]),
+        solution: solution!(blog::bidirectional_outputs),
     }
 }
 
@@ -292,6 +328,10 @@ impl Q4 {
             Mistake {
                 sentence: "The backward LSTM read the sequence front to back: give it `reverse_time(x)`, then flip its outputs back.",
                 answer: |(_, fwd, bwd, x)| Tensor::cat(&[fwd.forward(x, None)?.0, bwd.forward(x, None)?.0], 2),
+            },
+            Mistake {
+                sentence: "The backward LSTM's outputs were flipped but not its input: it must read the sequence back to front, `reverse_time(x)`, before its outputs are flipped back.",
+                answer: |(_, fwd, bwd, x)| Tensor::cat(&[fwd.forward(x, None)?.0, reverse_time(&bwd.forward(x, None)?.0)?], 2),
             },
             Mistake {
                 sentence: "The directions are joined on the steps (dimension 1): they go side by side on the features, the last dimension, (N, L, 2H).",

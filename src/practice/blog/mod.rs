@@ -12,8 +12,6 @@ pub use padding::*;
 use super::Info;
 use super::progress::Progress;
 
-const SOLUTIONS: &str = "src/practice/solutions/blog.rs";
-
 /// Every exercise of part 5, in order.
 pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO, Q8::INFO];
 

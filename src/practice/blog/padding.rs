@@ -1,14 +1,13 @@
 //! Part 5's padded batches: the key-padding mask, the cross-entropy that ignores padding, the
 //! teacher-forcing targets of translation and the Transformer encoder block with its mask.
 
-use super::SOLUTIONS;
 use crate::attention::padding_mask;
 use crate::data::TranslationBatch;
 use crate::models::TransformerEncoderBlock;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use crate::train::{CrossEntropyLoss, Reduction};
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -30,7 +29,7 @@ exercise! {
             "It is batch-first, (N, L), one row per sentence, even though the block's input is sequence-first.",
             "`ids.eq(pad_id)` compares every id with the padding id and gives a u8 tensor of the same shape.",
         ],
-        solution: (SOLUTIONS, &["fn key_padding_mask"]),
+        solution: solution!(blog::key_padding_mask),
     }
 }
 
@@ -40,9 +39,10 @@ impl Q5 {
     pub fn check(&self, f: impl Fn(&Tensor, u32) -> Result<Tensor>) -> Outcome {
         let cases = || -> Result<Vec<Case<(Tensor, u32)>>> {
             Ok(vec![
-                Case::new("3 sentences of lengths 4, 1 and 6, padding id 0", (padded(&[&[5, 6, 7, 8], &[9], &[4, 5, 6, 7, 8, 9]], 0)?, 0)),
-                Case::new("one sentence of 5 tokens, no padding, padding id 0", (padded(&[&[4, 8, 6, 5, 7]], 0)?, 0)),
-                Case::new("2 sentences of lengths 2 and 5, padding id 3", (padded(&[&[7, 8], &[9, 10, 11, 12, 13]], 3)?, 3)),
+                Case::new("3 sentences of lengths 4, 1 and 6, padding id 0", (padded(&[&[5, 6, 7, 8], &[9], &[4, 5, 6, 7, 8, 9]], 0)?, 0))
+                    .pad(0),
+                Case::new("one sentence of 5 tokens, no padding, padding id 0", (padded(&[&[4, 8, 6, 5, 7]], 0)?, 0)).pad(0),
+                Case::new("2 sentences of lengths 2 and 5, padding id 3", (padded(&[&[7, 8], &[9, 10, 11, 12, 13]], 3)?, 3)).pad(3),
             ])
         };
         let reference = |(ids, pad): &(Tensor, u32)| padding_mask(ids, *pad)?.squeeze(1)?.ne(0f32);
@@ -60,6 +60,10 @@ impl Q5 {
                 answer: |(ids, pad)| ids.eq(*pad)?.t(),
             },
             Mistake { sentence: "The padding id is the argument pad_id, not always 0.", answer: |(ids, _)| ids.eq(0u32) },
+            Mistake {
+                sentence: "The mask is float32: the block takes a u8 mask, 1 at the padding, as `ids.eq(pad_id)` gives it.",
+                answer: |(ids, pad)| ids.eq(*pad)?.to_dtype(DType::F32),
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(ids, pad)| f(ids, *pad))
     }
@@ -89,7 +93,7 @@ exercise! {
             "Positions whose target is the padding id must count for nothing: multiply by a 0/1 mask made with `targets.ne(pad_id)`.",
             "The mean is over the words only: divide the masked sum by the number of non-padding targets, not by N * T.",
         ],
-        solution: (SOLUTIONS, &["fn masked_cross_entropy"]),
+        solution: solution!(blog::masked_cross_entropy),
     }
 }
 
@@ -104,12 +108,19 @@ impl Q6 {
         };
         let cases = || -> Result<Vec<Case<LossCase>>> {
             Ok(vec![
-                Case::new("2 targets of lengths 5 and 2, 7 words, padding id 0, seed 51", case(51, &[&[3, 4, 5, 6, 2], &[6, 2]], 7, 0)?),
+                Case::new("2 targets of lengths 5 and 2, 7 words, padding id 0, seed 51", case(51, &[&[3, 4, 5, 6, 2], &[6, 2]], 7, 0)?)
+                    .pad(0),
                 Case::new(
                     "3 targets of lengths 2, 6 and 1, 11 words, padding id 0, seed 52",
                     case(52, &[&[9, 2], &[3, 10, 4, 8, 5, 2], &[2]], 11, 0)?,
-                ),
-                Case::new("one target of one word, 4 words, padding id 0, seed 53", case(53, &[&[3]], 4, 0)?),
+                )
+                .pad(0),
+                Case::new("one target of one word, 4 words, padding id 0, seed 53", case(53, &[&[3]], 4, 0)?).pad(0),
+                Case::new(
+                    "3 targets of lengths 4, 1 and 3, 9 words among them id 0, padding id 5, seed 54",
+                    case(54, &[&[0, 7, 2, 8], &[1], &[6, 0, 3]], 9, 5)?,
+                )
+                .pad(5),
             ])
         };
         let reference = |(logits, targets, pad): &LossCase| CrossEntropyLoss::new().ignore_index(*pad as i64).forward(logits, targets);
@@ -125,6 +136,25 @@ impl Q6 {
             Mistake {
                 sentence: "That is the sum of the words' losses: the loss is their mean (divide by the number of non-padding targets).",
                 answer: |c| (per_target(c)? * words(c)?)?.sum_all(),
+            },
+            Mistake {
+                sentence: "The padding id is the argument pad_id, not always 0: the positions to leave out are those whose target is pad_id.",
+                answer: |(logits, targets, _)| CrossEntropyLoss::new().ignore_index(0).forward(logits, targets),
+            },
+            Mistake {
+                sentence: "The log-softmax runs over the positions (dimension 1): the probabilities are over the vocabulary, the last dimension of the logits.",
+                answer: |c| {
+                    let (logits, targets, _) = c;
+                    let log_p = candle_nn::ops::log_softmax(logits, 1)?.gather(&targets.unsqueeze(2)?.contiguous()?, 2)?.squeeze(2)?;
+                    (log_p * words(c)?)?.sum_all()?.neg()? / words(c)?.sum_all()?.to_scalar::<f32>()? as f64
+                },
+            },
+            Mistake {
+                sentence: "That is the mean of each sentence's mean: the loss averages every word of the batch at once, so a long sentence counts more than a short one.",
+                answer: |c| {
+                    let keep = words(c)?;
+                    ((per_target(c)? * &keep)?.sum(1)? / keep.sum(1)?)?.mean_all()
+                },
             },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(logits, targets, pad)| f(logits, targets, *pad))
@@ -142,7 +172,7 @@ exercise! {
             "The decoder's input starts with `<sos>` and stops one step before the end; what it predicts starts one step later, after `<sos>`.",
             "`tgt.i((.., ..t - 1))?` is the input and `tgt.i((.., 1..))?` the target, with `t = tgt.dim(1)?`.",
         ],
-        solution: (SOLUTIONS, &["fn teacher_forcing_targets"]),
+        solution: solution!(blog::teacher_forcing_targets),
     }
 }
 
@@ -182,6 +212,14 @@ impl Q7 {
                 sentence: "The decoder's target still starts with <sos>: it never has to predict <sos>, so its target is the target without its first step.",
                 answer: |b| Ok((b.tgt_input()?, b.tgt_input()?)),
             },
+            Mistake {
+                sentence: "Your input and target keep all T steps, the target padded at its end: both have T - 1, the input without the last column and the target without the first.",
+                answer: |b| {
+                    let (n, t) = b.tgt.dims2()?;
+                    let pad = Tensor::zeros((n, 1), DType::U32, b.tgt.device())?;
+                    Ok((b.tgt.clone(), Tensor::cat(&[&b.tgt.narrow(1, 1, t - 1)?, &pad], 1)?))
+                },
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |b| f(&b.tgt))
     }
@@ -211,7 +249,7 @@ exercise! {
             "Two residual connections: add the attention's output to x, then add the feed-forward network's output to that sum.",
             "The feed-forward network is `block.ffn_in`, a ReLU (`.relu()?`), then `block.ffn_out`; the block has no layer normalisation.",
         ],
-        solution: (SOLUTIONS, &["fn encoder_block_forward"]),
+        solution: solution!(blog::encoder_block_forward),
     }
 }
 
@@ -256,6 +294,20 @@ impl Q8 {
             Mistake {
                 sentence: "The second residual connection adds the feed-forward output to the block's input: add it to x after the first residual, `x + attended`.",
                 answer: |c| block_with(c, true, true, true, true),
+            },
+            Mistake {
+                sentence: "The feed-forward network's output replaced the sum: the second residual connection adds it to x + attended.",
+                answer: |(block, x, mask)| {
+                    let y = (x + block.attention.forward(x, x, x, mask.as_ref())?.output)?;
+                    block.ffn_out.forward(&block.ffn_in.forward(&y)?.relu()?)
+                },
+            },
+            Mistake {
+                sentence: "The feed-forward network reads the block's input x: it reads the first sum, x + attended, and its output is added to that sum.",
+                answer: |(block, x, mask)| {
+                    let y = (x + block.attention.forward(x, x, x, mask.as_ref())?.output)?;
+                    y + block.ffn_out.forward(&block.ffn_in.forward(x)?.relu()?)?
+                },
             },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(block, x, mask)| f(block, x, mask.as_ref()))

@@ -1,12 +1,12 @@
 //! q4 to q7: the "repeat the last point" baseline, the loss on latitude and longitude, the
 //! model's input, and the future points as a random walk, against the crate's GPS data.
 
-use super::{F64, SOLUTIONS, fitted, points, rows, tensor, trajectories};
+use super::{F64, fitted, points, rows, tensor, trajectories};
 use crate::data::Trajectories;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use crate::train::{LeadingFeatures, Loss, MSELoss};
 use candle_core::{IndexOp, Result, Tensor};
 
@@ -21,7 +21,7 @@ exercise! {
             "`sources.i((.., l - 1..))?` keeps the last point with its step dimension, (N, 1, F).",
             "Repeat it along the steps: `last_point.repeat((1, target_len, 1))`.",
         ],
-        solution: (SOLUTIONS, &["fn repeat_last"]),
+        solution: solution!(gps::repeat_last),
     }
 }
 
@@ -58,6 +58,13 @@ impl Q4 {
                 sentence: "That copies observed points as they are: the baseline repeats one point, the last observed, at every future step.",
                 answer: |(_, x, _)| Ok(x.clone()),
             },
+            Mistake {
+                sentence: "The last point is repeated along the batch, dimension 0: repeat it along the steps, `repeat((1, target_len, 1))`.",
+                answer: |(_, x, p)| {
+                    let l = x.dim(1)?;
+                    x.i((.., l - 1..))?.repeat((*p, 1, 1))
+                },
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, F64, |(_, x, p)| f(x, *p))
     }
@@ -74,7 +81,7 @@ exercise! {
             "`t.i((.., .., ..2))?` is PyTorch's `t[:, :, :2]`.",
             "Then the mean squared error of what is left: `(p - t)?.sqr()?.mean_all()`.",
         ],
-        solution: (SOLUTIONS, &["fn lat_lon_loss"]),
+        solution: solution!(gps::lat_lon_loss),
     }
 }
 
@@ -103,6 +110,14 @@ impl Q5 {
                 sentence: "Those are the last two features, longitude and time: latitude and longitude are the first two, `[:, :, :2]`.",
                 answer: |(p, t)| MSELoss.loss(&p.i((.., .., 1..))?, &t.i((.., .., 1..))?),
             },
+            Mistake {
+                sentence: "That is latitude alone, `[:, :, :1]`: the loss takes latitude and longitude, the first two features, `[:, :, :2]`.",
+                answer: |(p, t)| MSELoss.loss(&p.i((.., .., ..1))?, &t.i((.., .., ..1))?),
+            },
+            Mistake {
+                sentence: "That is the mean absolute error: the loss squares the differences before averaging them.",
+                answer: |(p, t)| (p.i((.., .., ..2))? - t.i((.., .., ..2))?)?.abs()?.mean_all(),
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(p, t)| f(p, t))
     }
@@ -123,7 +138,7 @@ exercise! {
             "Join along the steps, dimension 1: the batch (dimension 0) and the features (dimension 2) stay as they are.",
             "`Tensor::cat(&[observed, future], 1)`.",
         ],
-        solution: (SOLUTIONS, &["fn model_input"]),
+        solution: solution!(gps::model_input),
     }
 }
 
@@ -156,6 +171,10 @@ impl Q6 {
                 sentence: "Joined along the features, dimension 2: each point keeps its three features, the future points come after the observed ones along dimension 1.",
                 answer: |(_, o, fu)| Tensor::cat(&[o, fu], 2),
             },
+            Mistake {
+                sentence: "`stack` adds a new dimension (and needs equal lengths): `Tensor::cat` joins the points along the existing steps dimension, 1.",
+                answer: |(_, o, fu)| Tensor::stack(&[o, fu], 1),
+            },
         ];
         check(&Self::INFO, cases(), |(t, _, _)| t.full_tensor(), mistakes, F64, |(_, o, fu)| f(o, fu))
     }
@@ -176,7 +195,7 @@ exercise! {
             "The steps move latitude and longitude; the timestamp moves by the interval, in seconds: interval_minutes * 60.",
             "Loop over the steps: `point = (point + step)?` with `step = Tensor::cat(&[steps.i((.., k..k + 1))?, dt], 2)?` and `dt` a (N, 1, 1) tensor of interval_minutes * 60.",
         ],
-        solution: (SOLUTIONS, &["fn walk_future"]),
+        solution: solution!(gps::walk_future),
     }
 }
 
@@ -208,6 +227,14 @@ impl Q7 {
             },
             Mistake { sentence: NOT_A_WALK, answer: |(_, last, steps, interval)| walk(last, steps, *interval * 60.0, true) },
             Mistake { sentence: NOT_A_WALK, answer: |(_, last, steps, interval)| walk(last, steps, *interval * 60.0, false) },
+            Mistake {
+                sentence: "Every future point is one interval after the last observed one: the clock moves on with the walk, so the k-th future point is k intervals later.",
+                answer: |(_, last, steps, interval)| walk(last, &steps.cumsum(1)?, *interval * 60.0, false),
+            },
+            Mistake {
+                sentence: "The timestamps do not move: each future point is interval_minutes * 60 seconds after the point before it.",
+                answer: |(_, last, steps, _)| walk(last, &steps.cumsum(1)?, 0.0, true),
+            },
             Mistake {
                 sentence: "Your first future point is the last observed point itself: the first future point is already one step (and one interval) away.",
                 answer: |(t, last, steps, interval)| {

@@ -19,8 +19,6 @@ use crate::nn::shape::error;
 use crate::repro::PyRandom;
 use candle_core::{D, DType, Device, Result, Tensor};
 
-const SOLUTIONS: &str = "src/practice/solutions/gps.rs";
-
 /// Every exercise of part 6, in order.
 pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO];
 

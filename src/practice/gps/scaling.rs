@@ -1,12 +1,12 @@
 //! q1 to q3: the min-max scaler's fit, transform and inverse transform, against the crate's
 //! `MinMaxScaler` (scikit-learn's arithmetic).
 
-use super::{F64, SOLUTIONS, fitted, points, through, trajectories};
+use super::{F64, fitted, points, through, trajectories};
 use crate::data::MinMaxScaler;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, uniform};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{DType, Device, Result, Tensor};
 
 exercise! {
@@ -20,7 +20,7 @@ exercise! {
             "`sequences.flatten(0, 1)?` gives the rows, (N * L, F); then take the minimum and the maximum down the rows.",
             "`rows.min(0)?` and `rows.max(0)?`, both of shape (F,).",
         ],
-        solution: (SOLUTIONS, &["fn fit_min_max"]),
+        solution: solution!(gps::fit_min_max),
     }
 }
 
@@ -49,6 +49,20 @@ impl Q1 {
             Mistake {
                 sentence: "That is a minimum and a maximum per step, (L, F): the scaler takes them over every point of every sequence together.",
                 answer: |x| Ok((x.min(0)?, x.max(0)?)),
+            },
+            Mistake {
+                sentence: "That is a minimum and a maximum per point, over its own features: each feature gets its minimum and maximum down the rows, over every point (dimension 0 of the flattened rows).",
+                answer: |x| {
+                    let rows = x.flatten(0, 1)?;
+                    Ok((rows.min(1)?, rows.max(1)?))
+                },
+            },
+            Mistake {
+                sentence: "The maximum and the minimum are returned in the other order: return (data_min, data_max).",
+                answer: |x| {
+                    let rows = x.flatten(0, 1)?;
+                    Ok((rows.max(0)?, rows.min(0)?))
+                },
             },
             Mistake { sentence: GLOBAL, answer: |x| Ok((x.min_all()?, x.max_all()?)) },
             Mistake {
@@ -101,7 +115,7 @@ exercise! {
             "Then stretch to the feature range `(lo, hi)`: multiply by `hi - lo` and add `lo`. data_min and data_max are (F,): use the `broadcast_` operations.",
             "`x.broadcast_sub(data_min)?.broadcast_div(&(data_max - data_min)?)?.affine(hi - lo, lo)`.",
         ],
-        solution: (SOLUTIONS, &["fn min_max_transform"]),
+        solution: solution!(gps::min_max_transform),
     }
 }
 
@@ -147,6 +161,22 @@ impl Q2 {
                 sentence: "That is the (0, 1) scaling whatever feature_range says: stretch by hi - lo and shift by lo.",
                 answer: |c| c.standard(),
             },
+            Mistake {
+                sentence: "The points are stretched by hi: the feature range is hi - lo wide, so multiply by hi - lo before adding lo.",
+                answer: |c| {
+                    let (lo, hi) = c.scaler.feature_range;
+                    c.standard()?.affine(hi, lo)
+                },
+            },
+            Mistake {
+                sentence: "The minima and maxima are taken from x itself: transform uses the fitted data_min and data_max it is given, those of the points the scaler was fitted on.",
+                answer: |c| {
+                    let (lo, hi) = c.scaler.feature_range;
+                    let rows = c.x.flatten(0, 1)?;
+                    let (min, max) = (rows.min(0)?, rows.max(0)?);
+                    c.x.broadcast_sub(&min)?.broadcast_div(&(max - &min)?)?.affine(hi - lo, lo)
+                },
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |c| f(&c.x, &c.data_min, &c.data_max, c.scaler.feature_range))
     }
@@ -163,7 +193,7 @@ exercise! {
             "`(x_scaled - lo) / (hi - lo)` is between 0 and 1 again; multiply it by data_max - data_min, then add data_min.",
             "`x_scaled.affine(1.0 / (hi - lo), -lo / (hi - lo))?.broadcast_mul(&(data_max - data_min)?)?.broadcast_add(data_min)`.",
         ],
-        solution: (SOLUTIONS, &["fn min_max_inverse"]),
+        solution: solution!(gps::min_max_inverse),
     }
 }
 
@@ -209,6 +239,20 @@ impl Q3 {
             Mistake {
                 sentence: "That undoes the (0, 1) scaling whatever feature_range says: first take away lo and divide by hi - lo.",
                 answer: |c| c.x.broadcast_mul(&c.range()?)?.broadcast_add(&c.data_min),
+            },
+            Mistake {
+                sentence: "The minimum is not added back: after multiplying by data_max - data_min, add data_min, or every feature starts from 0.",
+                answer: |c| {
+                    let (lo, hi) = c.scaler.feature_range;
+                    c.x.affine(1.0 / (hi - lo), -lo / (hi - lo))?.broadcast_mul(&c.range()?)
+                },
+            },
+            Mistake {
+                sentence: "The feature range is multiplied in again: to undo the stretch by hi - lo, divide by hi - lo after taking away lo.",
+                answer: |c| {
+                    let (lo, hi) = c.scaler.feature_range;
+                    c.x.affine(hi - lo, -lo * (hi - lo))?.broadcast_mul(&c.range()?)?.broadcast_add(&c.data_min)
+                },
             },
         ];
         check(&Self::INFO, cases(), reference, mistakes, F64, |c| f(&c.x, &c.data_min, &c.data_max, c.scaler.feature_range))

@@ -1,18 +1,23 @@
 //! q6 to q8: the encoder's self-attention, the decoder's masked self-attention and
 //! cross-attention, and the encoder-decoder's prediction loop.
 
-use super::{SOLUTIONS, padded, zeroed};
+use super::{padded, zeroed};
 use crate::attention::{source_mask, subsequent_mask};
 use crate::models::{DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderSelfAttn};
 use crate::nn::Walk;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::run::{Invariant, Mistake, Outcome, check, check_with};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{IndexOp, Result, Tensor};
 
 /// An encoder made under a seed, a source and its mask, if any.
 type EncCase = (EncoderSelfAttn, Tensor, Option<Tensor>);
+
+/// A mask with its 0s and 1s swapped, if there is one.
+fn flipped(mask: Option<&Tensor>) -> Result<Option<Tensor>> {
+    mask.map(|m| m.ones_like()? - m).transpose()
+}
 
 exercise! {
     /// The encoder's self-attention layer: every point of the source is a query, a key and a value.
@@ -25,7 +30,7 @@ exercise! {
             "`encoder.self_attn_heads.init_keys(query)?`, then `encoder.self_attn_heads.forward(query, mask)?`: the mask hides the padded points.",
             "The heads' output goes through the feed-forward network: `encoder.ffn.forward(&att)` are the encoder's states, (N, L, d_model).",
         ],
-        solution: (SOLUTIONS, &["fn encoder_self_attention"]),
+        solution: solution!(self_attention::encoder_self_attention),
     }
 }
 
@@ -64,6 +69,10 @@ impl Q6 {
                     heads.forward(x, m.as_ref())
                 },
             },
+            Mistake {
+                sentence: "The mask is inverted: the heads attend only to the padded points. The source mask is 1 on the points to keep; pass it as it is.",
+                answer: |(e, x, m)| e.clone().forward(x, flipped(m.as_ref())?.as_ref()),
+            },
         ];
         check(
             &Self::INFO,
@@ -91,7 +100,7 @@ exercise! {
             "The self-attention heads take the query as their keys: `decoder.self_attn_heads.init_keys(query)?`; the cross-attention heads already hold the encoder's states.",
             "`att1 = self_attn_heads.forward(query, target_mask)`, `att2 = cross_attn_heads.forward(&att1, source_mask)`, and the prediction is `decoder.ffn.forward(&att2)`.",
         ],
-        solution: (SOLUTIONS, &["fn decoder_self_attention"]),
+        solution: solution!(self_attention::decoder_self_attention),
     }
 }
 
@@ -143,6 +152,19 @@ impl Q7 {
                 sentence: "The source mask is not used: the cross-attention looks at the padded points of the source. Pass `source_mask` to `cross_attn_heads`.",
                 answer: |(d, q, _, tm)| d.clone().forward(q, None, tm.as_ref()),
             },
+            Mistake {
+                sentence: "The feed-forward network is missing: the cross-attention's output goes through `ffn`, which turns it back into points.",
+                answer: |(d, q, sm, tm)| {
+                    let mut d = d.clone();
+                    d.self_attn_heads.init_keys(q)?;
+                    let att = d.self_attn_heads.forward(q, tm.as_ref())?;
+                    d.cross_attn_heads.forward(&att, sm.as_ref())
+                },
+            },
+            Mistake {
+                sentence: "The target mask is inverted: each step sees only the later steps. Pass `target_mask` as it is, 1 on and below the diagonal.",
+                answer: |(d, q, sm, tm)| d.clone().forward(q, sm.as_ref(), flipped(tm.as_ref())?.as_ref()),
+            },
         ];
         check(
             &Self::INFO,
@@ -186,7 +208,7 @@ exercise! {
             "Each step decodes ALL the inputs so far under `model.trg_masks[:, :i+1, :i+1]`, and appends only the last prediction, `out[:, -1:]` (that is `out.i((.., i..i + 1))`).",
             "After the loop, drop the first input (the source's point): `inputs.i((.., 1..))` is the (N, target_len, F) prediction.",
         ],
-        solution: (SOLUTIONS, &["fn predict_steps"]),
+        solution: solution!(self_attention::predict_steps),
     }
 }
 
@@ -223,8 +245,8 @@ impl Q8 {
                     (model(31, 2, 4, 3, 4)?, x, Some(mask)),
                 ),
                 Case::new(
-                    "1 head, d_model 2, under seed 44, weights doubled, 1 + 1 points, a batch of 4",
-                    (model(44, 1, 2, 1, 1)?, randn(73, &[4, 2, 2])?, None),
+                    "1 head, d_model 2, under seed 44, weights doubled, 1 + 1 points, a batch of 3",
+                    (model(44, 1, 2, 1, 1)?, randn(73, &[3, 2, 2])?, None),
                 ),
             ])
         };
@@ -243,7 +265,7 @@ impl Q8 {
                 answer: |(m, x, mask)| fed_one(m, x, mask.as_ref(), true),
             },
             Mistake {
-                sentence: "Every step decodes the source's last point alone: append each prediction to the inputs and decode them all at the next step.",
+                sentence: "Every step gives the prediction for the source's last point alone (decoding it alone, or appending the output's first point): append the output's last point, `out[:, -1:]`, and decode all the inputs at the next step.",
                 answer: |(m, x, mask)| fed_one(m, x, mask.as_ref(), false),
             },
             Mistake {
@@ -253,7 +275,23 @@ impl Q8 {
                     Tensor::cat(&[x.i((.., m.input_len - 1..m.input_len))?, ys], 1)
                 },
             },
+            Mistake {
+                sentence: "The loop stops one step short: it runs target_len times, one prediction each, so that the answer is (N, target_len, F).",
+                answer: |(m, x, mask)| {
+                    let ys = m.clone().forward_masked(x, mask.as_ref())?;
+                    ys.narrow(1, 0, m.target_len - 1)
+                },
+            },
         ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(m, x, mask)| f(&mut m.clone(), x, mask.as_ref()))
+        let invariants: &[Invariant<PredictCase>] = &[Invariant {
+            sentence: "Your prediction changes when only the target's points of x change: at prediction the loop must decode its own predictions, never the target.",
+            vary: |(m, x, mask)| {
+                let i = m.input_len;
+                Ok((m.clone(), Tensor::cat(&[x.i((.., ..i))?, ((x.i((.., i..))? * -3.0)? + 1.0)?], 1)?, mask.clone()))
+            },
+        }];
+        check_with(&Self::INFO, cases(), reference, mistakes, invariants, Tolerance::F32, |(m, x, mask)| {
+            f(&mut m.clone(), x, mask.as_ref())
+        })
     }
 }

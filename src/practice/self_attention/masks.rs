@@ -1,13 +1,13 @@
 //! q1 to q3: the source mask, the subsequent mask and the shifted target.
 
-use super::{SOLUTIONS, zeroed};
+use super::zeroed;
 use crate::attention::{source_mask, subsequent_mask};
 use crate::models::shifted_target;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
-use candle_core::{Device, IndexOp, Result, Tensor};
+use crate::practice::{Info, exercise, solution};
+use candle_core::{DType, Device, IndexOp, Result, Tensor};
 
 exercise! {
     /// The source mask: which points of a (padded) source the attention may look at.
@@ -20,7 +20,7 @@ exercise! {
             "`source_seq.ne(0f32)?` gives 1 where a feature is non-zero; a point is kept when ALL its features are, which is the minimum over the features (dimension 2).",
             "`source_seq.ne(0f32)?.min(2)?.unsqueeze(1)`: `.all(axis=2)` is a min of zeros and ones, and `unsqueeze(1)` adds the query dimension.",
         ],
-        solution: (SOLUTIONS, &["fn make_source_mask"]),
+        solution: solution!(self_attention::make_source_mask),
     }
 }
 
@@ -53,6 +53,22 @@ impl Q1 {
                 sentence: "The mask is (N, L): `unsqueeze(1)` it to (N, 1, L), so that it broadcasts over the queries of the scores (N, Lq, L).",
                 answer: |x| source_mask(x)?.squeeze(1),
             },
+            Mistake {
+                sentence: "The mask is 1 on the all-zero points, the padding: it must be 1 on the points to keep, those without a zero feature, and 0 on the rest.",
+                answer: |x| x.eq(0f32)?.min(2)?.unsqueeze(1),
+            },
+            Mistake {
+                sentence: "The new dimension is last, (N, L, 1): `unsqueeze(1)` puts it in the middle, (N, 1, L), where the queries of the scores are.",
+                answer: |x| source_mask(x)?.transpose(1, 2),
+            },
+            Mistake {
+                sentence: "The minimum runs over the steps (dimension 1): a point's features are along dimension 2, `.min(2)`.",
+                answer: |x| x.ne(0f32)?.min_keepdim(1),
+            },
+            Mistake {
+                sentence: "The mask is float32: a mask is u8, 0s and 1s, as `source_mask` makes it (`.to_dtype(DType::U8)`).",
+                answer: |x| source_mask(x)?.to_dtype(DType::F32),
+            },
         ];
         check(&Self::INFO, cases(), source_mask, mistakes, Tolerance::F32, |x| f(x))
     }
@@ -75,7 +91,7 @@ exercise! {
             "The lecture writes `1 - triu(ones, diagonal=1)`. In candle, the strict upper triangle is `Tensor::triu2(size, ..)` minus `Tensor::eye(size, ..)`.",
             "`(1.0 - &strict_upper)?.unsqueeze(0)?.to_dtype(DType::U8)`, which is also `Tensor::tril2(size, DType::U8, &Device::Cpu)?.unsqueeze(0)`.",
         ],
-        solution: (SOLUTIONS, &["fn make_subsequent_mask"]),
+        solution: solution!(self_attention::make_subsequent_mask),
     }
 }
 
@@ -98,6 +114,14 @@ impl Q2 {
                 sentence: "The mask is transposed (upper instead of lower): row i, the query of step i, may see the columns j <= i, the keys up to itself.",
                 answer: |s| triangle(*s, |i, j| j >= i),
             },
+            Mistake {
+                sentence: "The mask is (size, size): `unsqueeze(0)` it to (1, size, size), one mask shared by every sequence of the batch.",
+                answer: |s| subsequent_mask(*s)?.squeeze(0),
+            },
+            Mistake {
+                sentence: "The mask is float32: a mask is u8, 0s and 1s (`.to_dtype(DType::U8)`), as the lecture's.",
+                answer: |s| subsequent_mask(*s)?.to_dtype(DType::F32),
+            },
         ];
         check(&Self::INFO, cases(), |s| subsequent_mask(*s), mistakes, Tolerance::F32, |s| f(*s))
     }
@@ -114,7 +138,7 @@ exercise! {
             "Two pieces joined along the steps: `source_seq[:, -1:]`, one point, then `target_seq[:, :-1]`, the target without its last point.",
             "`Tensor::cat(&[source_seq.i((.., input_len - 1..))?, target_seq.i((.., ..target_len - 1))?], 1)`.",
         ],
-        solution: (SOLUTIONS, &["fn make_shifted_target"]),
+        solution: solution!(self_attention::make_shifted_target),
     }
 }
 
@@ -123,7 +147,7 @@ impl Q3 {
     pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
         let cases = || -> Result<Vec<Case<(Tensor, usize)>>> {
             Ok(vec![
-                Case::new("a batch of 4 (4, 6, 3), input_len 2", (randn(34, &[4, 6, 3])?, 2)),
+                Case::new("a batch of 3 (3, 6, 3), input_len 2", (randn(34, &[3, 6, 3])?, 2)),
                 Case::new("a batch of one (1, 8, 2), input_len 3", (randn(35, &[1, 8, 2])?, 3)),
                 Case::new("a target of one point (2, 5, 2), input_len 4", (randn(36, &[2, 5, 2])?, 4)),
             ])
@@ -140,6 +164,18 @@ impl Q3 {
             Mistake {
                 sentence: "The shifted target starts with the source's first point: it starts with its last, `source_seq[:, -1:]`, the point just before the target.",
                 answer: |(x, n)| Tensor::cat(&[x.i((.., ..1))?, x.i((.., *n..x.dim(1)? - 1))?], 1),
+            },
+            Mistake {
+                sentence: "The source's last point is missing in front: the shifted target is that point, then the target without its last point, as long as the target.",
+                answer: |(x, n)| x.i((.., *n..x.dim(1)? - 1)),
+            },
+            Mistake {
+                sentence: "The source's last point is at the end: it goes in front, `Tensor::cat(&[source_last, target_but_last], 1)`, so that input k is the point before target k.",
+                answer: |(x, n)| Tensor::cat(&[x.i((.., *n..x.dim(1)? - 1))?, x.i((.., *n - 1..*n))?], 1),
+            },
+            Mistake {
+                sentence: "The shifted target starts one point too early: it starts at the source's last point, index input_len - 1, and is as long as the target.",
+                answer: |(x, n)| x.narrow(1, *n - 2, x.dim(1)? - *n),
             },
         ];
         check(&Self::INFO, cases(), |(x, n)| shifted_target(x, *n), mistakes, Tolerance::F32, |(x, n)| f(x, *n))

@@ -16,8 +16,6 @@ use crate::attention::source_mask;
 use crate::repro::Generator;
 use candle_core::{Device, Result, Tensor};
 
-const SOLUTIONS: &str = "src/practice/solutions/self_attention.rs";
-
 /// Every exercise of part 3, in order.
 pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO, Q8::INFO];
 

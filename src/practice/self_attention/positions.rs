@@ -1,11 +1,10 @@
 //! q4 and q5: the positional-encoding table and the lecture's `PositionalEncoding`.
 
-use super::SOLUTIONS;
 use crate::attention::{PositionalEncoding, positional_encoding_table};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{DType, Device, IndexOp, Result, Tensor};
 
 /// A sinusoidal table `(max_len, d_model)` made another way: positions from `first`, the angular
@@ -20,6 +19,12 @@ fn table_with(max_len: usize, d_model: usize, first: u32, step: f64, swapped: bo
     Tensor::stack(&[even, odd], 2)?.flatten_from(1)?.narrow(1, 0, d_model)
 }
 
+/// A `(max_len, d_model)` float32 table entry by entry: `value(pos, column, d_model)`.
+fn by_entry(max_len: usize, d_model: usize, value: fn(f32, usize, f32) -> f32) -> Result<Tensor> {
+    let data: Vec<f32> = (0..max_len * d_model).map(|k| value((k / d_model) as f32, k % d_model, d_model as f32)).collect();
+    Tensor::from_vec(data, (max_len, d_model), &Device::Cpu)
+}
+
 exercise! {
     /// The sinusoidal positional-encoding table.
     q4: Q4 = Info {
@@ -31,7 +36,7 @@ exercise! {
             "Make the positions (max_len, 1) and the angular speeds (1, d_model / 2), `exp(2i * (-ln(10000) / d_model))` with `Tensor::arange_step(0u32, d_model as u32, 2, &Device::Cpu)?.to_dtype(DType::F32)?` for 2i; their product is every angle.",
             "Interleave the two halves: `Tensor::stack(&[angles.sin()?, angles.cos()?], 2)?.flatten_from(1)`, which is the lecture's `pe[:, 0::2] = sin`, `pe[:, 1::2] = cos`.",
         ],
-        solution: (SOLUTIONS, &["fn encoding_table"]),
+        solution: solution!(self_attention::encoding_table),
     }
 }
 
@@ -58,6 +63,29 @@ impl Q4 {
                 sentence: "The exponent uses i instead of 2i: the angle of columns 2i and 2i + 1 is pos / 10000^(2i / d_model), so the speeds fall faster than yours.",
                 answer: |(m, d)| table_with(*m, *d, 0, 1.0, false),
             },
+            Mistake {
+                sentence: "Each column turns at its own speed: the two columns of a pair, 2i and 2i + 1, share one angle, pos / 10000^(2i / d_model).",
+                answer: |(m, d)| {
+                    by_entry(*m, *d, |p, j, d| {
+                        let a = p / 10000f32.powf(j as f32 / d);
+                        if j % 2 == 0 { a.sin() } else { a.cos() }
+                    })
+                },
+            },
+            Mistake {
+                sentence: "The sines fill the first half of the columns and the cosines the second: they alternate, sin in the even columns and cos in the odd ones.",
+                answer: |(m, d)| {
+                    by_entry(*m, *d, |p, j, d| {
+                        let k = j % (d as usize / 2);
+                        let a = p / 10000f32.powf(2.0 * k as f32 / d);
+                        if j < d as usize / 2 { a.sin() } else { a.cos() }
+                    })
+                },
+            },
+            Mistake {
+                sentence: "The table is float64: the lecture's is float32, as the inputs it is added to (`.to_dtype(DType::F32)`).",
+                answer: |(m, d)| positional_encoding_table(*m, *d)?.to_dtype(DType::F64),
+            },
         ];
         check(&Self::INFO, cases(), |(m, d)| positional_encoding_table(*m, *d), mistakes, Tolerance::F32, |(m, d)| f(*m, *d))
     }
@@ -82,7 +110,7 @@ exercise! {
             "`forward` scales the input by sqrt(d_model) first, then adds the encoding of the input's L positions only: `pe[:, :L]`.",
             "`(x * (self.d_model as f64).sqrt())?.broadcast_add(&self.pe.i((.., ..l))?)` with `l = x.dim(1)?`.",
         ],
-        solution: (SOLUTIONS, &["struct MyPositionalEncoding", "impl MyPositionalEncoding: new, forward"]),
+        solution: solution!(self_attention::MyPositionalEncoding: new, forward),
     }
 }
 
@@ -110,6 +138,18 @@ impl Q5 {
             Mistake {
                 sentence: "The encoding is scaled too: only x is multiplied by sqrt(d_model), then the table is added as it is.",
                 answer: |(m, d, x)| x.broadcast_add(&rows(*m, *d, 0, x.dim(1)?)?)? * (*d as f64).sqrt(),
+            },
+            Mistake {
+                sentence: "x is divided by sqrt(d_model): the lecture multiplies it, so that the inputs are not drowned by the encoding.",
+                answer: |(m, d, x)| (x / (*d as f64).sqrt())?.broadcast_add(&rows(*m, *d, 0, x.dim(1)?)?),
+            },
+            Mistake {
+                sentence: "x is multiplied by d_model itself: the scale is its square root, sqrt(d_model).",
+                answer: |(m, d, x)| (x * *d as f64)?.broadcast_add(&rows(*m, *d, 0, x.dim(1)?)?),
+            },
+            Mistake {
+                sentence: "The encoding starts at row 1: the first step is position 0, so the rows added are `pe[:, :L]`, from row 0.",
+                answer: |(m, d, x)| (x * (*d as f64).sqrt())?.broadcast_add(&rows(*m, *d, 1, x.dim(1)?)?),
             },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(m, d, x)| new(*m, *d).and_then(|model| forward(&model, x)))

@@ -1,5 +1,5 @@
 //! The solutions of part 4 (notebooks/exercises/04_transformer.ipynb), as `q1.solution()` to
-//! `q9.solution()` show them. Each compiles in a notebook cell as written, after
+//! `q11.solution()` show them. Each compiles in a notebook cell as written, after
 //! `use attention_zoo::prelude::*;`.
 
 use crate::prelude::*;
@@ -110,4 +110,23 @@ pub fn train_translator(corpus: &Corpus, src_vocab: &Vocab, tgt_vocab: &Vocab) -
     sbs.threads = 2;
     sbs.train(5)?;
     Ok(sbs.model)
+}
+
+pub fn beam_step(scores: &Tensor, log_probs: &Tensor, beam_width: usize) -> Result<Vec<(f32, usize, u32)>> {
+    let n_tokens = log_probs.dim(1)?;
+    // every candidate's score, beam b's row plus its score: (k, V), then flat (k * V,)
+    let totals = scores.unsqueeze(1)?.broadcast_add(log_probs)?.flatten_all()?;
+    let order = totals.arg_sort_last_dim(false)?.to_vec1::<u32>()?; // best first
+    let totals = totals.to_vec1::<f32>()?;
+    let mut next = vec![];
+    for &i in order.iter().take(beam_width) {
+        let i = i as usize;
+        next.push((totals[i], i / n_tokens, (i % n_tokens) as u32));
+    }
+    Ok(next)
+}
+
+pub fn encode_padded(layer: &EncoderLayer, x: &Tensor, src: &Tensor, pad_id: u32) -> Result<Tensor> {
+    let mask = padding_mask(src, pad_id)?; // (N, 1, L): 0 for a word, -inf for the padding
+    Ok(layer.forward(x, Some(&mask))?.output)
 }

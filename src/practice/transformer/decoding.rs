@@ -1,14 +1,13 @@
 //! Part 4's decoding and the open task: greedy decoding written by hand, and a translator of
 //! your own trained on the crate's corpus to a test BLEU of at least 90.
 
-use super::SOLUTIONS;
 use crate::data::{Corpus, CorpusConfig, Vocab, generate_corpus, tokenize};
 use crate::models::{Transformer, TransformerConfig};
 use crate::nn::Walk;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, KeptGenerator, seeded};
 use crate::practice::run::{Called, Finding, Mistake, Outcome, Verdict, call, check, finish, internal};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use crate::train::{Translator, greedy_decode, quick_run};
 use candle_core::Device;
 use candle_core::{D, IndexOp, Result, Tensor};
@@ -28,7 +27,7 @@ exercise! {
             "Only the last position predicts the next token: `logits.i((0, t - 1))?` is (V,), and its `argmax(0)` is the next id. Stop when it is `<eos>`, or after max_len tokens.",
             "Keep a `Vec<u32>` that starts as `vec![sos]`, make `Tensor::new(tokens.as_slice(), src.device())?.unsqueeze(0)?` from it each step, push every id but `<eos>`, and return it without the `<sos>`.",
         ],
-        solution: (SOLUTIONS, &["fn greedy_translate"]),
+        solution: solution!(transformer::greedy_translate),
     }
 }
 
@@ -39,15 +38,17 @@ enum Slip {
     NoStop,
     KeepEos,
     KeepSos,
+    LastTokenOnly,
 }
 
 /// Greedy decoding with one slip.
 fn greedy_with((model, src, sos, eos, max_len): &GreedyCase, slip: Slip) -> Result<Vec<u32>> {
     let mut tokens = vec![*sos];
     for _ in 0..*max_len {
-        let tgt = Tensor::new(tokens.as_slice(), src.device())?.unsqueeze(0)?;
+        let fed = if slip == Slip::LastTokenOnly { &tokens[tokens.len() - 1..] } else { &tokens[..] };
+        let tgt = Tensor::new(fed, src.device())?.unsqueeze(0)?;
         let logits = model.forward(src, &tgt, None, None)?;
-        let position = if slip == Slip::FirstPosition { 0 } else { tokens.len() - 1 };
+        let position = if slip == Slip::FirstPosition { 0 } else { fed.len() - 1 };
         let next = logits.i((0, position))?.argmax(D::Minus1)?.to_scalar::<u32>()?;
         if next == *eos && slip != Slip::NoStop {
             if slip == Slip::KeepEos {
@@ -99,7 +100,9 @@ impl Q8 {
         let reference = |(m, src, sos, eos, max_len): &GreedyCase| Ok(greedy_decode(&mut m.clone(), src, *sos, *eos, *max_len)?.remove(0));
         let mistakes: &[Mistake<GreedyCase, Vec<u32>>] = &[
             Mistake {
-                sentence: "The next token is read from the first position's logits: the prediction after the target so far is at the last position, T - 1.",
+                // reading position 0 of the whole target and feeding `<sos>` alone at every step
+                // give the same tokens (position 0 sees `<sos>` only): one sentence for both
+                sentence: "Every step predicts the token after <sos> alone: either the logits are read at the first position, or the tokens written are never fed back. Feed the whole target so far and read its last position, T - 1.",
                 answer: |c| greedy_with(c, Slip::FirstPosition),
             },
             Mistake {
@@ -107,6 +110,10 @@ impl Q8 {
                 answer: |c| greedy_with(c, Slip::NoStop),
             },
             Mistake { sentence: "<eos> is in the translation: stop before pushing it.", answer: |c| greedy_with(c, Slip::KeepEos) },
+            Mistake {
+                sentence: "Only the last token written is fed back, as to an RNN's step: the Transformer's decoder reads the whole target so far, <sos> and every token written, at every step.",
+                answer: |c| greedy_with(c, Slip::LastTokenOnly),
+            },
             Mistake { sentence: "<sos> is in the translation: return the tokens after it.", answer: |c| greedy_with(c, Slip::KeepSos) },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(m, src, sos, eos, max_len)| f(m, src, *sos, *eos, *max_len))
@@ -125,7 +132,7 @@ exercise! {
             "The lecture's model keeps PyTorch's N(0, 1) embeddings and learns slowly; `small` starts from Xavier's initialisation. Train with Adam (betas 0.9 and 0.98), the cross-entropy ignoring the padding id 0, and a `NoamSchedule` warm-up.",
             "Notebook 04's recipe: `StepByStep::with_loaders(model, CrossEntropyLoss::new().ignore_index(0), adam, train_loader, None)`, `sbs.schedule = Some(NoamSchedule::new(cfg.d_model, 400, 0.32)?)`, `sbs.train(5)?`, and return `sbs.model`.",
         ],
-        solution: (SOLUTIONS, &["fn train_translator"]),
+        solution: solution!(transformer::train_translator),
     }
 }
 

@@ -1,13 +1,12 @@
 //! Part 4's layers: layer normalisation by hand, add & norm and the position-wise feed-forward
 //! network as modules of your own, built under the check's seed.
 
-use super::SOLUTIONS;
 use crate::models::{AddNorm, PointwiseFeedforward};
 use crate::nn::{Dropout, LayerNorm, Linear, Param};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
 use crate::practice::run::{Mistake, Outcome, check};
-use crate::practice::{Info, exercise};
+use crate::practice::{Info, exercise, solution};
 use candle_core::{Result, Tensor};
 
 /// An input, a weight, a bias and eps.
@@ -24,7 +23,7 @@ exercise! {
             "The variance is the biased one, the mean of the squared deviations (divide by D, not D - 1), and eps goes inside the square root: (x - mean) / sqrt(var + eps).",
             "`let c = x.broadcast_sub(&x.mean_keepdim(D::Minus1)?)?; let var = c.sqr()?.mean_keepdim(D::Minus1)?;` then `c.broadcast_div(&(var + eps)?.sqrt()?)?.broadcast_mul(weight)?.broadcast_add(bias)`.",
         ],
-        solution: (SOLUTIONS, &["fn layer_norm"]),
+        solution: solution!(transformer::layer_norm),
     }
 }
 
@@ -71,6 +70,18 @@ impl Q5 {
                 answer: |(x, w, b, eps)| norm_with(x, w, b, *eps, 0, 1, true),
             },
             Mistake {
+                sentence: "The centred token is divided by the variance itself: divide by the standard deviation, the square root of var + eps.",
+                answer: |(x, w, b, eps)| {
+                    let c = x.broadcast_sub(&x.mean_keepdim(x.rank() - 1)?)?;
+                    let var = c.sqr()?.mean_keepdim(x.rank() - 1)?;
+                    c.broadcast_div(&(var + *eps)?)?.broadcast_mul(w)?.broadcast_add(b)
+                },
+            },
+            Mistake {
+                sentence: "eps is missing: add it to the variance under the square root, sqrt(var + eps); it keeps a token of equal features from a division by zero.",
+                answer: |(x, w, b, _)| norm_with(x, w, b, 0.0, 0, x.rank() - 1, true),
+            },
+            Mistake {
                 sentence: "The weight and the bias are left out: after normalising, multiply by weight and add bias.",
                 answer: |(x, w, b, eps)| norm_with(x, &w.ones_like()?, &b.zeros_like()?, *eps, 0, x.rank() - 1, true),
             },
@@ -93,7 +104,7 @@ exercise! {
             "`forward(x, res_input)`: `x` is the sub-layer's output and `res_input` its input. Add them first (the residual connection), then normalise the sum.",
             "`self.dropout.forward(&self.layer_norm.forward(&(res_input + x)?)?)`: as in the lecture, the dropout comes after the norm.",
         ],
-        solution: (SOLUTIONS, &["struct MyAddNorm", "impl MyAddNorm: new, forward"]),
+        solution: solution!(transformer::MyAddNorm: new, forward),
     }
 }
 
@@ -123,6 +134,14 @@ impl Q6 {
                 sentence: "The dropout is on the sub-layer's output before the addition (the paper's order): the lecture drops out after the norm.",
                 answer: |(seed, d, p, x, r)| seeded(*seed, || LayerNorm::new(*d)?.forward(&(r + Dropout::new(*p)?.forward(x)?)?)),
             },
+            Mistake {
+                sentence: "The dropout is on the sum, before the norm: the lecture normalises res_input + x first and drops out the norm's output.",
+                answer: |(seed, d, p, x, r)| seeded(*seed, || LayerNorm::new(*d)?.forward(&Dropout::new(*p)?.forward(&(r + x)?)?)),
+            },
+            Mistake {
+                sentence: "The dropout is missing: the check runs in training mode, where the dropout after the norm zeroes some values and scales the rest by 1 / (1 - p_drop).",
+                answer: |(_, d, _, x, r)| LayerNorm::new(*d)?.forward(&(r + x)?),
+            },
         ];
         check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(seed, d, p, x, r)| {
             seeded(*seed, || new(*d, *p).and_then(|m| forward(&m, x, r)))
@@ -144,7 +163,7 @@ exercise! {
             "`forward` widens, applies ReLU, drops out and narrows again: the same for every position, since a linear layer acts on the last dimension only.",
             "`self.linear2.forward(&self.dropout.forward(&self.linear1.forward(x)?.relu()?)?)`.",
         ],
-        solution: (SOLUTIONS, &["struct MyFeedforward", "impl MyFeedforward: new, forward"]),
+        solution: solution!(transformer::MyFeedforward: new, forward),
     }
 }
 

@@ -1,27 +1,30 @@
 //! Part 4, the Transformer (notebooks/exercises/04_transformer.ipynb): scaled dot-product
 //! attention with an additive mask, the additive mask itself, splitting and merging heads, layer
-//! normalisation, add & norm, the position-wise feed-forward network, greedy decoding, and a
-//! translator of your own trained to a BLEU of 90.
+//! normalisation, add & norm, the position-wise feed-forward network, greedy decoding, a
+//! translator of your own trained to a BLEU of 90, one step of beam search, and the encoder
+//! layer's padding mask with a pad id of the model's choosing.
 
+mod beam;
 mod decoding;
 mod layers;
+mod padding;
 
+pub use beam::*;
 pub use decoding::*;
 pub use layers::*;
+pub use padding::*;
 
 use super::answer::Tolerance;
 use super::cases::{Case, randn, uniform};
 use super::progress::Progress;
 use super::run::{Mistake, Outcome, check};
-use super::{Info, exercise};
+use super::{Info, exercise, solution};
 use crate::attention::{create_mask, padding_mask, scaled_dot_product_attention_additive, subsequent_mask, target_mask};
 use crate::nn::fused::heads::{merge_heads, split_heads};
 use candle_core::{D, DType, Device, Result, Tensor};
 
-const SOLUTIONS: &str = "src/practice/solutions/transformer.rs";
-
 /// Every exercise of part 4, in order.
-pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO, Q8::INFO, Q9::INFO];
+pub const ALL: &[Info] = &[Q1::INFO, Q2::INFO, Q3::INFO, Q4::INFO, Q5::INFO, Q6::INFO, Q7::INFO, Q8::INFO, Q9::INFO, Q10::INFO, Q11::INFO];
 
 /// The table of part 4's exercises and their last outcomes.
 pub fn progress() -> Progress {
@@ -53,7 +56,7 @@ exercise! {
             "The mask is added to the scaled scores before the softmax (`broadcast_add`: it may have fewer rows or batch entries than the scores); the softmax runs over the keys, the last dimension.",
             "`let weights = softmax(&scaled)?;` (the prelude's, over the last dimension) and return `(weights.matmul(v)?, weights)`.",
         ],
-        solution: (SOLUTIONS, &["fn masked_attention"]),
+        solution: solution!(transformer::masked_attention),
     }
 }
 
@@ -75,19 +78,23 @@ impl Q1 {
             let x = randn(41, &[2, 5, 8])?;
             let pad = padding_mask(&padded_ids(44, &[7, 4, 2], 7, 20)?, 0)?;
             Ok(vec![
-                Case::new("self-attention (2, 5, 8) with the causal mask (2, 5, 5)", (x.clone(), x.clone(), x, Some(create_mask(2, 5)?))),
+                Case::new("self-attention (2, 5, 8) with the causal mask (2, 5, 5)", (x.clone(), x.clone(), x, Some(create_mask(2, 5)?)))
+                    .sizes(&[("d_k", 8)]),
                 Case::new(
                     "one query and one key (1, 1, 3), no mask",
                     (randn(42, &[1, 1, 3])?, randn(43, &[1, 1, 3])?, randn(45, &[1, 1, 3])?, None),
-                ),
+                )
+                .sizes(&[("d_k", 3)]),
                 Case::new(
                     "cross-attention: 4 queries (3, 4, 6) over 7 padded keys, values of width 5, the padding mask (3, 1, 7)",
                     (randn(46, &[3, 4, 6])?, randn(47, &[3, 7, 6])?, randn(48, &[3, 7, 5])?, Some(pad)),
-                ),
+                )
+                .sizes(&[("d_k", 6)]),
                 Case::new(
                     "4-D, two heads (2, 2, 6, 4), no mask",
                     (randn(49, &[2, 2, 6, 4])?, randn(50, &[2, 2, 6, 4])?, randn(51, &[2, 2, 6, 4])?, None),
-                ),
+                )
+                .sizes(&[("d_k", 4)]),
             ])
         };
         let mistakes: &[Mistake<AttnCase, (Tensor, Tensor)>] = &[
@@ -98,6 +105,10 @@ impl Q1 {
             Mistake {
                 sentence: "The scores are divided by d_k itself: the scale is its square root, sqrt(d_k).",
                 answer: |(q, k, v, m)| attention_with(q, k, v, m.as_ref(), q.dim(D::Minus1)? as f64, D::Minus1),
+            },
+            Mistake {
+                sentence: "The scores are multiplied by the square root of d_k: scaling by one over sqrt(d_k) means dividing by it.",
+                answer: |(q, k, v, m)| attention_with(q, k, v, m.as_ref(), 1.0 / (q.dim(D::Minus1)? as f64).sqrt(), D::Minus1),
             },
             Mistake {
                 sentence: "The softmax runs over the queries: each query's weights over the keys must sum to 1, so take it over the last dimension.",
@@ -130,7 +141,7 @@ exercise! {
             "`keep.where_cond(&on_true, &on_false)` picks from `on_true` where `keep` is non-zero; make a float32 tensor of zeros and one of `f32::NEG_INFINITY` of the same shape.",
             "`keep.where_cond(&Tensor::zeros(keep.shape(), DType::F32, keep.device())?, &Tensor::full(f32::NEG_INFINITY, keep.shape(), keep.device())?)`.",
         ],
-        solution: (SOLUTIONS, &["fn additive_mask"]),
+        solution: solution!(transformer::additive_mask),
     }
 }
 
@@ -148,7 +159,7 @@ impl Q2 {
             let ids = padded_ids(52, &[6, 3, 1], 6, 30)?;
             let tgt = padded_ids(53, &[4, 6], 6, 30)?;
             let tgt_keep = subsequent_mask(6)?.broadcast_mul(&tgt.ne(0u32)?.unsqueeze(1)?)?;
-            Ok(vec![
+            vec![
                 Case::new(
                     "the causal keep mask of 7 steps, a batch of 2 (2, 7, 7)",
                     (subsequent_mask(7)?.repeat((2, 1, 1))?, create_mask(2, 7)?),
@@ -156,7 +167,14 @@ impl Q2 {
                 Case::new("a padding keep mask (3, 1, 6) of three padded sentences", (ids.ne(0u32)?.unsqueeze(1)?, padding_mask(&ids, 0)?)),
                 Case::new("causal and padding together, two targets (2, 6, 6)", (tgt_keep, target_mask(&tgt, Some(0))?)),
                 Case::new("one step (1, 1, 1)", (subsequent_mask(1)?, create_mask(1, 1)?)),
-            ])
+            ]
+            .into_iter()
+            .map(|c| {
+                // the diagnosis's mask: 1 where the keep mask drops
+                let hidden = c.input.0.eq(0u8)?;
+                Ok(c.mask(hidden))
+            })
+            .collect()
         };
         let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
             Mistake {
@@ -175,6 +193,14 @@ impl Q2 {
                 sentence: "-1e9 is the fill of notebook 03's keep/drop masks: the lecture's additive mask holds -inf itself (f32::NEG_INFINITY).",
                 answer: |(keep, _)| mask_of(keep, 0.0, -1e9),
             },
+            Mistake {
+                sentence: "Where the mask keeps you have NaN: 0 × -inf is not 0 but NaN, so (1 - keep) × -inf fails there. Choose between 0 and -inf with where_cond instead of multiplying.",
+                answer: |(keep, _)| keep.to_dtype(DType::F32)?.affine(-1.0, 1.0)?.affine(f64::NEG_INFINITY, 0.0),
+            },
+            Mistake {
+                sentence: "Your mask is float64 (f64 values or DType::F64): the scores it is added to are float32, so build it from f32 values, f32::NEG_INFINITY.",
+                answer: |(_, want)| want.to_dtype(DType::F64),
+            },
         ];
         check(&Self::INFO, cases(), |(_, want)| Ok(want.clone()), mistakes, Tolerance::F32, |(keep, _)| f(keep))
     }
@@ -191,7 +217,7 @@ exercise! {
             "Then bring the heads in front of the tokens: swap dimensions 1 and 2. Reshaping straight to (N, h, L, d_k) mixes tokens into the wrong heads.",
             "`x.reshape((n, l, n_heads, d_model / n_heads))?.transpose(1, 2)?.contiguous()`.",
         ],
-        solution: (SOLUTIONS, &["fn split_heads"]),
+        solution: solution!(transformer::split_heads),
     }
 }
 
@@ -221,6 +247,20 @@ impl Q3 {
                 },
             },
             Mistake {
+                sentence: "The width is cut as (d_k, h), so a head takes every h-th feature: reshape to (N, L, h, d_k), so that head i holds the d_k features from i * d_k on.",
+                answer: |(x, h)| {
+                    let (n, l, d) = x.dims3()?;
+                    x.reshape((n, l, d / h, *h))?.permute((0, 3, 1, 2))
+                },
+            },
+            Mistake {
+                sentence: "That is (N, L, d_k, h): the transpose swapped the last two dimensions. Swap dimensions 1 and 2 of (N, L, h, d_k), the tokens and the heads.",
+                answer: |(x, h)| {
+                    let (n, l, d) = x.dims3()?;
+                    x.reshape((n, l, *h, d / h))?.transpose(2, 3)
+                },
+            },
+            Mistake {
                 sentence: "That is (N, h, d_k, L), the keys' transposed layout: only dimensions 1 and 2 swap, the last stays d_k.",
                 answer: |(x, h)| {
                     let (n, l, d) = x.dims3()?;
@@ -243,7 +283,7 @@ exercise! {
             "`transpose(1, 2)` gives (N, L, h, d_k); it is not contiguous, so `.contiguous()` before the reshape to (N, L, h * d_k).",
             "`x.transpose(1, 2)?.contiguous()?.reshape((n, l, h * d_k))`.",
         ],
-        solution: (SOLUTIONS, &["fn merge_heads"]),
+        solution: solution!(transformer::merge_heads),
     }
 }
 
