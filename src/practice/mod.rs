@@ -27,6 +27,7 @@
 pub(crate) mod answer;
 pub(crate) mod cases;
 pub(crate) mod diagnose;
+pub(crate) mod declaration;
 pub(crate) mod guide;
 pub(crate) mod outcome;
 pub(crate) mod probe;
@@ -115,9 +116,13 @@ macro_rules! exercise {
         #[allow(non_upper_case_globals)]
         pub const $name: $ty = $ty;
 
+        impl $crate::practice::declaration::Declared for $ty {
+            const INFO: $crate::practice::Info = $info;
+        }
+
         impl $ty {
             /// What the exercise says of itself.
-            pub const INFO: $crate::practice::Info = $info;
+            pub const INFO: $crate::practice::Info = <$ty as $crate::practice::declaration::Declared>::INFO;
 
             /// The first hint.
             pub fn hint(&self) -> $crate::practice::Hint {

@@ -11,6 +11,7 @@ pub use scoring::*;
 
 use super::answer::Tolerance;
 use super::cases::{Case, randn};
+use super::declaration::Exercise;
 use super::progress::Progress;
 use super::run::{Mistake, Outcome, check};
 use super::{Info, exercise, solution};
@@ -46,29 +47,33 @@ exercise! {
     }
 }
 
-impl Q1 {
-    /// Checks `f(query (N, 1, H), keys (N, L, H)) -> (N, 1, L)`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            Ok(vec![
-                Case::new(
-                    "a batch of 2, 3 keys of 3 dimensions: query (2, 1, 3), keys (2, 3, 3)",
-                    (randn(21, &[2, 1, 3])?, randn(22, &[2, 3, 3])?),
-                )
-                .sizes(&[("H", 3)]),
-                Case::new(
-                    "a batch of one, a single key: query (1, 1, 4), keys (1, 1, 4)",
-                    (randn(23, &[1, 1, 4])?, randn(24, &[1, 1, 4])?),
-                )
+impl Exercise for Q1 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new(
+                "a batch of 2, 3 keys of 3 dimensions: query (2, 1, 3), keys (2, 3, 3)",
+                (randn(21, &[2, 1, 3])?, randn(22, &[2, 3, 3])?),
+            )
+            .sizes(&[("H", 3)]),
+            Case::new("a batch of one, a single key: query (1, 1, 4), keys (1, 1, 4)", (randn(23, &[1, 1, 4])?, randn(24, &[1, 1, 4])?))
                 .sizes(&[("H", 4)]),
-                Case::new(
-                    "a batch of 3, 6 keys of 5 dimensions: query (3, 1, 5), keys (3, 6, 5)",
-                    (randn(25, &[3, 1, 5])?, randn(26, &[3, 6, 5])?),
-                )
-                .sizes(&[("H", 5)]),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+            Case::new(
+                "a batch of 3, 6 keys of 5 dimensions: query (3, 1, 5), keys (3, 6, 5)",
+                (randn(25, &[3, 1, 5])?, randn(26, &[3, 6, 5])?),
+            )
+            .sizes(&[("H", 5)]),
+        ])
+    }
+
+    fn reference((q, k): &Self::Input) -> Result<Tensor> {
+        dot_products(q, k)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The keys are not transposed: each key must become a column, `keys.transpose(1, 2)`, (N, H, L), before the product.",
                 answer: |(q, k)| q.matmul(k),
@@ -85,8 +90,14 @@ impl Q1 {
                 sentence: "These are alphas already: the products are what comes before the softmax.",
                 answer: |(q, k)| softmax(&dot_products(q, k)?),
             },
-        ];
-        check(&Self::INFO, cases(), |(q, k)| dot_products(q, k), mistakes, Tolerance::F32, |(q, k)| f(q, k))
+        ]
+    }
+}
+
+impl Q1 {
+    /// Checks `f(query (N, 1, H), keys (N, L, H)) -> (N, 1, L)`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(q, k)| f(q, k))
     }
 }
 
