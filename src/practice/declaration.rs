@@ -6,7 +6,7 @@
 use super::Info;
 use super::answer::{Answer, Tolerance};
 use super::cases::Case;
-use super::run::{Invariant, Mistake, Outcome, check_with};
+use super::run::{Invariant, Mistake, Outcome, check};
 use candle_core::Result;
 
 /// What `exercise!` gives every exercise: its [`Info`].
@@ -41,6 +41,6 @@ pub(crate) trait Exercise: Declared {
 
     /// Runs the student's `f`, taking a case's input, on every case: the outcome of `check`.
     fn run(f: impl Fn(&Self::Input) -> Result<Self::Answer>) -> Outcome {
-        check_with(&Self::INFO, Self::cases(), Self::reference, &Self::mistakes(), &Self::invariants(), Self::TOLERANCE, f)
+        check(&Self::INFO, Self::cases(), Self::reference, &Self::mistakes(), &Self::invariants(), Self::TOLERANCE, f)
     }
 }

@@ -26,8 +26,8 @@
 
 pub(crate) mod answer;
 pub(crate) mod cases;
-pub(crate) mod diagnose;
 pub(crate) mod declaration;
+pub(crate) mod diagnose;
 pub(crate) mod guide;
 pub(crate) mod outcome;
 pub(crate) mod probe;

@@ -112,23 +112,12 @@ struct Ran<A> {
     want: A,
 }
 
-/// Runs the student's `f` on every case against `reference`; records and returns the outcome.
-/// A case or reference that cannot be made is the crate's fault, said as such. Whatever the
-/// references or the student's code draw from the default generator, the student's generator is
-/// as it was afterwards.
+/// Runs the student's `f` on every case against `reference`, with the known mistakes and the
+/// invariants a correct answer keeps (see [`Invariant`]); records and returns the outcome. A case
+/// or reference that cannot be made is the crate's fault, said as such. Whatever the references
+/// or the student's code draw from the default generator, the student's generator is as it was
+/// afterwards.
 pub(crate) fn check<I, A: Answer>(
-    info: &Info,
-    cases: Result<Vec<Case<I>>>,
-    reference: impl Fn(&I) -> Result<A>,
-    mistakes: &[Mistake<I, A>],
-    tol: Tolerance,
-    f: impl Fn(&I) -> Result<A>,
-) -> Outcome {
-    check_with(info, cases, reference, mistakes, &[], tol, f)
-}
-
-/// [`check`], with invariants the student's code must keep (see [`Invariant`]).
-pub(crate) fn check_with<I, A: Answer>(
     info: &Info,
     cases: Result<Vec<Case<I>>>,
     reference: impl Fn(&I) -> Result<A>,

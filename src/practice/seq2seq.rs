@@ -2,10 +2,10 @@
 //! the encoder's loop over steps, the decoder's first hidden state and one step, the
 //! encoder-decoder's loop with and without teacher forcing, the loss, and an encoder of your own.
 
-use super::answer::Tolerance;
 use super::cases::{Case, randn, seeded};
+use super::declaration::Exercise;
 use super::progress::Progress;
-use super::run::{Mistake, Outcome, check};
+use super::run::{Mistake, Outcome};
 use super::{Info, exercise, solution};
 use crate::nn::{Gru, Linear};
 use candle_core::{IndexOp, Result, Tensor};
@@ -42,17 +42,24 @@ exercise! {
     }
 }
 
-impl Q1 {
-    /// Checks `f(full, input_len) -> (source, target)`.
-    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<(Tensor, Tensor)>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Split>>> {
-            Ok(vec![
-                Case::new("random points in the lecture's shape, a batch of 3 (3, 4, 2), input_len 2", (randn(1, &[3, 4, 2])?, 2)),
-                Case::new("a batch of one (1, 6, 2), input_len 3", (randn(2, &[1, 6, 2])?, 3)),
-                Case::new("(5, 5, 3), input_len 1", (randn(3, &[5, 5, 3])?, 1)),
-            ])
-        };
-        let mistakes: &[Mistake<Split, Pair>] = &[
+impl Exercise for Q1 {
+    type Input = Split;
+    type Answer = Pair;
+
+    fn cases() -> Result<Vec<Case<Split>>> {
+        Ok(vec![
+            Case::new("random points in the lecture's shape, a batch of 3 (3, 4, 2), input_len 2", (randn(1, &[3, 4, 2])?, 2)),
+            Case::new("a batch of one (1, 6, 2), input_len 3", (randn(2, &[1, 6, 2])?, 3)),
+            Case::new("(5, 5, 3), input_len 1", (randn(3, &[5, 5, 3])?, 1)),
+        ])
+    }
+
+    fn reference((x, n): &Split) -> Result<Pair> {
+        Ok((x.i((.., ..*n))?, x.i((.., *n..))?))
+    }
+
+    fn mistakes() -> Vec<Mistake<Split, Pair>> {
+        vec![
             Mistake {
                 sentence: "Source and target are swapped: the source is the first input_len points, the target what follows.",
                 answer: |(x, n)| Ok((x.i((.., *n..))?, x.i((.., ..*n))?)),
@@ -77,8 +84,14 @@ impl Q1 {
                 sentence: "The target is cut as long as the source: it is every point after the source, `full[:, input_len:]`, however many there are.",
                 answer: |(x, n)| Ok((x.i((.., ..*n))?, x.i((.., *n..2 * *n))?)),
             },
-        ];
-        check(&Self::INFO, cases(), |(x, n)| Ok((x.i((.., ..*n))?, x.i((.., *n..))?)), mistakes, Tolerance::F32, |(x, n)| f(x, *n))
+        ]
+    }
+}
+
+impl Q1 {
+    /// Checks `f(full, input_len) -> (source, target)`.
+    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<(Tensor, Tensor)>) -> Outcome {
+        Self::run(|(x, n)| f(x, *n))
     }
 }
 
@@ -97,22 +110,28 @@ exercise! {
     }
 }
 
-impl Q2 {
-    /// Checks `f(gru, x) -> (every step's output (N, L, H), last hidden state (1, N, H))` against
-    /// the GRU run over the whole sequence at once.
-    pub fn check(&self, f: impl Fn(&Gru, &Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+impl Exercise for Q2 {
+    type Input = (Gru, Tensor);
+    type Answer = Pair;
+
+    fn cases() -> Result<Vec<Case<(Gru, Tensor)>>> {
         let gru = |seed, n_features, hidden| seeded(seed, || Gru::new(n_features, hidden));
-        let cases = || -> Result<Vec<Case<(Gru, Tensor)>>> {
-            Ok(vec![
-                Case::new(
-                    "the lecture's sizes: 2 features, 2 hidden units, a batch of 3 random two-point sources (3, 2, 2), seed 21",
-                    (gru(21, 2, 2)?, randn(4, &[3, 2, 2])?),
-                ),
-                Case::new("one step, a batch of one (1, 1, 2), 5 hidden units, seed 3", (gru(3, 2, 5)?, randn(5, &[1, 1, 2])?)),
-                Case::new("a longer sequence (4, 7, 3), 6 hidden units, seed 7", (gru(7, 3, 6)?, randn(6, &[4, 7, 3])?)),
-            ])
-        };
-        let mistakes: &[Mistake<(Gru, Tensor), Pair>] = &[
+        Ok(vec![
+            Case::new(
+                "the lecture's sizes: 2 features, 2 hidden units, a batch of 3 random two-point sources (3, 2, 2), seed 21",
+                (gru(21, 2, 2)?, randn(4, &[3, 2, 2])?),
+            ),
+            Case::new("one step, a batch of one (1, 1, 2), 5 hidden units, seed 3", (gru(3, 2, 5)?, randn(5, &[1, 1, 2])?)),
+            Case::new("a longer sequence (4, 7, 3), 6 hidden units, seed 7", (gru(7, 3, 6)?, randn(6, &[4, 7, 3])?)),
+        ])
+    }
+
+    fn reference((g, x): &(Gru, Tensor)) -> Result<Pair> {
+        g.forward(x, None)
+    }
+
+    fn mistakes() -> Vec<Mistake<(Gru, Tensor), Pair>> {
+        vec![
             Mistake {
                 sentence: "Every step starts from a zero hidden state: pass the hidden state the previous step returned to the next call.",
                 answer: |(g, x)| {
@@ -149,8 +168,15 @@ impl Q2 {
                     Ok((o.i((.., o.dim(1)? - 1..))?, h))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), |(g, x)| g.forward(x, None), mistakes, Tolerance::F32, |(g, x)| f(g, x))
+        ]
+    }
+}
+
+impl Q2 {
+    /// Checks `f(gru, x) -> (every step's output (N, L, H), last hidden state (1, N, H))` against
+    /// the GRU run over the whole sequence at once.
+    pub fn check(&self, f: impl Fn(&Gru, &Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+        Self::run(|(g, x)| f(g, x))
     }
 }
 
@@ -169,18 +195,24 @@ exercise! {
     }
 }
 
-impl Q3 {
-    /// Checks `f(hidden_seq (N, L, H)) -> (1, N, H)`.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Tensor>>> {
-            Ok(vec![
-                Case::new("the lecture's shape (1, 2, 2)", randn(8, &[1, 2, 2])?),
-                Case::new("a batch of 3 (3, 2, 2)", randn(9, &[3, 2, 2])?),
-                Case::new("a batch of 4, 7 steps, 5 hidden units (4, 7, 5)", randn(10, &[4, 7, 5])?),
-            ])
-        };
-        let reference = |h: &Tensor| h.i((.., h.dim(1)? - 1..))?.permute((1, 0, 2));
-        let mistakes: &[Mistake<Tensor, Tensor>] = &[
+impl Exercise for Q3 {
+    type Input = Tensor;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Tensor>>> {
+        Ok(vec![
+            Case::new("the lecture's shape (1, 2, 2)", randn(8, &[1, 2, 2])?),
+            Case::new("a batch of 3 (3, 2, 2)", randn(9, &[3, 2, 2])?),
+            Case::new("a batch of 4, 7 steps, 5 hidden units (4, 7, 5)", randn(10, &[4, 7, 5])?),
+        ])
+    }
+
+    fn reference(h: &Tensor) -> Result<Tensor> {
+        h.i((.., h.dim(1)? - 1..))?.permute((1, 0, 2))
+    }
+
+    fn mistakes() -> Vec<Mistake<Tensor, Tensor>> {
+        vec![
             Mistake {
                 sentence: "That is the encoder's first step: the decoder starts from its last, `hidden_seq[:, -1:]`.",
                 answer: |h| h.i((.., ..1))?.permute((1, 0, 2)),
@@ -201,8 +233,14 @@ impl Q3 {
                 sentence: "The wrong pair of dimensions is swapped: (N, 1, H) becomes (1, N, H) by swapping the first two, `permute((1, 0, 2))`.",
                 answer: |h| h.i((.., h.dim(1)? - 1..))?.transpose(0, 2),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |h| f(h))
+        ]
+    }
+}
+
+impl Q3 {
+    /// Checks `f(hidden_seq (N, L, H)) -> (1, N, H)`.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|h| f(h))
     }
 }
 
@@ -224,25 +262,29 @@ exercise! {
     }
 }
 
-impl Q4 {
-    /// Checks `f(gru, regression, hidden (1, N, H), x (N, 1, F)) -> (prediction (N, 1, F), hidden (1, N, H))`.
-    pub fn check(&self, f: impl Fn(&Gru, &Linear, &Tensor, &Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+impl Exercise for Q4 {
+    type Input = StepCase;
+    type Answer = Pair;
+
+    fn cases() -> Result<Vec<Case<StepCase>>> {
         let case = |seed, n: usize, features: usize, hidden: usize| -> Result<StepCase> {
             let (gru, regression) = seeded(seed, || Ok((Gru::new(features, hidden)?, Linear::new(hidden, features)?)))?;
             Ok((gru, regression, randn(seed + 100, &[1, n, hidden])?, randn(seed + 200, &[n, 1, features])?))
         };
-        let cases = || -> Result<Vec<Case<StepCase>>> {
-            Ok(vec![
-                Case::new("2 features, 3 hidden units, a batch of 2, seed 21", case(21, 2, 2, 3)?),
-                Case::new("a batch of one, 4 features, 6 hidden units, seed 5", case(5, 1, 4, 6)?),
-                Case::new("a batch of 3, 3 features, 5 hidden units, seed 8", case(8, 3, 3, 5)?),
-            ])
-        };
-        let reference = |(g, r, h, x): &StepCase| {
-            let (o, h) = g.forward(x, Some(h))?;
-            Ok((r.forward(&o)?, h))
-        };
-        let mistakes: &[Mistake<StepCase, (Tensor, Tensor)>] = &[
+        Ok(vec![
+            Case::new("2 features, 3 hidden units, a batch of 2, seed 21", case(21, 2, 2, 3)?),
+            Case::new("a batch of one, 4 features, 6 hidden units, seed 5", case(5, 1, 4, 6)?),
+            Case::new("a batch of 3, 3 features, 5 hidden units, seed 8", case(8, 3, 3, 5)?),
+        ])
+    }
+
+    fn reference((g, r, h, x): &StepCase) -> Result<Pair> {
+        let (o, h) = g.forward(x, Some(h))?;
+        Ok((r.forward(&o)?, h))
+    }
+
+    fn mistakes() -> Vec<Mistake<StepCase, (Tensor, Tensor)>> {
+        vec![
             Mistake {
                 sentence: "The hidden state you return is the one you were given: return the GRU's new hidden state, the next step starts from it.",
                 answer: |(g, r, h, x)| Ok((r.forward(&g.forward(x, Some(h))?.0)?, h.clone())),
@@ -269,7 +311,13 @@ impl Q4 {
                     Ok((h, r.forward(&o)?))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(g, r, h, x)| f(g, r, h, x))
+        ]
+    }
+}
+
+impl Q4 {
+    /// Checks `f(gru, regression, hidden (1, N, H), x (N, 1, F)) -> (prediction (N, 1, F), hidden (1, N, H))`.
+    pub fn check(&self, f: impl Fn(&Gru, &Linear, &Tensor, &Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+        Self::run(|(g, r, h, x)| f(g, r, h, x))
     }
 }

@@ -4,7 +4,8 @@ use crate::attention::{Attention, MASK_FILL, MultiHeadAttention};
 use crate::nn::{Linear, masked_fill, softmax};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{D, Device, Result, Tensor};
 
@@ -29,30 +30,37 @@ exercise! {
     }
 }
 
-impl Q8 {
-    /// Checks `f(scores (N, Lq, L), mask (N, 1, L), u8, 1 keeps) -> alphas (N, Lq, L)`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            // each case's mask for the diagnosis: 1 where a key is padding
-            let case = |label: &str, scores: Tensor, keep: Tensor| -> Result<Case<(Tensor, Tensor)>> {
-                let hidden = keep.eq(0u8)?;
-                Ok(Case::new(label, (scores, keep)).mask(hidden))
-            };
-            Ok(vec![
-                case(
-                    "a padded batch of 2, one query, 4 keys, the second sequence's last two padded",
-                    randn(81, &[2, 1, 4])?,
-                    mask(&[&[1, 1, 1, 1], &[1, 1, 0, 0]])?,
-                )?,
-                case(
-                    "a batch of 3, 3 queries each, 5 keys, with 1, 0 and 3 padded keys",
-                    randn(82, &[3, 3, 5])?,
-                    mask(&[&[1, 1, 1, 1, 0], &[1, 1, 1, 1, 1], &[1, 1, 0, 0, 0]])?,
-                )?,
-                case("a batch of one, 3 keys, nothing padded", randn(83, &[1, 1, 3])?, mask(&[&[1, 1, 1]])?)?,
-            ])
+impl Exercise for Q8 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        // each case's mask for the diagnosis: 1 where a key is padding
+        let case = |label: &str, scores: Tensor, keep: Tensor| -> Result<Case<(Tensor, Tensor)>> {
+            let hidden = keep.eq(0u8)?;
+            Ok(Case::new(label, (scores, keep)).mask(hidden))
         };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+        Ok(vec![
+            case(
+                "a padded batch of 2, one query, 4 keys, the second sequence's last two padded",
+                randn(81, &[2, 1, 4])?,
+                mask(&[&[1, 1, 1, 1], &[1, 1, 0, 0]])?,
+            )?,
+            case(
+                "a batch of 3, 3 queries each, 5 keys, with 1, 0 and 3 padded keys",
+                randn(82, &[3, 3, 5])?,
+                mask(&[&[1, 1, 1, 1, 0], &[1, 1, 1, 1, 1], &[1, 1, 0, 0, 0]])?,
+            )?,
+            case("a batch of one, 3 keys, nothing padded", randn(83, &[1, 1, 3])?, mask(&[&[1, 1, 1]])?)?,
+        ])
+    }
+
+    fn reference((s, m): &Self::Input) -> Result<Tensor> {
+        softmax(&masked_fill(s, m, MASK_FILL)?)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The mask is inverted: a 1 keeps its key, a 0 marks padding. Fill the scores where the mask is 0.",
                 answer: |(s, m)| softmax(&masked_fill(s, &m.eq(0u8)?, MASK_FILL)?),
@@ -69,8 +77,14 @@ impl Q8 {
                 sentence: "These are the masked scores: the alphas are their softmax, which turns the -1e9 into exact zeros.",
                 answer: |(s, m)| masked_fill(s, m, MASK_FILL),
             },
-        ];
-        check(&Self::INFO, cases(), |(s, m)| softmax(&masked_fill(s, m, MASK_FILL)?), mistakes, Tolerance::F32, |(s, m)| f(s, m))
+        ]
+    }
+}
+
+impl Q8 {
+    /// Checks `f(scores (N, Lq, L), mask (N, 1, L), u8, 1 keeps) -> alphas (N, Lq, L)`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(s, m)| f(s, m))
     }
 }
 
@@ -99,30 +113,36 @@ exercise! {
     }
 }
 
-impl Q9 {
-    /// Checks `f(attn_heads, linear_out, query (N, Lq, input_dim), mask) -> (N, Lq, D)` against
-    /// the crate's `MultiHeadAttention` (built under a seed, keys already given to every head).
-    #[allow(clippy::type_complexity)]
-    pub fn check(&self, f: impl Fn(&mut [Attention], &Linear, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q9 {
+    type Input = MultiHeadCase;
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = Tolerance::LAYERS;
+
+    fn cases() -> Result<Vec<Case<MultiHeadCase>>> {
         let case = |seed: u64, n_heads: usize, d_model: usize, input_dim: usize, n: usize, lq: usize, l: usize, m: Option<Tensor>| {
             let mut mha = seeded(seed, || MultiHeadAttention::new(n_heads, d_model, Some(input_dim), true))?;
             mha.init_keys(&randn(seed + 1, &[n, l, input_dim])?)?;
             Ok::<MultiHeadCase, candle_core::Error>((mha, randn(seed + 2, &[n, lq, input_dim])?, m))
         };
-        let cases = || -> Result<Vec<Case<MultiHeadCase>>> {
-            Ok(vec![
-                Case::new(
-                    "2 heads, d_model 3, a batch of 2, 4 keys, one query, the first sequence's last key padded, seed 5",
-                    case(5, 2, 3, 3, 2, 1, 4, Some(mask(&[&[1, 1, 1, 0], &[1, 1, 1, 1]])?))?,
-                ),
-                Case::new("3 heads, d_model 2, a batch of one, 5 keys, 3 queries, no mask, seed 9", case(9, 3, 2, 2, 1, 3, 5, None)?),
-                Case::new(
-                    "one head, d_model 4, input_dim 2, a batch of 3, 3 keys, one query, no mask, seed 17",
-                    case(17, 1, 4, 2, 3, 1, 3, None)?,
-                ),
-            ])
-        };
-        let mistakes: &[Mistake<MultiHeadCase, Tensor>] = &[
+        Ok(vec![
+            Case::new(
+                "2 heads, d_model 3, a batch of 2, 4 keys, one query, the first sequence's last key padded, seed 5",
+                case(5, 2, 3, 3, 2, 1, 4, Some(mask(&[&[1, 1, 1, 0], &[1, 1, 1, 1]])?))?,
+            ),
+            Case::new("3 heads, d_model 2, a batch of one, 5 keys, 3 queries, no mask, seed 9", case(9, 3, 2, 2, 1, 3, 5, None)?),
+            Case::new(
+                "one head, d_model 4, input_dim 2, a batch of 3, 3 keys, one query, no mask, seed 17",
+                case(17, 1, 4, 2, 3, 1, 3, None)?,
+            ),
+        ])
+    }
+
+    fn reference((mha, q, m): &MultiHeadCase) -> Result<Tensor> {
+        mha.clone().forward(q, m.as_ref())
+    }
+
+    fn mistakes() -> Vec<Mistake<MultiHeadCase, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The output layer is missing: the joined contexts, (N, Lq, n_heads * D), go through `linear_out` back to D.",
                 answer: |(mha, q, m)| concatenated(mha, q, m.as_ref()),
@@ -148,17 +168,18 @@ impl Q9 {
                     mha.linear_out.forward(&Tensor::cat(&contexts, D::Minus1)?)
                 },
             },
-        ];
-        check(
-            &Self::INFO,
-            cases(),
-            |(mha, q, m)| mha.clone().forward(q, m.as_ref()),
-            mistakes,
-            Tolerance::LAYERS,
-            |(mha, q, m)| {
-                let mut heads = mha.attn_heads.clone();
-                f(&mut heads, &mha.linear_out, q, m.as_ref())
-            },
-        )
+        ]
+    }
+}
+
+impl Q9 {
+    /// Checks `f(attn_heads, linear_out, query (N, Lq, input_dim), mask) -> (N, Lq, D)` against
+    /// the crate's `MultiHeadAttention` (built under a seed, keys already given to every head).
+    #[allow(clippy::type_complexity)]
+    pub fn check(&self, f: impl Fn(&mut [Attention], &Linear, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+        Self::run(|(mha, q, m)| {
+            let mut heads = mha.attn_heads.clone();
+            f(&mut heads, &mha.linear_out, q, m.as_ref())
+        })
     }
 }

@@ -9,11 +9,10 @@ mod scoring;
 pub use heads::*;
 pub use scoring::*;
 
-use super::answer::Tolerance;
 use super::cases::{Case, randn};
 use super::declaration::Exercise;
 use super::progress::Progress;
-use super::run::{Mistake, Outcome, check};
+use super::run::{Mistake, Outcome};
 use super::{Info, exercise, solution};
 use crate::attention::{calc_alphas, context_vector, dot_products};
 use crate::nn::softmax;
@@ -116,17 +115,24 @@ exercise! {
     }
 }
 
-impl Q2 {
-    /// Checks `f(products (N, Lq, L)) -> alphas (N, Lq, L)`.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Tensor>>> {
-            Ok(vec![
-                Case::new("a batch of 2, one query, 3 keys: products (2, 1, 3)", randn(31, &[2, 1, 3])?),
-                Case::new("a batch of one, 5 keys: products (1, 1, 5)", randn(32, &[1, 1, 5])?),
-                Case::new("a batch of 3, 3 queries, 4 keys: products (3, 3, 4)", randn(33, &[3, 3, 4])?),
-            ])
-        };
-        let mistakes: &[Mistake<Tensor, Tensor>] = &[
+impl Exercise for Q2 {
+    type Input = Tensor;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Tensor>>> {
+        Ok(vec![
+            Case::new("a batch of 2, one query, 3 keys: products (2, 1, 3)", randn(31, &[2, 1, 3])?),
+            Case::new("a batch of one, 5 keys: products (1, 1, 5)", randn(32, &[1, 1, 5])?),
+            Case::new("a batch of 3, 3 queries, 4 keys: products (3, 3, 4)", randn(33, &[3, 3, 4])?),
+        ])
+    }
+
+    fn reference(p: &Tensor) -> Result<Tensor> {
+        softmax(p)
+    }
+
+    fn mistakes() -> Vec<Mistake<Tensor, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The softmax runs over the wrong dimension: the alphas of a query add up to one over the keys, the last dimension (D::Minus1).",
                 answer: |p| candle_nn::ops::softmax(p, 1),
@@ -155,8 +161,14 @@ impl Q2 {
                 sentence: "A sigmoid of each product is positive but does not make the alphas add up to one over the keys: use the softmax.",
                 answer: candle_nn::ops::sigmoid,
             },
-        ];
-        check(&Self::INFO, cases(), softmax, mistakes, Tolerance::F32, |p| f(p))
+        ]
+    }
+}
+
+impl Q2 {
+    /// Checks `f(products (N, Lq, L)) -> alphas (N, Lq, L)`.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|p| f(p))
     }
 }
 
@@ -175,29 +187,36 @@ exercise! {
     }
 }
 
-impl Q3 {
-    /// Checks `f(alphas (N, Lq, L), values (N, L, H)) -> (N, Lq, H)`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            Ok(vec![
-                Case::new(
-                    "a batch of 2, 3 values of 4 dimensions: alphas (2, 1, 3), values (2, 3, 4)",
-                    (some_alphas(41, &[2, 1, 3])?, randn(42, &[2, 3, 4])?),
-                )
-                .sizes(&[("L", 3)]),
-                Case::new(
-                    "a batch of one, 3 queries, a single value: alphas (1, 3, 1), values (1, 1, 2)",
-                    (some_alphas(43, &[1, 3, 1])?, randn(44, &[1, 1, 2])?),
-                )
-                .sizes(&[("L", 1)]),
-                Case::new(
-                    "a batch of 5, 3 queries, 4 values of 6 dimensions: alphas (5, 3, 4), values (5, 4, 6)",
-                    (some_alphas(45, &[5, 3, 4])?, randn(46, &[5, 4, 6])?),
-                )
-                .sizes(&[("L", 4)]),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+impl Exercise for Q3 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new(
+                "a batch of 2, 3 values of 4 dimensions: alphas (2, 1, 3), values (2, 3, 4)",
+                (some_alphas(41, &[2, 1, 3])?, randn(42, &[2, 3, 4])?),
+            )
+            .sizes(&[("L", 3)]),
+            Case::new(
+                "a batch of one, 3 queries, a single value: alphas (1, 3, 1), values (1, 1, 2)",
+                (some_alphas(43, &[1, 3, 1])?, randn(44, &[1, 1, 2])?),
+            )
+            .sizes(&[("L", 1)]),
+            Case::new(
+                "a batch of 5, 3 queries, 4 values of 6 dimensions: alphas (5, 3, 4), values (5, 4, 6)",
+                (some_alphas(45, &[5, 3, 4])?, randn(46, &[5, 4, 6])?),
+            )
+            .sizes(&[("L", 4)]),
+        ])
+    }
+
+    fn reference((a, v): &Self::Input) -> Result<Tensor> {
+        context_vector(a, v)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The values are added up without their alphas: each value must be weighted by its alpha before the sum.",
                 answer: |(_, v)| v.sum_keepdim(1),
@@ -210,8 +229,14 @@ impl Q3 {
                 sentence: "These are the alignment vectors, one per value (N, L, H): the context vector is their sum over the values, (N, 1, H).",
                 answer: |(a, v)| a.transpose(1, 2)?.broadcast_mul(v),
             },
-        ];
-        check(&Self::INFO, cases(), |(a, v)| context_vector(a, v), mistakes, Tolerance::F32, |(a, v)| f(a, v))
+        ]
+    }
+}
+
+impl Q3 {
+    /// Checks `f(alphas (N, Lq, L), values (N, L, H)) -> (N, Lq, H)`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(a, v)| f(a, v))
     }
 }
 
@@ -230,30 +255,36 @@ exercise! {
     }
 }
 
-impl Q4 {
-    /// Checks `f(keys (N, L, H), query (N, 1, H)) -> alphas (N, 1, L)`, the arguments in the
-    /// lecture's order.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            Ok(vec![
-                Case::new(
-                    "a batch of one, 5 keys of 4 dimensions: keys (1, 5, 4), query (1, 1, 4)",
-                    (randn(51, &[1, 5, 4])?, randn(52, &[1, 1, 4])?),
-                )
-                .sizes(&[("d_k", 4), ("L", 5)]),
-                Case::new(
-                    "a batch of 3, 2 keys of 6 dimensions: keys (3, 2, 6), query (3, 1, 6)",
-                    (randn(53, &[3, 2, 6])?, randn(54, &[3, 1, 6])?),
-                )
-                .sizes(&[("d_k", 6), ("L", 2)]),
-                Case::new(
-                    "a batch of 2, 7 keys of 11 dimensions: keys (2, 7, 11), query (2, 1, 11)",
-                    (randn(55, &[2, 7, 11])?, randn(56, &[2, 1, 11])?),
-                )
-                .sizes(&[("d_k", 11), ("L", 7)]),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+impl Exercise for Q4 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new(
+                "a batch of one, 5 keys of 4 dimensions: keys (1, 5, 4), query (1, 1, 4)",
+                (randn(51, &[1, 5, 4])?, randn(52, &[1, 1, 4])?),
+            )
+            .sizes(&[("d_k", 4), ("L", 5)]),
+            Case::new(
+                "a batch of 3, 2 keys of 6 dimensions: keys (3, 2, 6), query (3, 1, 6)",
+                (randn(53, &[3, 2, 6])?, randn(54, &[3, 1, 6])?),
+            )
+            .sizes(&[("d_k", 6), ("L", 2)]),
+            Case::new(
+                "a batch of 2, 7 keys of 11 dimensions: keys (2, 7, 11), query (2, 1, 11)",
+                (randn(55, &[2, 7, 11])?, randn(56, &[2, 1, 11])?),
+            )
+            .sizes(&[("d_k", 11), ("L", 7)]),
+        ])
+    }
+
+    fn reference((k, q): &Self::Input) -> Result<Tensor> {
+        calc_alphas(k, q)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The products are not scaled: divide them by sqrt(d_k) before the softmax.",
                 answer: |(k, q)| softmax(&dot_products(q, k)?),
@@ -282,7 +313,14 @@ impl Q4 {
                 sentence: "The softmax runs over the queries' dimension, of size one, so every alpha is 1: take it over the keys, the last dimension.",
                 answer: |(k, q)| candle_nn::ops::softmax(&(dot_products(q, k)? / (q.dim(D::Minus1)? as f64).sqrt())?, 1),
             },
-        ];
-        check(&Self::INFO, cases(), |(k, q)| calc_alphas(k, q), mistakes, Tolerance::F32, |(k, q)| f(k, q))
+        ]
+    }
+}
+
+impl Q4 {
+    /// Checks `f(keys (N, L, H), query (N, 1, H)) -> alphas (N, 1, L)`, the arguments in the
+    /// lecture's order.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(k, q)| f(k, q))
     }
 }

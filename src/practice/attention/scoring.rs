@@ -5,7 +5,8 @@ use crate::attention::{Score, cosine_products, dot_products};
 use crate::nn::{Linear, softmax};
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{D, Result, Tensor};
 
@@ -27,23 +28,30 @@ exercise! {
     }
 }
 
-impl Q5 {
-    /// Checks `f(query (N, Lq, H), keys (N, L, H), w) -> scores (N, Lq, L)` against
-    /// `Score::General`, with `W` the crate's (an H x H linear layer without bias).
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Linear) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q5 {
+    type Input = GeneralCase;
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = Tolerance::LAYERS;
+
+    fn cases() -> Result<Vec<Case<GeneralCase>>> {
         let case = |seed: u64, n: usize, lq: usize, l: usize, h: usize| -> Result<GeneralCase> {
             let (w, _) = seeded(seed, || Score::General.layers(h))?;
             let w = w.ok_or_else(|| candle_core::Error::Msg("the general score has a W".into()))?;
             Ok((randn(seed + 1, &[n, lq, h])?, randn(seed + 2, &[n, l, h])?, w))
         };
-        let cases = || -> Result<Vec<Case<GeneralCase>>> {
-            Ok(vec![
-                Case::new("a batch of 2, one query, 4 keys of 3 dimensions, W under seed 7", case(7, 2, 1, 4, 3)?),
-                Case::new("a batch of one, 3 queries, 5 keys of 2 dimensions, W under seed 11", case(11, 1, 3, 5, 2)?),
-                Case::new("a batch of 3, one query, 2 keys of 6 dimensions, W under seed 3", case(3, 3, 1, 2, 6)?),
-            ])
-        };
-        let mistakes: &[Mistake<GeneralCase, Tensor>] = &[
+        Ok(vec![
+            Case::new("a batch of 2, one query, 4 keys of 3 dimensions, W under seed 7", case(7, 2, 1, 4, 3)?),
+            Case::new("a batch of one, 3 queries, 5 keys of 2 dimensions, W under seed 11", case(11, 1, 3, 5, 2)?),
+            Case::new("a batch of 3, one query, 2 keys of 6 dimensions, W under seed 3", case(3, 3, 1, 2, 6)?),
+        ])
+    }
+
+    fn reference((q, k, w): &GeneralCase) -> Result<Tensor> {
+        Score::General.scores(q, k, Some(w), None)
+    }
+
+    fn mistakes() -> Vec<Mistake<GeneralCase, Tensor>> {
+        vec![
             Mistake {
                 sentence: "W went on the query (which is the same as mapping the keys by W transposed): the crate's general score maps the keys, `w.forward(keys)`, and takes their dot products with the query as it is.",
                 answer: |(q, k, w)| dot_products(&w.forward(q)?, k),
@@ -60,15 +68,15 @@ impl Q5 {
                 sentence: "The general score is not scaled: no division by sqrt(d_k), that belongs to the scaled dot product.",
                 answer: |(q, k, w)| dot_products(q, &w.forward(k)?)? / (q.dim(D::Minus1)? as f64).sqrt(),
             },
-        ];
-        check(
-            &Self::INFO,
-            cases(),
-            |(q, k, w)| Score::General.scores(q, k, Some(w), None),
-            mistakes,
-            Tolerance::LAYERS,
-            |(q, k, w)| f(q, k, w),
-        )
+        ]
+    }
+}
+
+impl Q5 {
+    /// Checks `f(query (N, Lq, H), keys (N, L, H), w) -> scores (N, Lq, L)` against
+    /// `Score::General`, with `W` the crate's (an H x H linear layer without bias).
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Linear) -> Result<Tensor>) -> Outcome {
+        Self::run(|(q, k, w)| f(q, k, w))
     }
 }
 
@@ -103,23 +111,30 @@ exercise! {
     }
 }
 
-impl Q6 {
-    /// Checks `f(query (N, Lq, H), keys (N, L, H), w, v) -> scores (N, Lq, L)` against
-    /// `Score::Additive`: `w` maps 2H to H, `v` maps H to 1, both without bias.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Linear, &Linear) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q6 {
+    type Input = AdditiveCase;
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = Tolerance::LAYERS;
+
+    fn cases() -> Result<Vec<Case<AdditiveCase>>> {
         let case = |seed: u64, n: usize, lq: usize, l: usize, h: usize| -> Result<AdditiveCase> {
             let layers = seeded(seed, || Score::Additive.layers(h))?;
             let (Some(w), Some(v)) = layers else { return Err(candle_core::Error::Msg("the additive score has W and v".into())) };
             Ok((randn(seed + 1, &[n, lq, h])?, randn(seed + 2, &[n, l, h])?, w, v))
         };
-        let cases = || -> Result<Vec<Case<AdditiveCase>>> {
-            Ok(vec![
-                Case::new("a batch of 2, one query, 3 keys of 2 dimensions, W and v under seed 5", case(5, 2, 1, 3, 2)?),
-                Case::new("a batch of one, 3 queries, 4 keys of 3 dimensions, W and v under seed 13", case(13, 1, 3, 4, 3)?),
-                Case::new("a batch of 3, one query, a single key of 5 dimensions, W and v under seed 8", case(8, 3, 1, 1, 5)?),
-            ])
-        };
-        let mistakes: &[Mistake<AdditiveCase, Tensor>] = &[
+        Ok(vec![
+            Case::new("a batch of 2, one query, 3 keys of 2 dimensions, W and v under seed 5", case(5, 2, 1, 3, 2)?),
+            Case::new("a batch of one, 3 queries, 4 keys of 3 dimensions, W and v under seed 13", case(13, 1, 3, 4, 3)?),
+            Case::new("a batch of 3, one query, a single key of 5 dimensions, W and v under seed 8", case(8, 3, 1, 1, 5)?),
+        ])
+    }
+
+    fn reference((q, k, w, v): &AdditiveCase) -> Result<Tensor> {
+        Score::Additive.scores(q, k, Some(w), Some(v))
+    }
+
+    fn mistakes() -> Vec<Mistake<AdditiveCase, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The pair is [k; q]: the query comes first, `Tensor::cat(&[q, k], 3)`, as in W [q; k].",
                 answer: |(q, k, w, v)| v.forward(&w.forward(&pairs(q, k, false)?)?.tanh()?)?.squeeze(3),
@@ -140,15 +155,15 @@ impl Q6 {
                 sentence: "A softmax turned the scores into alphas: the score function returns the scores themselves, before any softmax.",
                 answer: |(q, k, w, v)| softmax(&Score::Additive.scores(q, k, Some(w), Some(v))?),
             },
-        ];
-        check(
-            &Self::INFO,
-            cases(),
-            |(q, k, w, v)| Score::Additive.scores(q, k, Some(w), Some(v)),
-            mistakes,
-            Tolerance::LAYERS,
-            |(q, k, w, v)| f(q, k, w, v),
-        )
+        ]
+    }
+}
+
+impl Q6 {
+    /// Checks `f(query (N, Lq, H), keys (N, L, H), w, v) -> scores (N, Lq, L)` against
+    /// `Score::Additive`: `w` maps 2H to H, `v` maps H to 1, both without bias.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Linear, &Linear) -> Result<Tensor>) -> Outcome {
+        Self::run(|(q, k, w, v)| f(q, k, w, v))
     }
 }
 
@@ -167,18 +182,24 @@ exercise! {
     }
 }
 
-impl Q7 {
-    /// Checks `f(query (N, Lq, H), keys (N, L, H)) -> scores (N, Lq, L)` against the crate's
-    /// cosine score.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            Ok(vec![
-                Case::new("a batch of 2, one query, 4 keys of 3 dimensions", (randn(71, &[2, 1, 3])?, randn(72, &[2, 4, 3])?)),
-                Case::new("a batch of one, 3 queries, a single key of 5 dimensions", (randn(73, &[1, 3, 5])?, randn(74, &[1, 1, 5])?)),
-                Case::new("a batch of 3, one query, 6 keys of 2 dimensions", (randn(75, &[3, 1, 2])?, randn(76, &[3, 6, 2])?)),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+impl Exercise for Q7 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("a batch of 2, one query, 4 keys of 3 dimensions", (randn(71, &[2, 1, 3])?, randn(72, &[2, 4, 3])?)),
+            Case::new("a batch of one, 3 queries, a single key of 5 dimensions", (randn(73, &[1, 3, 5])?, randn(74, &[1, 1, 5])?)),
+            Case::new("a batch of 3, one query, 6 keys of 2 dimensions", (randn(75, &[3, 1, 2])?, randn(76, &[3, 6, 2])?)),
+        ])
+    }
+
+    fn reference((q, k): &Self::Input) -> Result<Tensor> {
+        cosine_products(q, k)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "These are plain dot products: the cosine divides each by the lengths of the query and of the key.",
                 answer: |(q, k)| dot_products(q, k),
@@ -203,7 +224,14 @@ impl Q7 {
                     dot_products(&q.broadcast_div(&q.sqr()?.sum_keepdim(1)?.sqrt()?)?, &k.broadcast_div(&k.sqr()?.sum_keepdim(1)?.sqrt()?)?)
                 },
             },
-        ];
-        check(&Self::INFO, cases(), |(q, k)| cosine_products(q, k), mistakes, Tolerance::F32, |(q, k)| f(q, k))
+        ]
+    }
+}
+
+impl Q7 {
+    /// Checks `f(query (N, Lq, H), keys (N, L, H)) -> scores (N, Lq, L)` against the crate's
+    /// cosine score.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(q, k)| f(q, k))
     }
 }

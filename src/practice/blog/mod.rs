@@ -4,9 +4,11 @@
 //! the teacher-forcing targets of translation, and the Transformer encoder block.
 
 mod layers;
+mod lstm;
 mod padding;
 
 pub use layers::*;
+pub use lstm::*;
 pub use padding::*;
 
 use super::Info;

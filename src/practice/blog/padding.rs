@@ -4,9 +4,9 @@
 use crate::attention::padding_mask;
 use crate::data::TranslationBatch;
 use crate::models::TransformerEncoderBlock;
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use crate::train::{CrossEntropyLoss, Reduction};
 use candle_core::{DType, Device, Result, Tensor};
@@ -33,20 +33,25 @@ exercise! {
     }
 }
 
-impl Q5 {
-    /// Checks `f(ids (N, L) u32, pad_id) -> (N, L) u8`, 1 where the id is `pad_id`, against the
-    /// crate's `padding_mask` (0 or -inf, `(N, 1, L)`) read as PyTorch's `key_padding_mask`.
-    pub fn check(&self, f: impl Fn(&Tensor, u32) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, u32)>>> {
-            Ok(vec![
-                Case::new("3 sentences of lengths 4, 1 and 6, padding id 0", (padded(&[&[5, 6, 7, 8], &[9], &[4, 5, 6, 7, 8, 9]], 0)?, 0))
-                    .pad(0),
-                Case::new("one sentence of 5 tokens, no padding, padding id 0", (padded(&[&[4, 8, 6, 5, 7]], 0)?, 0)).pad(0),
-                Case::new("2 sentences of lengths 2 and 5, padding id 3", (padded(&[&[7, 8], &[9, 10, 11, 12, 13]], 3)?, 3)).pad(3),
-            ])
-        };
-        let reference = |(ids, pad): &(Tensor, u32)| padding_mask(ids, *pad)?.squeeze(1)?.ne(0f32);
-        let mistakes: &[Mistake<(Tensor, u32), Tensor>] = &[
+impl Exercise for Q5 {
+    type Input = (Tensor, u32);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("3 sentences of lengths 4, 1 and 6, padding id 0", (padded(&[&[5, 6, 7, 8], &[9], &[4, 5, 6, 7, 8, 9]], 0)?, 0))
+                .pad(0),
+            Case::new("one sentence of 5 tokens, no padding, padding id 0", (padded(&[&[4, 8, 6, 5, 7]], 0)?, 0)).pad(0),
+            Case::new("2 sentences of lengths 2 and 5, padding id 3", (padded(&[&[7, 8], &[9, 10, 11, 12, 13]], 3)?, 3)).pad(3),
+        ])
+    }
+
+    fn reference((ids, pad): &Self::Input) -> Result<Tensor> {
+        padding_mask(ids, *pad)?.squeeze(1)?.ne(0f32)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The mask is inverted: the block's key_padding_mask is true where a token is padding (ignore), not where it is a word (keep).",
                 answer: |(ids, pad)| ids.ne(*pad),
@@ -64,8 +69,15 @@ impl Q5 {
                 sentence: "The mask is float32: the block takes a u8 mask, 1 at the padding, as `ids.eq(pad_id)` gives it.",
                 answer: |(ids, pad)| ids.eq(*pad)?.to_dtype(DType::F32),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(ids, pad)| f(ids, *pad))
+        ]
+    }
+}
+
+impl Q5 {
+    /// Checks `f(ids (N, L) u32, pad_id) -> (N, L) u8`, 1 where the id is `pad_id`, against the
+    /// crate's `padding_mask` (0 or -inf, `(N, 1, L)`) read as PyTorch's `key_padding_mask`.
+    pub fn check(&self, f: impl Fn(&Tensor, u32) -> Result<Tensor>) -> Outcome {
+        Self::run(|(ids, pad)| f(ids, *pad))
     }
 }
 
@@ -97,34 +109,38 @@ exercise! {
     }
 }
 
-impl Q6 {
-    /// Checks `f(logits (N, T, V), targets (N, T) u32, pad_id) -> scalar` against the crate's
-    /// `CrossEntropyLoss::new().ignore_index(pad_id)`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, u32) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q6 {
+    type Input = LossCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let case = |seed, rows: &[&[u32]], vocab: usize, pad: u32| -> Result<LossCase> {
             let targets = padded(rows, pad)?;
             let (n, t) = targets.dims2()?;
             Ok((randn(seed, &[n, t, vocab])?, targets, pad))
         };
-        let cases = || -> Result<Vec<Case<LossCase>>> {
-            Ok(vec![
-                Case::new("2 targets of lengths 5 and 2, 7 words, padding id 0, seed 51", case(51, &[&[3, 4, 5, 6, 2], &[6, 2]], 7, 0)?)
-                    .pad(0),
-                Case::new(
-                    "3 targets of lengths 2, 6 and 1, 11 words, padding id 0, seed 52",
-                    case(52, &[&[9, 2], &[3, 10, 4, 8, 5, 2], &[2]], 11, 0)?,
-                )
-                .pad(0),
-                Case::new("one target of one word, 4 words, padding id 0, seed 53", case(53, &[&[3]], 4, 0)?).pad(0),
-                Case::new(
-                    "3 targets of lengths 4, 1 and 3, 9 words among them id 0, padding id 5, seed 54",
-                    case(54, &[&[0, 7, 2, 8], &[1], &[6, 0, 3]], 9, 5)?,
-                )
-                .pad(5),
-            ])
-        };
-        let reference = |(logits, targets, pad): &LossCase| CrossEntropyLoss::new().ignore_index(*pad as i64).forward(logits, targets);
-        let mistakes: &[Mistake<LossCase, Tensor>] = &[
+        Ok(vec![
+            Case::new("2 targets of lengths 5 and 2, 7 words, padding id 0, seed 51", case(51, &[&[3, 4, 5, 6, 2], &[6, 2]], 7, 0)?).pad(0),
+            Case::new(
+                "3 targets of lengths 2, 6 and 1, 11 words, padding id 0, seed 52",
+                case(52, &[&[9, 2], &[3, 10, 4, 8, 5, 2], &[2]], 11, 0)?,
+            )
+            .pad(0),
+            Case::new("one target of one word, 4 words, padding id 0, seed 53", case(53, &[&[3]], 4, 0)?).pad(0),
+            Case::new(
+                "3 targets of lengths 4, 1 and 3, 9 words among them id 0, padding id 5, seed 54",
+                case(54, &[&[0, 7, 2, 8], &[1], &[6, 0, 3]], 9, 5)?,
+            )
+            .pad(5),
+        ])
+    }
+
+    fn reference((logits, targets, pad): &Self::Input) -> Result<Tensor> {
+        CrossEntropyLoss::new().ignore_index(*pad as i64).forward(logits, targets)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The padding is counted in the loss: positions whose target is pad_id must add nothing and not count in the mean (ignore_index).",
                 answer: |c| per_target(c)?.mean_all(),
@@ -156,8 +172,15 @@ impl Q6 {
                     ((per_target(c)? * &keep)?.sum(1)? / keep.sum(1)?)?.mean_all()
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(logits, targets, pad)| f(logits, targets, *pad))
+        ]
+    }
+}
+
+impl Q6 {
+    /// Checks `f(logits (N, T, V), targets (N, T) u32, pad_id) -> scalar` against the crate's
+    /// `CrossEntropyLoss::new().ignore_index(pad_id)`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, u32) -> Result<Tensor>) -> Outcome {
+        Self::run(|(logits, targets, pad)| f(logits, targets, *pad))
     }
 }
 
@@ -176,26 +199,31 @@ exercise! {
     }
 }
 
-impl Q7 {
-    /// Checks `f(tgt (N, T) u32) -> (decoder input (N, T - 1), decoder target (N, T - 1))` against
-    /// the crate's `TranslationBatch::tgt_input` and `tgt_output`.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+impl Exercise for Q7 {
+    type Input = TranslationBatch;
+    type Answer = (Tensor, Tensor);
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let batch = |targets: &[&[u32]]| -> Result<TranslationBatch> {
             let pairs: Vec<(Vec<u32>, Vec<u32>)> = targets.iter().map(|t| (vec![4, 5], t.to_vec())).collect();
             TranslationBatch::from_pairs(&pairs)
         };
-        let cases = || -> Result<Vec<Case<TranslationBatch>>> {
-            Ok(vec![
-                Case::new(
-                    "3 targets of 5, 3 and 7 tokens (<sos> and <eos> included), padded",
-                    batch(&[&[1, 8, 9, 10, 2], &[1, 7, 2], &[1, 4, 5, 6, 7, 8, 2]])?,
-                ),
-                Case::new("one target of two tokens, <sos> <eos>", batch(&[&[1, 2]])?),
-                Case::new("2 targets of 4 tokens, no padding", batch(&[&[1, 5, 6, 2], &[1, 9, 3, 2]])?),
-            ])
-        };
-        let reference = |b: &TranslationBatch| Ok((b.tgt_input()?, b.tgt_output()?));
-        let mistakes: &[Mistake<TranslationBatch, (Tensor, Tensor)>] = &[
+        Ok(vec![
+            Case::new(
+                "3 targets of 5, 3 and 7 tokens (<sos> and <eos> included), padded",
+                batch(&[&[1, 8, 9, 10, 2], &[1, 7, 2], &[1, 4, 5, 6, 7, 8, 2]])?,
+            ),
+            Case::new("one target of two tokens, <sos> <eos>", batch(&[&[1, 2]])?),
+            Case::new("2 targets of 4 tokens, no padding", batch(&[&[1, 5, 6, 2], &[1, 9, 3, 2]])?),
+        ])
+    }
+
+    fn reference(b: &Self::Input) -> Result<(Tensor, Tensor)> {
+        Ok((b.tgt_input()?, b.tgt_output()?))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, (Tensor, Tensor)>> {
+        vec![
             Mistake {
                 sentence: "The target is not shifted: fed the token it must predict, the decoder learns to copy. Its input stops one step early; its target starts one step late.",
                 answer: |b| Ok((b.tgt.clone(), b.tgt.clone())),
@@ -220,8 +248,15 @@ impl Q7 {
                     Ok((b.tgt.clone(), Tensor::cat(&[&b.tgt.narrow(1, 1, t - 1)?, &pad], 1)?))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |b| f(&b.tgt))
+        ]
+    }
+}
+
+impl Q7 {
+    /// Checks `f(tgt (N, T) u32) -> (decoder input (N, T - 1), decoder target (N, T - 1))` against
+    /// the crate's `TranslationBatch::tgt_input` and `tgt_output`.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+        Self::run(|b| f(&b.tgt))
     }
 }
 
@@ -253,10 +288,11 @@ exercise! {
     }
 }
 
-impl Q8 {
-    /// Checks `f(block, x (L, N, E), key_padding_mask (N, L) or None) -> (L, N, E)` against the
-    /// crate's `TransformerEncoderBlock::forward` (dropout 0).
-    pub fn check(&self, f: impl Fn(&TransformerEncoderBlock, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q8 {
+    type Input = BlockCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let case = |seed, e: usize, heads: usize, ffn: usize, lengths: &[usize], masked: bool| -> Result<BlockCase> {
             let block = seeded(seed, || TransformerEncoderBlock::new(e, heads, ffn, 0.0))?;
             let l = lengths.iter().copied().max().unwrap_or(1);
@@ -264,21 +300,25 @@ impl Q8 {
             let mask = Tensor::from_vec(ignore, (lengths.len(), l), &Device::Cpu)?;
             Ok((block, randn(seed + 1, &[l, lengths.len(), e])?, masked.then_some(mask)))
         };
-        let cases = || -> Result<Vec<Case<BlockCase>>> {
-            Ok(vec![
-                Case::new(
-                    "2 sentences of lengths 4 and 1, 6 features in 3 heads, a feed-forward of 10, seed 61",
-                    case(61, 6, 3, 10, &[4, 1], true)?,
-                ),
-                Case::new("one token, a batch of one, no mask, 4 features in one head, seed 62", case(62, 4, 1, 8, &[1], false)?),
-                Case::new(
-                    "3 sentences of lengths 3, 7 and 5, 8 features in 4 heads, a feed-forward of 12, seed 63",
-                    case(63, 8, 4, 12, &[3, 7, 5], true)?,
-                ),
-            ])
-        };
-        let reference = |(block, x, mask): &BlockCase| block.clone().forward(x, mask.as_ref());
-        let mistakes: &[Mistake<BlockCase, Tensor>] = &[
+        Ok(vec![
+            Case::new(
+                "2 sentences of lengths 4 and 1, 6 features in 3 heads, a feed-forward of 10, seed 61",
+                case(61, 6, 3, 10, &[4, 1], true)?,
+            ),
+            Case::new("one token, a batch of one, no mask, 4 features in one head, seed 62", case(62, 4, 1, 8, &[1], false)?),
+            Case::new(
+                "3 sentences of lengths 3, 7 and 5, 8 features in 4 heads, a feed-forward of 12, seed 63",
+                case(63, 8, 4, 12, &[3, 7, 5], true)?,
+            ),
+        ])
+    }
+
+    fn reference((block, x, mask): &Self::Input) -> Result<Tensor> {
+        block.clone().forward(x, mask.as_ref())
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The padding mask never reached the attention: pass it as the attention's key_padding_mask, or the words attend to the padding too.",
                 answer: |c| block_with(c, false, true, true, false),
@@ -309,7 +349,14 @@ impl Q8 {
                     y + block.ffn_out.forward(&block.ffn_in.forward(x)?.relu()?)?
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(block, x, mask)| f(block, x, mask.as_ref()))
+        ]
+    }
+}
+
+impl Q8 {
+    /// Checks `f(block, x (L, N, E), key_padding_mask (N, L) or None) -> (L, N, E)` against the
+    /// crate's `TransformerEncoderBlock::forward` (dropout 0).
+    pub fn check(&self, f: impl Fn(&TransformerEncoderBlock, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+        Self::run(|(block, x, mask)| f(block, x, mask.as_ref()))
     }
 }

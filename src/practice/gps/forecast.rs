@@ -5,7 +5,8 @@ use super::{F64, fitted, points, rows, tensor, trajectories};
 use crate::data::Trajectories;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use crate::train::{LeadingFeatures, Loss, MSELoss};
 use candle_core::{IndexOp, Result, Tensor};
@@ -25,24 +26,30 @@ exercise! {
     }
 }
 
-impl Q4 {
-    /// Checks `f(sources (N, L, 3), target_len) -> (N, target_len, 3)` against the crate's
-    /// `Trajectories::repeat_last`.
-    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q4 {
+    type Input = (Trajectories, Tensor, usize);
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = F64;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let case = |seed, n, seq_len, pred_len| -> Result<(Trajectories, Tensor, usize)> {
             let t = trajectories(seed, n, seq_len, pred_len, 15.0)?;
             let sources = points(&t)?.0;
             Ok((t, sources, pred_len))
         };
-        let cases = || -> Result<Vec<Case<(Trajectories, Tensor, usize)>>> {
-            Ok(vec![
-                Case::new("4 trajectories, 6 observed points, 2 to predict, seed 11", case(11, 4, 6, 2)?),
-                Case::new("a batch of one, one observed point, 4 to predict, seed 12", case(12, 1, 1, 4)?),
-                Case::new("3 trajectories, 2 observed points, 5 to predict, seed 13", case(13, 3, 2, 5)?),
-            ])
-        };
-        let reference = |(t, _, p): &(Trajectories, Tensor, usize)| tensor(&t.repeat_last()?, &[t.len(), *p, 3]);
-        let mistakes: &[Mistake<(Trajectories, Tensor, usize), Tensor>] = &[
+        Ok(vec![
+            Case::new("4 trajectories, 6 observed points, 2 to predict, seed 11", case(11, 4, 6, 2)?),
+            Case::new("a batch of one, one observed point, 4 to predict, seed 12", case(12, 1, 1, 4)?),
+            Case::new("3 trajectories, 2 observed points, 5 to predict, seed 13", case(13, 3, 2, 5)?),
+        ])
+    }
+
+    fn reference((t, _, p): &Self::Input) -> Result<Tensor> {
+        tensor(&t.repeat_last()?, &[t.len(), *p, 3])
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "That repeats the first observed point: the walk starts from the last one, `sources[:, -1:]`.",
                 answer: |(_, x, p)| x.i((.., ..1))?.repeat((1, *p, 1)),
@@ -65,8 +72,15 @@ impl Q4 {
                     x.i((.., l - 1..))?.repeat((*p, 1, 1))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, F64, |(_, x, p)| f(x, *p))
+        ]
+    }
+}
+
+impl Q4 {
+    /// Checks `f(sources (N, L, 3), target_len) -> (N, target_len, 3)` against the crate's
+    /// `Trajectories::repeat_last`.
+    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
+        Self::run(|(_, x, p)| f(x, *p))
     }
 }
 
@@ -85,19 +99,24 @@ exercise! {
     }
 }
 
-impl Q5 {
-    /// Checks `f(prediction (N, M, 3), target (N, M, 3)) -> scalar` against the crate's
-    /// `LeadingFeatures::new(MSELoss, 2)`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            Ok(vec![
-                Case::new("a batch of 4 forecasts of 3 points (4, 3, 3)", (randn(41, &[4, 3, 3])?, randn(42, &[4, 3, 3])?)),
-                Case::new("one point (1, 1, 3)", (randn(43, &[1, 1, 3])?, randn(44, &[1, 1, 3])?)),
-                Case::new("6 forecasts of 7 points (6, 7, 3)", (randn(45, &[6, 7, 3])?, randn(46, &[6, 7, 3])?)),
-            ])
-        };
-        let reference = |(p, t): &(Tensor, Tensor)| LeadingFeatures::new(MSELoss, 2).loss(p, t);
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+impl Exercise for Q5 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("a batch of 4 forecasts of 3 points (4, 3, 3)", (randn(41, &[4, 3, 3])?, randn(42, &[4, 3, 3])?)),
+            Case::new("one point (1, 1, 3)", (randn(43, &[1, 1, 3])?, randn(44, &[1, 1, 3])?)),
+            Case::new("6 forecasts of 7 points (6, 7, 3)", (randn(45, &[6, 7, 3])?, randn(46, &[6, 7, 3])?)),
+        ])
+    }
+
+    fn reference((p, t): &Self::Input) -> Result<Tensor> {
+        LeadingFeatures::new(MSELoss, 2).loss(p, t)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The timestamp is in the loss: keep only the first two features, `[:, :, :2]`, latitude and longitude.",
                 answer: |(p, t)| MSELoss.loss(p, t),
@@ -118,8 +137,15 @@ impl Q5 {
                 sentence: "That is the mean absolute error: the loss squares the differences before averaging them.",
                 answer: |(p, t)| (p.i((.., .., ..2))? - t.i((.., .., ..2))?)?.abs()?.mean_all(),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(p, t)| f(p, t))
+        ]
+    }
+}
+
+impl Q5 {
+    /// Checks `f(prediction (N, M, 3), target (N, M, 3)) -> scalar` against the crate's
+    /// `LeadingFeatures::new(MSELoss, 2)`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(p, t)| f(p, t))
     }
 }
 
@@ -142,23 +168,30 @@ exercise! {
     }
 }
 
-impl Q6 {
-    /// Checks `f(observed (N, L, 3), future (N, M, 3)) -> (N, L + M, 3)` against the crate's
-    /// `Trajectories::full_tensor`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q6 {
+    type Input = JoinCase;
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = F64;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let case = |seed, n, seq_len, pred_len| -> Result<JoinCase> {
             let t = trajectories(seed, n, seq_len, pred_len, 15.0)?;
             let scaled = t.scaled(&fitted(&points(&t)?.0, (0.0, 1.0))?)?;
             Ok((scaled.clone(), scaled.sources_tensor()?, scaled.targets_tensor()?))
         };
-        let cases = || -> Result<Vec<Case<JoinCase>>> {
-            Ok(vec![
-                Case::new("4 scaled trajectories, 3 observed and 3 future points, seed 21", case(21, 4, 3, 3)?),
-                Case::new("a batch of one, 5 observed and 1 future point, seed 22", case(22, 1, 5, 1)?),
-                Case::new("6 trajectories, 2 observed and 4 future points, seed 23", case(23, 6, 2, 4)?),
-            ])
-        };
-        let mistakes: &[Mistake<JoinCase, Tensor>] = &[
+        Ok(vec![
+            Case::new("4 scaled trajectories, 3 observed and 3 future points, seed 21", case(21, 4, 3, 3)?),
+            Case::new("a batch of one, 5 observed and 1 future point, seed 22", case(22, 1, 5, 1)?),
+            Case::new("6 trajectories, 2 observed and 4 future points, seed 23", case(23, 6, 2, 4)?),
+        ])
+    }
+
+    fn reference((t, _, _): &Self::Input) -> Result<Tensor> {
+        t.full_tensor()
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The future points come first: the observed points lead, the encoder reads the first input_len points.",
                 answer: |(_, o, fu)| Tensor::cat(&[fu, o], 1),
@@ -175,8 +208,15 @@ impl Q6 {
                 sentence: "`stack` adds a new dimension (and needs equal lengths): `Tensor::cat` joins the points along the existing steps dimension, 1.",
                 answer: |(_, o, fu)| Tensor::stack(&[o, fu], 1),
             },
-        ];
-        check(&Self::INFO, cases(), |(t, _, _)| t.full_tensor(), mistakes, F64, |(_, o, fu)| f(o, fu))
+        ]
+    }
+}
+
+impl Q6 {
+    /// Checks `f(observed (N, L, 3), future (N, M, 3)) -> (N, L + M, 3)` against the crate's
+    /// `Trajectories::full_tensor`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(_, o, fu)| f(o, fu))
     }
 }
 
@@ -199,10 +239,12 @@ exercise! {
     }
 }
 
-impl Q7 {
-    /// Checks `f(last_point (N, 1, 3), steps (N, M, 2), interval_minutes) -> (N, M, 3)` against
-    /// the future points of the crate's `generate_gps_trajectories`, in `f64` to `1e-10`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, f64) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q7 {
+    type Input = WalkCase;
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = F64;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let case = |seed, n, seq_len, pred_len, interval| -> Result<WalkCase> {
             let t = trajectories(seed, n, seq_len, pred_len, interval)?;
             let (sources, targets) = points(&t)?;
@@ -211,16 +253,20 @@ impl Q7 {
             let steps = (targets - before)?.i((.., .., ..2))?.contiguous()?;
             Ok((t, last, steps, interval))
         };
-        let cases = || -> Result<Vec<Case<WalkCase>>> {
-            Ok(vec![
-                Case::new("4 trajectories, 4 future points 15 minutes apart, seed 31", case(31, 4, 5, 4, 15.0)?),
-                Case::new("a batch of one, 6 future points 5 minutes apart, seed 32", case(32, 1, 3, 6, 5.0)?),
-                Case::new("3 trajectories, one future point an hour on, seed 33", case(33, 3, 2, 1, 60.0)?),
-            ])
-        };
-        let reference = |(t, _, _, _): &WalkCase| tensor(&t.targets, &[t.len(), t.pred_len, 3]);
+        Ok(vec![
+            Case::new("4 trajectories, 4 future points 15 minutes apart, seed 31", case(31, 4, 5, 4, 15.0)?),
+            Case::new("a batch of one, 6 future points 5 minutes apart, seed 32", case(32, 1, 3, 6, 5.0)?),
+            Case::new("3 trajectories, one future point an hour on, seed 33", case(33, 3, 2, 1, 60.0)?),
+        ])
+    }
+
+    fn reference((t, _, _, _): &Self::Input) -> Result<Tensor> {
+        tensor(&t.targets, &[t.len(), t.pred_len, 3])
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
         const NOT_A_WALK: &str = "Every future point steps from the last observed point: in a walk each point steps from the one before it, so the steps add up.";
-        let mistakes: &[Mistake<WalkCase, Tensor>] = &[
+        vec![
             Mistake {
                 sentence: "The timestamps moved by interval_minutes: they are seconds, so each point is interval_minutes * 60 later.",
                 answer: |(_, last, steps, interval)| walk(last, &steps.cumsum(1)?, *interval, true),
@@ -243,8 +289,15 @@ impl Q7 {
                     Tensor::cat(&[last, &walked.i((.., ..m - 1))?], 1)
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, F64, |(_, last, steps, interval)| f(last, steps, *interval))
+        ]
+    }
+}
+
+impl Q7 {
+    /// Checks `f(last_point (N, 1, 3), steps (N, M, 2), interval_minutes) -> (N, M, 3)` against
+    /// the future points of the crate's `generate_gps_trajectories`, in `f64` to `1e-10`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, f64) -> Result<Tensor>) -> Outcome {
+        Self::run(|(_, last, steps, interval)| f(last, steps, *interval))
     }
 }
 

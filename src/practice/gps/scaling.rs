@@ -5,7 +5,8 @@ use super::{F64, fitted, points, through, trajectories};
 use crate::data::MinMaxScaler;
 use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, uniform};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -24,24 +25,29 @@ exercise! {
     }
 }
 
-impl Q1 {
-    /// Checks `f(sequences (N, L, F)) -> (data_min (F,), data_max (F,))`.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Tensor>>> {
-            Ok(vec![
-                Case::new("6 trajectories of 4 observed points (6, 4, 3), seed 3", points(&trajectories(3, 6, 4, 2, 15.0)?)?.0),
-                Case::new("one trajectory of 7 points (1, 7, 3), seed 8", points(&trajectories(8, 1, 7, 1, 15.0)?)?.0),
-                Case::new("two features, 5 sequences of 2 steps (5, 2, 2)", randn(31, &[5, 2, 2])?.to_dtype(DType::F64)?),
-            ])
-        };
-        let reference = |x: &Tensor| {
-            let scaler = fitted(x, (0.0, 1.0))?;
-            let dev = &Device::Cpu;
-            Ok((Tensor::new(scaler.data_min.as_slice(), dev)?, Tensor::new(scaler.data_max.as_slice(), dev)?))
-        };
+impl Exercise for Q1 {
+    type Input = Tensor;
+    type Answer = (Tensor, Tensor);
+    const TOLERANCE: Tolerance = F64;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("6 trajectories of 4 observed points (6, 4, 3), seed 3", points(&trajectories(3, 6, 4, 2, 15.0)?)?.0),
+            Case::new("one trajectory of 7 points (1, 7, 3), seed 8", points(&trajectories(8, 1, 7, 1, 15.0)?)?.0),
+            Case::new("two features, 5 sequences of 2 steps (5, 2, 2)", randn(31, &[5, 2, 2])?.to_dtype(DType::F64)?),
+        ])
+    }
+
+    fn reference(x: &Self::Input) -> Result<(Tensor, Tensor)> {
+        let scaler = fitted(x, (0.0, 1.0))?;
+        let dev = &Device::Cpu;
+        Ok((Tensor::new(scaler.data_min.as_slice(), dev)?, Tensor::new(scaler.data_max.as_slice(), dev)?))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, (Tensor, Tensor)>> {
         const GLOBAL: &str =
             "That is one minimum and one maximum over all the features at once: each feature (latitude, longitude, time) gets its own.";
-        let mistakes: &[Mistake<Tensor, (Tensor, Tensor)>] = &[
+        vec![
             Mistake {
                 sentence: "That is a minimum and a maximum per sequence, (N, F): the scaler takes them over every point of every sequence together.",
                 answer: |x| Ok((x.min(1)?, x.max(1)?)),
@@ -72,8 +78,14 @@ impl Q1 {
                     Ok((x.min_all()?.broadcast_as(f)?.contiguous()?, x.max_all()?.broadcast_as(f)?.contiguous()?))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, F64, |x| f(x))
+        ]
+    }
+}
+
+impl Q1 {
+    /// Checks `f(sequences (N, L, F)) -> (data_min (F,), data_max (F,))`.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<(Tensor, Tensor)>) -> Outcome {
+        Self::run(|x| f(x))
     }
 }
 
@@ -119,30 +131,36 @@ exercise! {
     }
 }
 
-impl Q2 {
-    /// Checks `f(x (N, L, F), data_min (F,), data_max (F,), feature_range) -> (N, L, F)`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, (f64, f64)) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Scaled>>> {
-            let (train, future) = points(&trajectories(4, 8, 5, 3, 15.0)?)?;
-            let other = points(&trajectories(6, 1, 6, 1, 15.0)?)?.0;
-            let fit_on = randn(32, &[4, 3, 2])?.to_dtype(DType::F64)?;
-            Ok(vec![
-                Case::new(
-                    "fitted on 8 trajectories' observed points (seed 4), their future points (8, 3, 3), range (0, 1)",
-                    Scaled::new(&train, (0.0, 1.0), future)?,
-                ),
-                Case::new(
-                    "fitted as above, a batch of one other trajectory (1, 6, 3), range (-1, 1)",
-                    Scaled::new(&train, (-1.0, 1.0), other)?,
-                ),
-                Case::new(
-                    "two features (3, 4, 2), range (2, 5)",
-                    Scaled::new(&fit_on, (2.0, 5.0), uniform(33, &[3, 4, 2], -3.0, 3.0)?.to_dtype(DType::F64)?)?,
-                ),
-            ])
-        };
-        let reference = |c: &Scaled| through(&c.scaler, &c.x, false);
-        let mistakes: &[Mistake<Scaled, Tensor>] = &[
+impl Exercise for Q2 {
+    type Input = Scaled;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        let (train, future) = points(&trajectories(4, 8, 5, 3, 15.0)?)?;
+        let other = points(&trajectories(6, 1, 6, 1, 15.0)?)?.0;
+        let fit_on = randn(32, &[4, 3, 2])?.to_dtype(DType::F64)?;
+        Ok(vec![
+            Case::new(
+                "fitted on 8 trajectories' observed points (seed 4), their future points (8, 3, 3), range (0, 1)",
+                Scaled::new(&train, (0.0, 1.0), future)?,
+            ),
+            Case::new(
+                "fitted as above, a batch of one other trajectory (1, 6, 3), range (-1, 1)",
+                Scaled::new(&train, (-1.0, 1.0), other)?,
+            ),
+            Case::new(
+                "two features (3, 4, 2), range (2, 5)",
+                Scaled::new(&fit_on, (2.0, 5.0), uniform(33, &[3, 4, 2], -3.0, 3.0)?.to_dtype(DType::F64)?)?,
+            ),
+        ])
+    }
+
+    fn reference(c: &Self::Input) -> Result<Tensor> {
+        through(&c.scaler, &c.x, false)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "You divided by the maximum: divide by the range, data_max - data_min, so that the maximum lands on the top of the feature range.",
                 answer: |c| {
@@ -177,8 +195,14 @@ impl Q2 {
                     c.x.broadcast_sub(&min)?.broadcast_div(&(max - &min)?)?.affine(hi - lo, lo)
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |c| f(&c.x, &c.data_min, &c.data_max, c.scaler.feature_range))
+        ]
+    }
+}
+
+impl Q2 {
+    /// Checks `f(x (N, L, F), data_min (F,), data_max (F,), feature_range) -> (N, L, F)`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, (f64, f64)) -> Result<Tensor>) -> Outcome {
+        Self::run(|c| f(&c.x, &c.data_min, &c.data_max, c.scaler.feature_range))
     }
 }
 
@@ -197,31 +221,37 @@ exercise! {
     }
 }
 
-impl Q3 {
-    /// Checks `f(x_scaled (N, L, F), data_min (F,), data_max (F,), feature_range) -> (N, L, F)`,
-    /// to `1e-10` of the reference: the timestamps are about 1.7e9 seconds.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, (f64, f64)) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Scaled>>> {
-            let (train, future) = points(&trajectories(9, 7, 5, 3, 15.0)?)?;
-            let scaled_future = through(&fitted(&train, (0.0, 1.0))?, &future, false)?;
-            let fit_on = randn(34, &[4, 3, 2])?.to_dtype(DType::F64)?;
-            Ok(vec![
-                Case::new(
-                    "7 trajectories' future points, scaled (7, 3, 3), range (0, 1), seed 9",
-                    Scaled::new(&train, (0.0, 1.0), scaled_future)?,
-                ),
-                Case::new(
-                    "a model's output for a batch of one (1, 4, 3), range (-1, 1)",
-                    Scaled::new(&train, (-1.0, 1.0), uniform(35, &[1, 4, 3], -1.2, 1.2)?.to_dtype(DType::F64)?)?,
-                ),
-                Case::new(
-                    "two features (2, 5, 2), range (2, 5)",
-                    Scaled::new(&fit_on, (2.0, 5.0), uniform(36, &[2, 5, 2], 1.0, 6.0)?.to_dtype(DType::F64)?)?,
-                ),
-            ])
-        };
-        let reference = |c: &Scaled| through(&c.scaler, &c.x, true);
-        let mistakes: &[Mistake<Scaled, Tensor>] = &[
+impl Exercise for Q3 {
+    type Input = Scaled;
+    type Answer = Tensor;
+    const TOLERANCE: Tolerance = F64;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        let (train, future) = points(&trajectories(9, 7, 5, 3, 15.0)?)?;
+        let scaled_future = through(&fitted(&train, (0.0, 1.0))?, &future, false)?;
+        let fit_on = randn(34, &[4, 3, 2])?.to_dtype(DType::F64)?;
+        Ok(vec![
+            Case::new(
+                "7 trajectories' future points, scaled (7, 3, 3), range (0, 1), seed 9",
+                Scaled::new(&train, (0.0, 1.0), scaled_future)?,
+            ),
+            Case::new(
+                "a model's output for a batch of one (1, 4, 3), range (-1, 1)",
+                Scaled::new(&train, (-1.0, 1.0), uniform(35, &[1, 4, 3], -1.2, 1.2)?.to_dtype(DType::F64)?)?,
+            ),
+            Case::new(
+                "two features (2, 5, 2), range (2, 5)",
+                Scaled::new(&fit_on, (2.0, 5.0), uniform(36, &[2, 5, 2], 1.0, 6.0)?.to_dtype(DType::F64)?)?,
+            ),
+        ])
+    }
+
+    fn reference(c: &Self::Input) -> Result<Tensor> {
+        through(&c.scaler, &c.x, true)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "That is the transform's formula again: the inverse multiplies by the range and adds the minimum, where the transform subtracted and divided.",
                 answer: |c| {
@@ -254,7 +284,14 @@ impl Q3 {
                     c.x.affine(hi - lo, -lo * (hi - lo))?.broadcast_mul(&c.range()?)?.broadcast_add(&c.data_min)
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, F64, |c| f(&c.x, &c.data_min, &c.data_max, c.scaler.feature_range))
+        ]
+    }
+}
+
+impl Q3 {
+    /// Checks `f(x_scaled (N, L, F), data_min (F,), data_max (F,), feature_range) -> (N, L, F)`,
+    /// to `1e-10` of the reference: the timestamps are about 1.7e9 seconds.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, (f64, f64)) -> Result<Tensor>) -> Outcome {
+        Self::run(|c| f(&c.x, &c.data_min, &c.data_max, c.scaler.feature_range))
     }
 }

@@ -5,9 +5,9 @@ use super::{padded, zeroed};
 use crate::attention::{source_mask, subsequent_mask};
 use crate::models::{DecoderSelfAttn, EncoderDecoderSelfAttn, EncoderSelfAttn};
 use crate::nn::Walk;
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Invariant, Mistake, Outcome, check, check_with};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Invariant, Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{IndexOp, Result, Tensor};
 
@@ -34,29 +34,35 @@ exercise! {
     }
 }
 
-impl Q6 {
-    /// Checks `f(encoder, query (N, L, F), mask (N, 1, L)) -> (N, L, d_model)` against the crate's
-    /// `EncoderSelfAttn::forward`.
-    pub fn check(&self, f: impl Fn(&mut EncoderSelfAttn, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q6 {
+    type Input = EncCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let encoder = |seed, heads, d_model, ff, features| seeded(seed, || EncoderSelfAttn::new(heads, d_model, ff, Some(features)));
-        let cases = || -> Result<Vec<Case<EncCase>>> {
-            let (x, mask) = padded(51, (3, 4, 2), &[1, 0, 2])?;
-            Ok(vec![
-                Case::new(
-                    "EncoderSelfAttn(3, 2, 10, 2) under seed 5, a padded batch of 3 (3, 4, 2) with its source mask",
-                    (encoder(5, 3, 2, 10, 2)?, x, Some(mask)),
-                ),
-                Case::new(
-                    "EncoderSelfAttn(2, 4, 8, 3) under seed 8, a batch of one, one step (1, 1, 3), no mask",
-                    (encoder(8, 2, 4, 8, 3)?, randn(52, &[1, 1, 3])?, None),
-                ),
-                Case::new(
-                    "EncoderSelfAttn(1, 6, 5, 2) under seed 17, (2, 7, 2), no mask",
-                    (encoder(17, 1, 6, 5, 2)?, randn(53, &[2, 7, 2])?, None),
-                ),
-            ])
-        };
-        let mistakes: &[Mistake<EncCase, Tensor>] = &[
+        let (x, mask) = padded(51, (3, 4, 2), &[1, 0, 2])?;
+        Ok(vec![
+            Case::new(
+                "EncoderSelfAttn(3, 2, 10, 2) under seed 5, a padded batch of 3 (3, 4, 2) with its source mask",
+                (encoder(5, 3, 2, 10, 2)?, x, Some(mask)),
+            ),
+            Case::new(
+                "EncoderSelfAttn(2, 4, 8, 3) under seed 8, a batch of one, one step (1, 1, 3), no mask",
+                (encoder(8, 2, 4, 8, 3)?, randn(52, &[1, 1, 3])?, None),
+            ),
+            Case::new(
+                "EncoderSelfAttn(1, 6, 5, 2) under seed 17, (2, 7, 2), no mask",
+                (encoder(17, 1, 6, 5, 2)?, randn(53, &[2, 7, 2])?, None),
+            ),
+        ])
+    }
+
+    fn reference((e, x, m): &Self::Input) -> Result<Tensor> {
+        e.clone().forward(x, m.as_ref())
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The mask is not used: the padded points get attention. Pass it to the heads, `self_attn_heads.forward(query, mask)`.",
                 answer: |(e, x, _)| e.clone().forward(x, None),
@@ -73,15 +79,15 @@ impl Q6 {
                 sentence: "The mask is inverted: the heads attend only to the padded points. The source mask is 1 on the points to keep; pass it as it is.",
                 answer: |(e, x, m)| e.clone().forward(x, flipped(m.as_ref())?.as_ref()),
             },
-        ];
-        check(
-            &Self::INFO,
-            cases(),
-            |(e, x, m)| e.clone().forward(x, m.as_ref()),
-            mistakes,
-            Tolerance::F32,
-            |(e, x, m)| f(&mut e.clone(), x, m.as_ref()),
-        )
+        ]
+    }
+}
+
+impl Q6 {
+    /// Checks `f(encoder, query (N, L, F), mask (N, 1, L)) -> (N, L, d_model)` against the crate's
+    /// `EncoderSelfAttn::forward`.
+    pub fn check(&self, f: impl Fn(&mut EncoderSelfAttn, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+        Self::run(|(e, x, m)| f(&mut e.clone(), x, m.as_ref()))
     }
 }
 
@@ -104,38 +110,42 @@ exercise! {
     }
 }
 
-impl Q7 {
-    /// Checks `f(decoder, query (N, Lt, F), source_mask (N, 1, L), target_mask (1, Lt, Lt)) -> (N, Lt, F)`
-    /// against the crate's `DecoderSelfAttn::forward`; the decoder's cross-attention already has
-    /// the encoder's states.
-    #[allow(clippy::type_complexity)]
-    pub fn check(&self, f: impl Fn(&mut DecoderSelfAttn, &Tensor, Option<&Tensor>, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q7 {
+    type Input = DecCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let decoder = |seed, heads, d_model, ff, features, states: &Tensor| {
             let mut d = seeded(seed, || DecoderSelfAttn::new(heads, d_model, ff, Some(features)))?;
             d.init_keys(states)?;
             Ok::<_, candle_core::Error>(d)
         };
-        let cases = || -> Result<Vec<Case<DecCase>>> {
-            let (_, source_mask) = padded(61, (2, 4, 2), &[2, 0])?;
-            let one = decoder(6, 3, 2, 10, 2, &randn(62, &[2, 4, 2])?)?;
-            let two = decoder(9, 2, 4, 6, 3, &randn(63, &[1, 3, 4])?)?;
-            let three = decoder(14, 1, 2, 4, 2, &randn(64, &[3, 2, 2])?)?;
-            Ok(vec![
-                Case::new(
-                    "DecoderSelfAttn(3, 2, 10, 2) under seed 6, a padded source of 4 steps (batch of 2) with its mask, a shifted target of 3 steps under subsequent_mask(3)",
-                    (one, randn(65, &[2, 3, 2])?, Some(source_mask), Some(subsequent_mask(3)?)),
-                ),
-                Case::new(
-                    "DecoderSelfAttn(2, 4, 6, 3) under seed 9, a batch of one, 5 target steps under subsequent_mask(5), no source mask",
-                    (two, randn(66, &[1, 5, 3])?, None, Some(subsequent_mask(5)?)),
-                ),
-                Case::new(
-                    "DecoderSelfAttn(1, 2, 4, 2) under seed 14, the first step at prediction: one input (3, 1, 2) under subsequent_mask(1)",
-                    (three, randn(67, &[3, 1, 2])?, None, Some(subsequent_mask(1)?)),
-                ),
-            ])
-        };
-        let mistakes: &[Mistake<DecCase, Tensor>] = &[
+        let (_, source_mask) = padded(61, (2, 4, 2), &[2, 0])?;
+        let one = decoder(6, 3, 2, 10, 2, &randn(62, &[2, 4, 2])?)?;
+        let two = decoder(9, 2, 4, 6, 3, &randn(63, &[1, 3, 4])?)?;
+        let three = decoder(14, 1, 2, 4, 2, &randn(64, &[3, 2, 2])?)?;
+        Ok(vec![
+            Case::new(
+                "DecoderSelfAttn(3, 2, 10, 2) under seed 6, a padded source of 4 steps (batch of 2) with its mask, a shifted target of 3 steps under subsequent_mask(3)",
+                (one, randn(65, &[2, 3, 2])?, Some(source_mask), Some(subsequent_mask(3)?)),
+            ),
+            Case::new(
+                "DecoderSelfAttn(2, 4, 6, 3) under seed 9, a batch of one, 5 target steps under subsequent_mask(5), no source mask",
+                (two, randn(66, &[1, 5, 3])?, None, Some(subsequent_mask(5)?)),
+            ),
+            Case::new(
+                "DecoderSelfAttn(1, 2, 4, 2) under seed 14, the first step at prediction: one input (3, 1, 2) under subsequent_mask(1)",
+                (three, randn(67, &[3, 1, 2])?, None, Some(subsequent_mask(1)?)),
+            ),
+        ])
+    }
+
+    fn reference((d, q, sm, tm): &Self::Input) -> Result<Tensor> {
+        d.clone().forward(q, sm.as_ref(), tm.as_ref())
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The target mask is not used: each step of the target sees the later ones (the future) in the self-attention. Pass `target_mask` to `self_attn_heads`.",
                 answer: |(d, q, sm, _)| d.clone().forward(q, sm.as_ref(), None),
@@ -165,15 +175,17 @@ impl Q7 {
                 sentence: "The target mask is inverted: each step sees only the later steps. Pass `target_mask` as it is, 1 on and below the diagonal.",
                 answer: |(d, q, sm, tm)| d.clone().forward(q, sm.as_ref(), flipped(tm.as_ref())?.as_ref()),
             },
-        ];
-        check(
-            &Self::INFO,
-            cases(),
-            |(d, q, sm, tm)| d.clone().forward(q, sm.as_ref(), tm.as_ref()),
-            mistakes,
-            Tolerance::F32,
-            |(d, q, sm, tm)| f(&mut d.clone(), q, sm.as_ref(), tm.as_ref()),
-        )
+        ]
+    }
+}
+
+impl Q7 {
+    /// Checks `f(decoder, query (N, Lt, F), source_mask (N, 1, L), target_mask (1, Lt, Lt)) -> (N, Lt, F)`
+    /// against the crate's `DecoderSelfAttn::forward`; the decoder's cross-attention already has
+    /// the encoder's states.
+    #[allow(clippy::type_complexity)]
+    pub fn check(&self, f: impl Fn(&mut DecoderSelfAttn, &Tensor, Option<&Tensor>, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+        Self::run(|(d, q, sm, tm)| f(&mut d.clone(), q, sm.as_ref(), tm.as_ref()))
     }
 }
 
@@ -212,11 +224,11 @@ exercise! {
     }
 }
 
-impl Q8 {
-    /// Checks `f(model, x (N, input_len + target_len, F), source_mask) -> (N, target_len, F)`
-    /// against the crate's `EncoderDecoderSelfAttn` in evaluation mode; `x` holds the target too,
-    /// which a prediction must not look at.
-    pub fn check(&self, f: impl Fn(&mut EncoderDecoderSelfAttn, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q8 {
+    type Input = PredictCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let model = |seed, heads, d_model, input_len, target_len| {
             let m = seeded(seed, || {
                 let encoder = EncoderSelfAttn::new(heads, d_model, 10, Some(2))?;
@@ -231,27 +243,31 @@ impl Q8 {
             m.eval();
             Ok::<_, candle_core::Error>(m)
         };
-        let cases = || -> Result<Vec<Case<PredictCase>>> {
-            // the first source point padded
-            let x = zeroed(72, (1, 7, 2), |_, t, _| t == 0)?;
-            let mask = source_mask(&x.i((.., ..3))?)?;
-            Ok(vec![
-                Case::new(
-                    "EncoderSelfAttn and DecoderSelfAttn(3, 2, 10, 2) under seed 23, weights doubled, 2 + 3 points, a batch of 2",
-                    (model(23, 3, 2, 2, 3)?, randn(71, &[2, 5, 2])?, None),
-                ),
-                Case::new(
-                    "d_model 4, 2 heads, under seed 31, weights doubled, 3 + 4 points, a batch of one whose first point is padding, with its source mask",
-                    (model(31, 2, 4, 3, 4)?, x, Some(mask)),
-                ),
-                Case::new(
-                    "1 head, d_model 2, under seed 44, weights doubled, 1 + 1 points, a batch of 3",
-                    (model(44, 1, 2, 1, 1)?, randn(73, &[3, 2, 2])?, None),
-                ),
-            ])
-        };
-        let reference = |(m, x, mask): &PredictCase| m.clone().forward_masked(x, mask.as_ref());
-        let mistakes: &[Mistake<PredictCase, Tensor>] = &[
+        // the first source point padded
+        let x = zeroed(72, (1, 7, 2), |_, t, _| t == 0)?;
+        let mask = source_mask(&x.i((.., ..3))?)?;
+        Ok(vec![
+            Case::new(
+                "EncoderSelfAttn and DecoderSelfAttn(3, 2, 10, 2) under seed 23, weights doubled, 2 + 3 points, a batch of 2",
+                (model(23, 3, 2, 2, 3)?, randn(71, &[2, 5, 2])?, None),
+            ),
+            Case::new(
+                "d_model 4, 2 heads, under seed 31, weights doubled, 3 + 4 points, a batch of one whose first point is padding, with its source mask",
+                (model(31, 2, 4, 3, 4)?, x, Some(mask)),
+            ),
+            Case::new(
+                "1 head, d_model 2, under seed 44, weights doubled, 1 + 1 points, a batch of 3",
+                (model(44, 1, 2, 1, 1)?, randn(73, &[3, 2, 2])?, None),
+            ),
+        ])
+    }
+
+    fn reference((m, x, mask): &Self::Input) -> Result<Tensor> {
+        m.clone().forward_masked(x, mask.as_ref())
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "Teacher forcing is on at prediction: you decoded the true (shifted) target. At prediction the target is unknown; each step must be fed the model's own predictions.",
                 answer: |(m, x, mask)| {
@@ -282,16 +298,25 @@ impl Q8 {
                     ys.narrow(1, 0, m.target_len - 1)
                 },
             },
-        ];
-        let invariants: &[Invariant<PredictCase>] = &[Invariant {
+        ]
+    }
+
+    fn invariants() -> Vec<Invariant<Self::Input>> {
+        vec![Invariant {
             sentence: "Your prediction changes when only the target's points of x change: at prediction the loop must decode its own predictions, never the target.",
             vary: |(m, x, mask)| {
                 let i = m.input_len;
                 Ok((m.clone(), Tensor::cat(&[x.i((.., ..i))?, ((x.i((.., i..))? * -3.0)? + 1.0)?], 1)?, mask.clone()))
             },
-        }];
-        check_with(&Self::INFO, cases(), reference, mistakes, invariants, Tolerance::F32, |(m, x, mask)| {
-            f(&mut m.clone(), x, mask.as_ref())
-        })
+        }]
+    }
+}
+
+impl Q8 {
+    /// Checks `f(model, x (N, input_len + target_len, F), source_mask) -> (N, target_len, F)`
+    /// against the crate's `EncoderDecoderSelfAttn` in evaluation mode; `x` holds the target too,
+    /// which a prediction must not look at.
+    pub fn check(&self, f: impl Fn(&mut EncoderDecoderSelfAttn, &Tensor, Option<&Tensor>) -> Result<Tensor>) -> Outcome {
+        Self::run(|(m, x, mask)| f(&mut m.clone(), x, mask.as_ref()))
     }
 }

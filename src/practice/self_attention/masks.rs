@@ -3,9 +3,9 @@
 use super::zeroed;
 use crate::attention::{source_mask, subsequent_mask};
 use crate::models::shifted_target;
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{DType, Device, IndexOp, Result, Tensor};
 
@@ -24,23 +24,30 @@ exercise! {
     }
 }
 
-impl Q1 {
-    /// Checks `f(source_seq (N, L, F)) -> (N, 1, L)`, u8, 1 keeps and 0 masks.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Tensor>>> {
-            Ok(vec![
-                Case::new(
-                    "a padded batch of 3 (3, 5, 2): two padded points at the end of the first sequence, a point with one zero feature in the second",
-                    zeroed(31, (3, 5, 2), |s, t, f| (s == 0 && t >= 3) || (s == 1 && t == 1 && f == 0))?,
-                ),
-                Case::new("a batch of one, one step, no padding (1, 1, 3)", randn(32, &[1, 1, 3])?),
-                Case::new(
-                    "(2, 6, 4): a padded point in the middle of the first sequence, a point with three zero features in the second",
-                    zeroed(33, (2, 6, 4), |s, t, f| (s == 0 && t == 2) || (s == 1 && t == 4 && f < 3))?,
-                ),
-            ])
-        };
-        let mistakes: &[Mistake<Tensor, Tensor>] = &[
+impl Exercise for Q1 {
+    type Input = Tensor;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new(
+                "a padded batch of 3 (3, 5, 2): two padded points at the end of the first sequence, a point with one zero feature in the second",
+                zeroed(31, (3, 5, 2), |s, t, f| (s == 0 && t >= 3) || (s == 1 && t == 1 && f == 0))?,
+            ),
+            Case::new("a batch of one, one step, no padding (1, 1, 3)", randn(32, &[1, 1, 3])?),
+            Case::new(
+                "(2, 6, 4): a padded point in the middle of the first sequence, a point with three zero features in the second",
+                zeroed(33, (2, 6, 4), |s, t, f| (s == 0 && t == 2) || (s == 1 && t == 4 && f < 3))?,
+            ),
+        ])
+    }
+
+    fn reference(x: &Self::Input) -> Result<Tensor> {
+        source_mask(x)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "That is `.any`: a point with some zero features is still kept. The lecture's `.all(axis=2)` keeps a point only when every feature is non-zero.",
                 answer: |x| x.ne(0f32)?.max(2)?.unsqueeze(1),
@@ -69,8 +76,14 @@ impl Q1 {
                 sentence: "The mask is float32: a mask is u8, 0s and 1s, as `source_mask` makes it (`.to_dtype(DType::U8)`).",
                 answer: |x| source_mask(x)?.to_dtype(DType::F32),
             },
-        ];
-        check(&Self::INFO, cases(), source_mask, mistakes, Tolerance::F32, |x| f(x))
+        ]
+    }
+}
+
+impl Q1 {
+    /// Checks `f(source_seq (N, L, F)) -> (N, 1, L)`, u8, 1 keeps and 0 masks.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|x| f(x))
     }
 }
 
@@ -95,13 +108,20 @@ exercise! {
     }
 }
 
-impl Q2 {
-    /// Checks `f(size) -> (1, size, size)`, u8, 1 on and below the diagonal.
-    pub fn check(&self, f: impl Fn(usize) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<usize>>> {
-            Ok(vec![Case::new("size 4", 4), Case::new("size 1, the first prediction step", 1), Case::new("size 7", 7)])
-        };
-        let mistakes: &[Mistake<usize, Tensor>] = &[
+impl Exercise for Q2 {
+    type Input = usize;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![Case::new("size 4", 4), Case::new("size 1, the first prediction step", 1), Case::new("size 7", 7)])
+    }
+
+    fn reference(s: &Self::Input) -> Result<Tensor> {
+        subsequent_mask(*s)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The diagonal is masked: a step must see itself. `triu(ones, diagonal=1)` starts above the diagonal, so 1 minus it keeps the diagonal.",
                 answer: |s| triangle(*s, |i, j| j < i),
@@ -122,8 +142,14 @@ impl Q2 {
                 sentence: "The mask is float32: a mask is u8, 0s and 1s (`.to_dtype(DType::U8)`), as the lecture's.",
                 answer: |s| subsequent_mask(*s)?.to_dtype(DType::F32),
             },
-        ];
-        check(&Self::INFO, cases(), |s| subsequent_mask(*s), mistakes, Tolerance::F32, |s| f(*s))
+        ]
+    }
+}
+
+impl Q2 {
+    /// Checks `f(size) -> (1, size, size)`, u8, 1 on and below the diagonal.
+    pub fn check(&self, f: impl Fn(usize) -> Result<Tensor>) -> Outcome {
+        Self::run(|s| f(*s))
     }
 }
 
@@ -142,17 +168,24 @@ exercise! {
     }
 }
 
-impl Q3 {
-    /// Checks `f(full_seq (N, L, F), input_len) -> (N, L - input_len, F)`.
-    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, usize)>>> {
-            Ok(vec![
-                Case::new("a batch of 3 (3, 6, 3), input_len 2", (randn(34, &[3, 6, 3])?, 2)),
-                Case::new("a batch of one (1, 8, 2), input_len 3", (randn(35, &[1, 8, 2])?, 3)),
-                Case::new("a target of one point (2, 5, 2), input_len 4", (randn(36, &[2, 5, 2])?, 4)),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, usize), Tensor>] = &[
+impl Exercise for Q3 {
+    type Input = (Tensor, usize);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("a batch of 3 (3, 6, 3), input_len 2", (randn(34, &[3, 6, 3])?, 2)),
+            Case::new("a batch of one (1, 8, 2), input_len 3", (randn(35, &[1, 8, 2])?, 3)),
+            Case::new("a target of one point (2, 5, 2), input_len 4", (randn(36, &[2, 5, 2])?, 4)),
+        ])
+    }
+
+    fn reference((x, n): &Self::Input) -> Result<Tensor> {
+        shifted_target(x, *n)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "That is the target itself, not shifted: the decoder would be given the very points it must predict.",
                 answer: |(x, n)| x.i((.., *n..)),
@@ -177,7 +210,13 @@ impl Q3 {
                 sentence: "The shifted target starts one point too early: it starts at the source's last point, index input_len - 1, and is as long as the target.",
                 answer: |(x, n)| x.narrow(1, *n - 2, x.dim(1)? - *n),
             },
-        ];
-        check(&Self::INFO, cases(), |(x, n)| shifted_target(x, *n), mistakes, Tolerance::F32, |(x, n)| f(x, *n))
+        ]
+    }
+}
+
+impl Q3 {
+    /// Checks `f(full_seq (N, L, F), input_len) -> (N, L - input_len, F)`.
+    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
+        Self::run(|(x, n)| f(x, *n))
     }
 }

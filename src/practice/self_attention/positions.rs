@@ -1,9 +1,9 @@
 //! q4 and q5: the positional-encoding table and the lecture's `PositionalEncoding`.
 
 use crate::attention::{PositionalEncoding, positional_encoding_table};
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{DType, Device, IndexOp, Result, Tensor};
 
@@ -40,17 +40,24 @@ exercise! {
     }
 }
 
-impl Q4 {
-    /// Checks `f(max_len, d_model) -> (max_len, d_model)` for an even `d_model`.
-    pub fn check(&self, f: impl Fn(usize, usize) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(usize, usize)>>> {
-            Ok(vec![
-                Case::new("max_len 6, d_model 4", (6, 4)),
-                Case::new("one position, max_len 1, d_model 2", (1, 2)),
-                Case::new("max_len 16, d_model 12", (16, 12)),
-            ])
-        };
-        let mistakes: &[Mistake<(usize, usize), Tensor>] = &[
+impl Exercise for Q4 {
+    type Input = (usize, usize);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("max_len 6, d_model 4", (6, 4)),
+            Case::new("one position, max_len 1, d_model 2", (1, 2)),
+            Case::new("max_len 16, d_model 12", (16, 12)),
+        ])
+    }
+
+    fn reference((m, d): &Self::Input) -> Result<Tensor> {
+        positional_encoding_table(*m, *d)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The positions start at 1: they start at 0, so the first row is 0, 1, 0, 1, ... (sin 0 and cos 0).",
                 answer: |(m, d)| table_with(*m, *d, 1, 2.0, false),
@@ -86,8 +93,14 @@ impl Q4 {
                 sentence: "The table is float64: the lecture's is float32, as the inputs it is added to (`.to_dtype(DType::F32)`).",
                 answer: |(m, d)| positional_encoding_table(*m, *d)?.to_dtype(DType::F64),
             },
-        ];
-        check(&Self::INFO, cases(), |(m, d)| positional_encoding_table(*m, *d), mistakes, Tolerance::F32, |(m, d)| f(*m, *d))
+        ]
+    }
+}
+
+impl Q4 {
+    /// Checks `f(max_len, d_model) -> (max_len, d_model)` for an even `d_model`.
+    pub fn check(&self, f: impl Fn(usize, usize) -> Result<Tensor>) -> Outcome {
+        Self::run(|(m, d)| f(*m, *d))
     }
 }
 
@@ -114,19 +127,24 @@ exercise! {
     }
 }
 
-impl Q5 {
-    /// Checks a positional encoding of your own: `new(max_len, d_model)` builds it and
-    /// `forward(&model, x)` encodes `x` `(N, L, d_model)`, `L <= max_len`.
-    pub fn check<M>(&self, new: impl Fn(usize, usize) -> Result<M>, forward: impl Fn(&M, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<PeCase>>> {
-            Ok(vec![
-                Case::new("max_len 9, d_model 4, a batch of 2 of 5 steps (2, 5, 4)", (9, 4, randn(41, &[2, 5, 4])?)),
-                Case::new("max_len 3, d_model 6, as many steps as max_len (1, 3, 6)", (3, 6, randn(42, &[1, 3, 6])?)),
-                Case::new("max_len 12, d_model 2, one step (3, 1, 2)", (12, 2, randn(43, &[3, 1, 2])?)),
-            ])
-        };
-        let reference = |(m, d, x): &PeCase| PositionalEncoding::new(*m, *d)?.forward(x);
-        let mistakes: &[Mistake<PeCase, Tensor>] = &[
+impl Exercise for Q5 {
+    type Input = PeCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("max_len 9, d_model 4, a batch of 2 of 5 steps (2, 5, 4)", (9, 4, randn(41, &[2, 5, 4])?)),
+            Case::new("max_len 3, d_model 6, as many steps as max_len (1, 3, 6)", (3, 6, randn(42, &[1, 3, 6])?)),
+            Case::new("max_len 12, d_model 2, one step (3, 1, 2)", (12, 2, randn(43, &[3, 1, 2])?)),
+        ])
+    }
+
+    fn reference((m, d, x): &Self::Input) -> Result<Tensor> {
+        PositionalEncoding::new(*m, *d)?.forward(x)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The input is not scaled: the lecture multiplies x by sqrt(d_model) before adding the encoding.",
                 answer: |(m, d, x)| x.broadcast_add(&rows(*m, *d, 0, x.dim(1)?)?),
@@ -151,7 +169,14 @@ impl Q5 {
                 sentence: "The encoding starts at row 1: the first step is position 0, so the rows added are `pe[:, :L]`, from row 0.",
                 answer: |(m, d, x)| (x * (*d as f64).sqrt())?.broadcast_add(&rows(*m, *d, 1, x.dim(1)?)?),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(m, d, x)| new(*m, *d).and_then(|model| forward(&model, x)))
+        ]
+    }
+}
+
+impl Q5 {
+    /// Checks a positional encoding of your own: `new(max_len, d_model)` builds it and
+    /// `forward(&model, x)` encodes `x` `(N, L, d_model)`, `L <= max_len`.
+    pub fn check<M>(&self, new: impl Fn(usize, usize) -> Result<M>, forward: impl Fn(&M, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(m, d, x)| new(*m, *d).and_then(|model| forward(&model, x)))
     }
 }

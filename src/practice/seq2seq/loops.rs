@@ -4,7 +4,8 @@ use crate::models::{Decoder, Encoder, EncoderDecoder};
 use crate::nn::{Gru, Linear, Walk};
 use crate::practice::answer::{Answer, Tolerance};
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Invariant, Mistake, Outcome, check, check_with};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Invariant, Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use crate::repro::with_default;
 use crate::train::{Loss, MSELoss};
@@ -31,35 +32,36 @@ exercise! {
     }
 }
 
-impl Q5 {
-    /// Checks `f(encoder, decoder, x, input_len, target_len, teacher_forcing) -> (N, target_len, F)`
-    /// against the crate's `EncoderDecoder` in training (teacher forcing probability 1) and in
-    /// evaluation.
-    #[allow(clippy::type_complexity)]
-    pub fn check(&self, f: impl Fn(&mut Encoder, &mut Decoder, &Tensor, usize, usize, bool) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q5 {
+    type Input = LoopCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<LoopCase>>> {
         let case = |seed, n: usize, input_len: usize, target_len: usize, forcing: bool| -> Result<LoopCase> {
             let (enc, dec) = seeded(seed, || Ok((Encoder::new(2, 3)?, Decoder::new(2, 3)?)))?;
             Ok((enc, dec, randn(seed + 1, &[n, input_len + target_len, 2])?, input_len, target_len, forcing))
         };
-        let cases = || -> Result<Vec<Case<LoopCase>>> {
-            Ok(vec![
-                Case::new(
-                    "at prediction (no teacher forcing), a batch of 2 random sequences, 2 + 2 points, seed 21",
-                    case(21, 2, 2, 2, false)?,
-                ),
-                Case::new("in training with teacher forcing, a batch of 2, 2 + 2 points, seed 21", case(21, 2, 2, 2, true)?),
-                Case::new("at prediction, a batch of one, 3 + 5 points, seed 4", case(4, 1, 3, 5, false)?),
-                Case::new("with teacher forcing, a batch of 3, 1 + 4 points, seed 9", case(9, 3, 1, 4, true)?),
-            ])
-        };
-        let reference = |(e, d, x, i, t, forcing): &LoopCase| {
-            let mut model = EncoderDecoder::new(e.clone(), d.clone(), *i, *t, 1.0)?;
-            if !forcing {
-                model.eval();
-            }
-            model.forward(x)
-        };
-        let mistakes: &[Mistake<LoopCase, Tensor>] = &[
+        Ok(vec![
+            Case::new(
+                "at prediction (no teacher forcing), a batch of 2 random sequences, 2 + 2 points, seed 21",
+                case(21, 2, 2, 2, false)?,
+            ),
+            Case::new("in training with teacher forcing, a batch of 2, 2 + 2 points, seed 21", case(21, 2, 2, 2, true)?),
+            Case::new("at prediction, a batch of one, 3 + 5 points, seed 4", case(4, 1, 3, 5, false)?),
+            Case::new("with teacher forcing, a batch of 3, 1 + 4 points, seed 9", case(9, 3, 1, 4, true)?),
+        ])
+    }
+
+    fn reference((e, d, x, i, t, forcing): &LoopCase) -> Result<Tensor> {
+        let mut model = EncoderDecoder::new(e.clone(), d.clone(), *i, *t, 1.0)?;
+        if !forcing {
+            model.eval();
+        }
+        model.forward(x)
+    }
+
+    fn mistakes() -> Vec<Mistake<LoopCase, Tensor>> {
+        vec![
             Mistake {
                 sentence: "Teacher forcing is on at prediction: without teacher forcing each step must get the previous prediction, never the true point.",
                 answer: |(e, d, x, i, t, _)| {
@@ -87,17 +89,27 @@ impl Q5 {
                 sentence: "The encoder read the whole sequence, the target included: encode only the source, `x[:, :input_len]`; the target is what the decoder must predict.",
                 answer: |c| looped(c, true, |i| i - 1, |i, k| i + k, None),
             },
-        ];
-        let invariants: &[Invariant<LoopCase>] = &[Invariant {
+        ]
+    }
+
+    fn invariants() -> Vec<Invariant<LoopCase>> {
+        vec![Invariant {
             sentence: "Your prediction changes when only the target's points change: without teacher forcing the loop must read its own predictions, never the target's points of x.",
             vary: |(e, d, x, i, t, forcing)| {
                 let x = if *forcing { x.clone() } else { Tensor::cat(&[x.i((.., ..*i))?, ((x.i((.., *i..))? * -3.0)? + 1.0)?], 1)? };
                 Ok((e.clone(), d.clone(), x, *i, *t, *forcing))
             },
-        }];
-        check_with(&Self::INFO, cases(), reference, mistakes, invariants, Tolerance::F32, |(e, d, x, i, t, forcing)| {
-            f(&mut e.clone(), &mut d.clone(), x, *i, *t, *forcing)
-        })
+        }]
+    }
+}
+
+impl Q5 {
+    /// Checks `f(encoder, decoder, x, input_len, target_len, teacher_forcing) -> (N, target_len, F)`
+    /// against the crate's `EncoderDecoder` in training (teacher forcing probability 1) and in
+    /// evaluation.
+    #[allow(clippy::type_complexity)]
+    pub fn check(&self, f: impl Fn(&mut Encoder, &mut Decoder, &Tensor, usize, usize, bool) -> Result<Tensor>) -> Outcome {
+        Self::run(|(e, d, x, i, t, forcing)| f(&mut e.clone(), &mut d.clone(), x, *i, *t, *forcing))
     }
 }
 
@@ -137,16 +149,23 @@ exercise! {
     }
 }
 
-impl Q6 {
-    /// Checks `f(prediction, target) -> scalar`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            Ok(vec![
-                Case::new("a batch of 16 targets (16, 2, 2)", (randn(11, &[16, 2, 2])?, randn(12, &[16, 2, 2])?)),
-                Case::new("one point (1, 1, 2)", (randn(13, &[1, 1, 2])?, randn(14, &[1, 1, 2])?)),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+impl Exercise for Q6 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<(Tensor, Tensor)>>> {
+        Ok(vec![
+            Case::new("a batch of 16 targets (16, 2, 2)", (randn(11, &[16, 2, 2])?, randn(12, &[16, 2, 2])?)),
+            Case::new("one point (1, 1, 2)", (randn(13, &[1, 1, 2])?, randn(14, &[1, 1, 2])?)),
+        ])
+    }
+
+    fn reference((p, t): &(Tensor, Tensor)) -> Result<Tensor> {
+        MSELoss.loss(p, t)
+    }
+
+    fn mistakes() -> Vec<Mistake<(Tensor, Tensor), Tensor>> {
+        vec![
             Mistake {
                 sentence: "That is the sum of the squares: MSELoss averages them (`mean_all`).",
                 answer: |(p, t)| (p - t)?.sqr()?.sum_all(),
@@ -167,8 +186,14 @@ impl Q6 {
                 sentence: "The sum of the squares is divided by the batch size: MSELoss divides it by the number of elements, every point and feature of every sequence.",
                 answer: |(p, t)| (p - t)?.sqr()?.sum_all()? / p.dim(0)? as f64,
             },
-        ];
-        check(&Self::INFO, cases(), |(p, t)| MSELoss.loss(p, t), mistakes, Tolerance::F32, |(p, t)| f(p, t))
+        ]
+    }
+}
+
+impl Q6 {
+    /// Checks `f(prediction, target) -> scalar`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(p, t)| f(p, t))
     }
 }
 
@@ -223,19 +248,24 @@ fn next_after<M>(seed: u64, make: impl FnOnce() -> Result<M>) -> Result<(M, u64)
     })
 }
 
-impl Q7 {
-    /// Checks an encoder of your own: `new(n_features, hidden_dim)` builds it (the check seeds the
-    /// generator first) and `forward(&mut model, x)` gives every step's hidden state, (N, L, H).
-    pub fn check<M>(&self, new: impl Fn(usize, usize) -> Result<M>, forward: impl Fn(&mut M, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Built>>> {
-            Ok(vec![
-                Case::new("the lecture's Encoder(2, 2) under seed 21, its source (1, 2, 2)", (21, 2, 2, randn(15, &[1, 2, 2])?)),
-                Case::new("Encoder(3, 5) under seed 42, a batch of 4, 6 steps", (42, 3, 5, randn(16, &[4, 6, 3])?)),
-                Case::new("Encoder(4, 3) under seed 7, a batch of 3, 5 steps", (7, 4, 3, randn(19, &[3, 5, 4])?)),
-            ])
-        };
-        let reference = |(seed, n, h, x): &Built| seeded(*seed, || Encoder::new(*n, *h))?.forward(x).map(Made::of);
-        let mistakes: &[Mistake<Built, Made>] = &[
+impl Exercise for Q7 {
+    type Input = Built;
+    type Answer = Made;
+
+    fn cases() -> Result<Vec<Case<Built>>> {
+        Ok(vec![
+            Case::new("the lecture's Encoder(2, 2) under seed 21, its source (1, 2, 2)", (21, 2, 2, randn(15, &[1, 2, 2])?)),
+            Case::new("Encoder(3, 5) under seed 42, a batch of 4, 6 steps", (42, 3, 5, randn(16, &[4, 6, 3])?)),
+            Case::new("Encoder(4, 3) under seed 7, a batch of 3, 5 steps", (7, 4, 3, randn(19, &[3, 5, 4])?)),
+        ])
+    }
+
+    fn reference((seed, n, h, x): &Built) -> Result<Made> {
+        seeded(*seed, || Encoder::new(*n, *h))?.forward(x).map(Made::of)
+    }
+
+    fn mistakes() -> Vec<Mistake<Built, Made>> {
+        vec![
             Mistake {
                 sentence: "That is the final hidden state, (1, N, H): forward returns the GRU's output at every step, (N, L, H).",
                 answer: |(seed, n, h, x)| seeded(*seed, || Gru::new(*n, *h))?.forward(x, None).map(|o| Made::of(o.1)),
@@ -259,8 +289,15 @@ impl Q7 {
                     Ok(Made::of(out.i((.., out.dim(1)? - 1..))?))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(seed, n, h, x)| {
+        ]
+    }
+}
+
+impl Q7 {
+    /// Checks an encoder of your own: `new(n_features, hidden_dim)` builds it (the check seeds the
+    /// generator first) and `forward(&mut model, x)` gives every step's hidden state, (N, L, H).
+    pub fn check<M>(&self, new: impl Fn(usize, usize) -> Result<M>, forward: impl Fn(&mut M, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(seed, n, h, x)| {
             let (_, lecture) = next_after(*seed, || Encoder::new(*n, *h))?;
             let (mut m, yours) = next_after(*seed, || new(*n, *h))?;
             Ok(Made { out: forward(&mut m, x)?, drew: yours != lecture, any_output: false })

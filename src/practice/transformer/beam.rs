@@ -1,9 +1,9 @@
 //! One step of beam search (the decoding the lecture leaves out): every live beam extended by
 //! every token, the best `beam_width` extensions of all of them kept.
 
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{D, Result, Tensor};
 use candle_nn::ops::log_softmax;
@@ -57,20 +57,25 @@ fn best(mut all: Vec<Extension>, width: usize) -> Vec<Extension> {
     all
 }
 
-impl Q10 {
-    /// Checks `f(scores (k,), log_probs (k, V), beam_width) -> Vec<(score, beam, token)>`, the
-    /// `beam_width` best extensions of all beams, best first.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, usize) -> Result<Vec<Extension>>) -> Outcome {
-        let cases = || -> Result<Vec<Case<BeamCase>>> {
-            Ok(vec![
-                Case::new("the first step: one beam (<sos> alone), 6 tokens, a width of 3", beams(101, 1, 6, 3, 0.0)?),
-                Case::new("3 beams of close scores, 7 tokens, a width of 3", beams(102, 3, 7, 3, 0.3)?),
-                Case::new("2 beams far apart, 5 tokens, a width of 4: the best beam gives most extensions", beams(104, 2, 5, 4, 3.0)?),
-                Case::new("5 beams, 11 tokens, a width of 2", beams(106, 5, 11, 2, 1.0)?),
-            ])
-        };
-        let reference = |c: &BeamCase| Ok(best(extensions(c, true)?, c.2));
-        let mistakes: &[Mistake<BeamCase, Vec<Extension>>] = &[
+impl Exercise for Q10 {
+    type Input = BeamCase;
+    type Answer = Vec<Extension>;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("the first step: one beam (<sos> alone), 6 tokens, a width of 3", beams(101, 1, 6, 3, 0.0)?),
+            Case::new("3 beams of close scores, 7 tokens, a width of 3", beams(102, 3, 7, 3, 0.3)?),
+            Case::new("2 beams far apart, 5 tokens, a width of 4: the best beam gives most extensions", beams(104, 2, 5, 4, 3.0)?),
+            Case::new("5 beams, 11 tokens, a width of 2", beams(106, 5, 11, 2, 1.0)?),
+        ])
+    }
+
+    fn reference(c: &Self::Input) -> Result<Vec<Extension>> {
+        Ok(best(extensions(c, true)?, c.2))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Vec<Extension>>> {
+        vec![
             Mistake {
                 sentence: "The candidates are ranked by the new token's log-probability alone: a candidate's score is its beam's score plus that log-probability.",
                 answer: |c| Ok(best(extensions(c, false)?, c.2)),
@@ -108,7 +113,14 @@ impl Q10 {
                     Ok(all)
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(s, lp, w)| f(s, lp, *w))
+        ]
+    }
+}
+
+impl Q10 {
+    /// Checks `f(scores (k,), log_probs (k, V), beam_width) -> Vec<(score, beam, token)>`, the
+    /// `beam_width` best extensions of all beams, best first.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, usize) -> Result<Vec<Extension>>) -> Outcome {
+        Self::run(|(s, lp, w)| f(s, lp, *w))
     }
 }

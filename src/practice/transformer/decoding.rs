@@ -4,9 +4,9 @@
 use crate::data::{Corpus, CorpusConfig, Vocab, generate_corpus, tokenize};
 use crate::models::{Transformer, TransformerConfig};
 use crate::nn::Walk;
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, KeptGenerator, seeded};
-use crate::practice::run::{Called, Finding, Mistake, Outcome, Verdict, call, check, finish, internal};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Called, Finding, Mistake, Outcome, Verdict, call, finish, internal};
 use crate::practice::{Info, exercise, solution};
 use crate::train::{Translator, greedy_decode, quick_run};
 use candle_core::Device;
@@ -80,25 +80,30 @@ fn greedy_case(seed: u64, src: &[u32], max_len: usize, stop_at: Option<usize>) -
     Ok((model, src, sos, eos, max_len))
 }
 
-impl Q8 {
-    /// Checks `f(model, src (1, S), sos, eos, max_len) -> the target ids without <sos> and <eos>`
-    /// against the crate's `greedy_decode`.
-    pub fn check(&self, f: impl Fn(&Transformer, &Tensor, u32, u32, usize) -> Result<Vec<u32>>) -> Outcome {
-        let cases = || -> Result<Vec<Case<GreedyCase>>> {
-            Ok(vec![
-                Case::new(
-                    "a source of 7 ids, <eos> written after a few tokens, max_len 12, seed 5",
-                    greedy_case(5, &[6, 10, 5, 2, 9, 4, 13], 12, Some(4))?,
-                ),
-                Case::new("a source of one id, an <eos> never written, max_len 4, seed 8", greedy_case(8, &[9], 4, None)?),
-                Case::new(
-                    "a source of 9 ids, <eos> written after a few tokens, max_len 10, seed 12",
-                    greedy_case(12, &[8, 8, 3, 4, 2, 12, 7, 5, 6], 10, Some(2))?,
-                ),
-            ])
-        };
-        let reference = |(m, src, sos, eos, max_len): &GreedyCase| Ok(greedy_decode(&mut m.clone(), src, *sos, *eos, *max_len)?.remove(0));
-        let mistakes: &[Mistake<GreedyCase, Vec<u32>>] = &[
+impl Exercise for Q8 {
+    type Input = GreedyCase;
+    type Answer = Vec<u32>;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new(
+                "a source of 7 ids, <eos> written after a few tokens, max_len 12, seed 5",
+                greedy_case(5, &[6, 10, 5, 2, 9, 4, 13], 12, Some(4))?,
+            ),
+            Case::new("a source of one id, an <eos> never written, max_len 4, seed 8", greedy_case(8, &[9], 4, None)?),
+            Case::new(
+                "a source of 9 ids, <eos> written after a few tokens, max_len 10, seed 12",
+                greedy_case(12, &[8, 8, 3, 4, 2, 12, 7, 5, 6], 10, Some(2))?,
+            ),
+        ])
+    }
+
+    fn reference((m, src, sos, eos, max_len): &Self::Input) -> Result<Vec<u32>> {
+        Ok(greedy_decode(&mut m.clone(), src, *sos, *eos, *max_len)?.remove(0))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Vec<u32>>> {
+        vec![
             Mistake {
                 // reading position 0 of the whole target and feeding `<sos>` alone at every step
                 // give the same tokens (position 0 sees `<sos>` only): one sentence for both
@@ -115,8 +120,15 @@ impl Q8 {
                 answer: |c| greedy_with(c, Slip::LastTokenOnly),
             },
             Mistake { sentence: "<sos> is in the translation: return the tokens after it.", answer: |c| greedy_with(c, Slip::KeepSos) },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(m, src, sos, eos, max_len)| f(m, src, *sos, *eos, *max_len))
+        ]
+    }
+}
+
+impl Q8 {
+    /// Checks `f(model, src (1, S), sos, eos, max_len) -> the target ids without <sos> and <eos>`
+    /// against the crate's `greedy_decode`.
+    pub fn check(&self, f: impl Fn(&Transformer, &Tensor, u32, u32, usize) -> Result<Vec<u32>>) -> Outcome {
+        Self::run(|(m, src, sos, eos, max_len)| f(m, src, *sos, *eos, *max_len))
     }
 }
 

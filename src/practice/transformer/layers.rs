@@ -3,9 +3,9 @@
 
 use crate::models::{AddNorm, PointwiseFeedforward};
 use crate::nn::{Dropout, LayerNorm, Linear, Param};
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{Result, Tensor};
 
@@ -37,26 +37,32 @@ fn norm_with(x: &Tensor, w: &Tensor, b: &Tensor, eps: f64, ddof: usize, dim: usi
     c.broadcast_div(&std)?.broadcast_mul(w)?.broadcast_add(b)
 }
 
-impl Q5 {
-    /// Checks `f(x (..., D), weight (D), bias (D), eps) -> (..., D)` against the crate's `LayerNorm`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, f64) -> Result<Tensor>) -> Outcome {
+impl Exercise for Q5 {
+    type Input = NormCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
         let case = |seed: u64, shape: &[usize], scale: f64, eps: f64| -> Result<NormCase> {
             let d = shape[shape.len() - 1];
             Ok(((randn(seed, shape)? * scale)?, (randn(seed + 1, &[d])? + 1.0)?, randn(seed + 2, &[d])?, eps))
         };
-        let cases = || -> Result<Vec<Case<NormCase>>> {
-            Ok(vec![
-                Case::new("(2, 5, 8), weight and bias drawn, eps 1e-5", case(60, &[2, 5, 8], 1.0, 1e-5)?),
-                Case::new("one token of 4 features (1, 1, 4), eps 1e-5", case(63, &[1, 1, 4], 1.0, 1e-5)?),
-                Case::new("small activations (3, 6, 16) of scale 0.01, eps 1e-5", case(66, &[3, 6, 16], 0.01, 1e-5)?),
-                Case::new("(2, 3, 6) with a large eps, 0.5", case(69, &[2, 3, 6], 1.0, 0.5)?),
-            ])
-        };
-        let reference = |(x, w, b, eps): &NormCase| {
+        Ok(vec![
+            Case::new("(2, 5, 8), weight and bias drawn, eps 1e-5", case(60, &[2, 5, 8], 1.0, 1e-5)?),
+            Case::new("one token of 4 features (1, 1, 4), eps 1e-5", case(63, &[1, 1, 4], 1.0, 1e-5)?),
+            Case::new("small activations (3, 6, 16) of scale 0.01, eps 1e-5", case(66, &[3, 6, 16], 0.01, 1e-5)?),
+            Case::new("(2, 3, 6) with a large eps, 0.5", case(69, &[2, 3, 6], 1.0, 0.5)?),
+        ])
+    }
+
+    fn reference((x, w, b, eps): &Self::Input) -> Result<Tensor> {
+        {
             let d = w.dim(0)?;
             LayerNorm { weight: Param::new(w)?, bias: Param::new(b)?, eps: *eps, d_model: d }.forward(x)
-        };
-        let mistakes: &[Mistake<NormCase, Tensor>] = &[
+        }
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "That is the unbiased variance (divided by D - 1): layer normalisation divides by D, the mean of the squared deviations.",
                 answer: |(x, w, b, eps)| norm_with(x, w, b, *eps, 1, x.rank() - 1, true),
@@ -85,8 +91,14 @@ impl Q5 {
                 sentence: "The weight and the bias are left out: after normalising, multiply by weight and add bias.",
                 answer: |(x, w, b, eps)| norm_with(x, &w.ones_like()?, &b.zeros_like()?, *eps, 0, x.rank() - 1, true),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(x, w, b, eps)| f(x, w, b, *eps))
+        ]
+    }
+}
+
+impl Q5 {
+    /// Checks `f(x (..., D), weight (D), bias (D), eps) -> (..., D)` against the crate's `LayerNorm`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, f64) -> Result<Tensor>) -> Outcome {
+        Self::run(|(x, w, b, eps)| f(x, w, b, *eps))
     }
 }
 
@@ -108,20 +120,24 @@ exercise! {
     }
 }
 
-impl Q6 {
-    /// Checks an add & norm of your own: `new(d_model, p_drop)` builds it and `forward(&model, x,
-    /// res_input)` gives `(N, L, D)`, both under the check's seed (the dropout draws its masks
-    /// from it), against the crate's `AddNorm` in training mode.
-    pub fn check<M>(&self, new: impl Fn(usize, f64) -> Result<M>, forward: impl Fn(&M, &Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<AddNormCase>>> {
-            Ok(vec![
-                Case::new("d_model 8, p_drop 0.3, (2, 5, 8), seed 5", (5, 8, 0.3, randn(70, &[2, 5, 8])?, randn(71, &[2, 5, 8])?)),
-                Case::new("no dropout, one token (1, 1, 6), seed 1", (1, 6, 0.0, randn(72, &[1, 1, 6])?, randn(73, &[1, 1, 6])?)),
-                Case::new("d_model 16, p_drop 0.5, (3, 4, 16), seed 9", (9, 16, 0.5, randn(74, &[3, 4, 16])?, randn(75, &[3, 4, 16])?)),
-            ])
-        };
-        let reference = |(seed, d, p, x, r): &AddNormCase| seeded(*seed, || AddNorm::new(*d, *p)?.forward(x, r));
-        let mistakes: &[Mistake<AddNormCase, Tensor>] = &[
+impl Exercise for Q6 {
+    type Input = AddNormCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("d_model 8, p_drop 0.3, (2, 5, 8), seed 5", (5, 8, 0.3, randn(70, &[2, 5, 8])?, randn(71, &[2, 5, 8])?)),
+            Case::new("no dropout, one token (1, 1, 6), seed 1", (1, 6, 0.0, randn(72, &[1, 1, 6])?, randn(73, &[1, 1, 6])?)),
+            Case::new("d_model 16, p_drop 0.5, (3, 4, 16), seed 9", (9, 16, 0.5, randn(74, &[3, 4, 16])?, randn(75, &[3, 4, 16])?)),
+        ])
+    }
+
+    fn reference((seed, d, p, x, r): &Self::Input) -> Result<Tensor> {
+        seeded(*seed, || AddNorm::new(*d, *p)?.forward(x, r))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The residual connection is missing: add the sub-layer's input res_input to its output x before the norm.",
                 answer: |(seed, d, p, x, _)| seeded(*seed, || Dropout::new(*p)?.forward(&LayerNorm::new(*d)?.forward(x)?)),
@@ -142,10 +158,16 @@ impl Q6 {
                 sentence: "The dropout is missing: the check runs in training mode, where the dropout after the norm zeroes some values and scales the rest by 1 / (1 - p_drop).",
                 answer: |(_, d, _, x, r)| LayerNorm::new(*d)?.forward(&(r + x)?),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(seed, d, p, x, r)| {
-            seeded(*seed, || new(*d, *p).and_then(|m| forward(&m, x, r)))
-        })
+        ]
+    }
+}
+
+impl Q6 {
+    /// Checks an add & norm of your own: `new(d_model, p_drop)` builds it and `forward(&model, x,
+    /// res_input)` gives `(N, L, D)`, both under the check's seed (the dropout draws its masks
+    /// from it), against the crate's `AddNorm` in training mode.
+    pub fn check<M>(&self, new: impl Fn(usize, f64) -> Result<M>, forward: impl Fn(&M, &Tensor, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(seed, d, p, x, r)| seeded(*seed, || new(*d, *p).and_then(|m| forward(&m, x, r))))
     }
 }
 
@@ -193,21 +215,24 @@ enum Relu {
     Nowhere,
 }
 
-impl Q7 {
-    /// Checks a feed-forward network of your own: `new(d_model, d_ff, p_drop)` builds it and
-    /// `forward(&model, x)` gives `(N, L, D)`, both under the check's seed, against the crate's
-    /// `PointwiseFeedforward`.
-    #[allow(clippy::type_complexity)]
-    pub fn check<M>(&self, new: impl Fn(usize, usize, f64) -> Result<M>, forward: impl Fn(&M, &Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<FfnCase>>> {
-            Ok(vec![
-                Case::new("d_model 6, d_ff 24, no dropout, (2, 5, 6), seed 3", (3, 6, 24, 0.0, randn(80, &[2, 5, 6])?)),
-                Case::new("d_model 4, d_ff 8, one token (1, 1, 4), seed 11", (11, 4, 8, 0.0, randn(81, &[1, 1, 4])?)),
-                Case::new("d_model 8, d_ff 32, p_drop 0.2, (3, 4, 8), seed 7", (7, 8, 32, 0.2, randn(82, &[3, 4, 8])?)),
-            ])
-        };
-        let reference = |(seed, d, d_ff, p, x): &FfnCase| seeded(*seed, || PointwiseFeedforward::new(*d, *d_ff, *p)?.forward(x));
-        let mistakes: &[Mistake<FfnCase, Tensor>] = &[
+impl Exercise for Q7 {
+    type Input = FfnCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("d_model 6, d_ff 24, no dropout, (2, 5, 6), seed 3", (3, 6, 24, 0.0, randn(80, &[2, 5, 6])?)),
+            Case::new("d_model 4, d_ff 8, one token (1, 1, 4), seed 11", (11, 4, 8, 0.0, randn(81, &[1, 1, 4])?)),
+            Case::new("d_model 8, d_ff 32, p_drop 0.2, (3, 4, 8), seed 7", (7, 8, 32, 0.2, randn(82, &[3, 4, 8])?)),
+        ])
+    }
+
+    fn reference((seed, d, d_ff, p, x): &Self::Input) -> Result<Tensor> {
+        seeded(*seed, || PointwiseFeedforward::new(*d, *d_ff, *p)?.forward(x))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The ReLU is missing: without it the two linear layers are one linear map. Apply it to the wide layer's output.",
                 answer: |c| ffn_with(c, true, Relu::Nowhere),
@@ -220,9 +245,16 @@ impl Q7 {
                 sentence: "The weights are not the lecture's: the second linear layer was created first. Create Linear(d_model, d_ff), then Linear(d_ff, d_model).",
                 answer: |c| ffn_with(c, false, Relu::Between),
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(seed, d, d_ff, p, x)| {
-            seeded(*seed, || new(*d, *d_ff, *p).and_then(|m| forward(&m, x)))
-        })
+        ]
+    }
+}
+
+impl Q7 {
+    /// Checks a feed-forward network of your own: `new(d_model, d_ff, p_drop)` builds it and
+    /// `forward(&model, x)` gives `(N, L, D)`, both under the check's seed, against the crate's
+    /// `PointwiseFeedforward`.
+    #[allow(clippy::type_complexity)]
+    pub fn check<M>(&self, new: impl Fn(usize, usize, f64) -> Result<M>, forward: impl Fn(&M, &Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(seed, d, d_ff, p, x)| seeded(*seed, || new(*d, *d_ff, *p).and_then(|m| forward(&m, x))))
     }
 }

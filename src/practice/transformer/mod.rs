@@ -14,10 +14,10 @@ pub use decoding::*;
 pub use layers::*;
 pub use padding::*;
 
-use super::answer::Tolerance;
 use super::cases::{Case, randn, uniform};
+use super::declaration::Exercise;
 use super::progress::Progress;
-use super::run::{Mistake, Outcome, check};
+use super::run::{Mistake, Outcome};
 use super::{Info, exercise, solution};
 use crate::attention::{create_mask, padding_mask, scaled_dot_product_attention_additive, subsequent_mask, target_mask};
 use crate::nn::fused::heads::{merge_heads, split_heads};
@@ -70,34 +70,40 @@ fn attention_with(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>, sca
     Ok((weights.matmul(v)?, weights))
 }
 
-impl Q1 {
-    /// Checks `f(q (..., Lq, d_k), k (..., Lk, d_k), v (..., Lk, d_v), mask) -> (output (..., Lq, d_v), weights (..., Lq, Lk))`
-    /// against the crate's `scaled_dot_product_attention_additive`.
-    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, Option<&Tensor>) -> Result<(Tensor, Tensor)>) -> Outcome {
-        let cases = || -> Result<Vec<Case<AttnCase>>> {
-            let x = randn(41, &[2, 5, 8])?;
-            let pad = padding_mask(&padded_ids(44, &[7, 4, 2], 7, 20)?, 0)?;
-            Ok(vec![
-                Case::new("self-attention (2, 5, 8) with the causal mask (2, 5, 5)", (x.clone(), x.clone(), x, Some(create_mask(2, 5)?)))
-                    .sizes(&[("d_k", 8)]),
-                Case::new(
-                    "one query and one key (1, 1, 3), no mask",
-                    (randn(42, &[1, 1, 3])?, randn(43, &[1, 1, 3])?, randn(45, &[1, 1, 3])?, None),
-                )
-                .sizes(&[("d_k", 3)]),
-                Case::new(
-                    "cross-attention: 4 queries (3, 4, 6) over 7 padded keys, values of width 5, the padding mask (3, 1, 7)",
-                    (randn(46, &[3, 4, 6])?, randn(47, &[3, 7, 6])?, randn(48, &[3, 7, 5])?, Some(pad)),
-                )
-                .sizes(&[("d_k", 6)]),
-                Case::new(
-                    "4-D, two heads (2, 2, 6, 4), no mask",
-                    (randn(49, &[2, 2, 6, 4])?, randn(50, &[2, 2, 6, 4])?, randn(51, &[2, 2, 6, 4])?, None),
-                )
-                .sizes(&[("d_k", 4)]),
-            ])
-        };
-        let mistakes: &[Mistake<AttnCase, (Tensor, Tensor)>] = &[
+impl Exercise for Q1 {
+    type Input = AttnCase;
+    type Answer = (Tensor, Tensor);
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        let x = randn(41, &[2, 5, 8])?;
+        let pad = padding_mask(&padded_ids(44, &[7, 4, 2], 7, 20)?, 0)?;
+        Ok(vec![
+            Case::new("self-attention (2, 5, 8) with the causal mask (2, 5, 5)", (x.clone(), x.clone(), x, Some(create_mask(2, 5)?)))
+                .sizes(&[("d_k", 8)]),
+            Case::new(
+                "one query and one key (1, 1, 3), no mask",
+                (randn(42, &[1, 1, 3])?, randn(43, &[1, 1, 3])?, randn(45, &[1, 1, 3])?, None),
+            )
+            .sizes(&[("d_k", 3)]),
+            Case::new(
+                "cross-attention: 4 queries (3, 4, 6) over 7 padded keys, values of width 5, the padding mask (3, 1, 7)",
+                (randn(46, &[3, 4, 6])?, randn(47, &[3, 7, 6])?, randn(48, &[3, 7, 5])?, Some(pad)),
+            )
+            .sizes(&[("d_k", 6)]),
+            Case::new(
+                "4-D, two heads (2, 2, 6, 4), no mask",
+                (randn(49, &[2, 2, 6, 4])?, randn(50, &[2, 2, 6, 4])?, randn(51, &[2, 2, 6, 4])?, None),
+            )
+            .sizes(&[("d_k", 4)]),
+        ])
+    }
+
+    fn reference((q, k, v, m): &Self::Input) -> Result<(Tensor, Tensor)> {
+        scaled_dot_product_attention_additive(q, k, v, m.as_ref())
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, (Tensor, Tensor)>> {
+        vec![
             Mistake {
                 sentence: "The scores are not scaled: divide Q Kᵀ by the square root of d_k (the queries' last dimension) before the softmax.",
                 answer: |(q, k, v, m)| attention_with(q, k, v, m.as_ref(), 1.0, D::Minus1),
@@ -118,15 +124,15 @@ impl Q1 {
                 sentence: "The mask is not used: add it to the scaled scores before the softmax, so that masked keys get a weight of 0.",
                 answer: |(q, k, v, _)| attention_with(q, k, v, None, (q.dim(D::Minus1)? as f64).sqrt(), D::Minus1),
             },
-        ];
-        check(
-            &Self::INFO,
-            cases(),
-            |(q, k, v, m)| scaled_dot_product_attention_additive(q, k, v, m.as_ref()),
-            mistakes,
-            Tolerance::F32,
-            |(q, k, v, m)| f(q, k, v, m.as_ref()),
-        )
+        ]
+    }
+}
+
+impl Q1 {
+    /// Checks `f(q (..., Lq, d_k), k (..., Lk, d_k), v (..., Lk, d_v), mask) -> (output (..., Lq, d_v), weights (..., Lq, Lk))`
+    /// against the crate's `scaled_dot_product_attention_additive`.
+    pub fn check(&self, f: impl Fn(&Tensor, &Tensor, &Tensor, Option<&Tensor>) -> Result<(Tensor, Tensor)>) -> Outcome {
+        Self::run(|(q, k, v, m)| f(q, k, v, m.as_ref()))
     }
 }
 
@@ -151,32 +157,38 @@ fn mask_of(keep: &Tensor, on_keep: f32, on_drop: f32) -> Result<Tensor> {
     keep.where_cond(&a, &b)
 }
 
-impl Q2 {
-    /// Checks `f(keep (u8, 1 keeps, 0 masks)) -> additive mask (f32, 0 and -inf)` against the
-    /// crate's `create_mask`, `padding_mask` and `target_mask` of the same masks.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, Tensor)>>> {
-            let ids = padded_ids(52, &[6, 3, 1], 6, 30)?;
-            let tgt = padded_ids(53, &[4, 6], 6, 30)?;
-            let tgt_keep = subsequent_mask(6)?.broadcast_mul(&tgt.ne(0u32)?.unsqueeze(1)?)?;
-            vec![
-                Case::new(
-                    "the causal keep mask of 7 steps, a batch of 2 (2, 7, 7)",
-                    (subsequent_mask(7)?.repeat((2, 1, 1))?, create_mask(2, 7)?),
-                ),
-                Case::new("a padding keep mask (3, 1, 6) of three padded sentences", (ids.ne(0u32)?.unsqueeze(1)?, padding_mask(&ids, 0)?)),
-                Case::new("causal and padding together, two targets (2, 6, 6)", (tgt_keep, target_mask(&tgt, Some(0))?)),
-                Case::new("one step (1, 1, 1)", (subsequent_mask(1)?, create_mask(1, 1)?)),
-            ]
-            .into_iter()
-            .map(|c| {
-                // the diagnosis's mask: 1 where the keep mask drops
-                let hidden = c.input.0.eq(0u8)?;
-                Ok(c.mask(hidden))
-            })
-            .collect()
-        };
-        let mistakes: &[Mistake<(Tensor, Tensor), Tensor>] = &[
+impl Exercise for Q2 {
+    type Input = (Tensor, Tensor);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        let ids = padded_ids(52, &[6, 3, 1], 6, 30)?;
+        let tgt = padded_ids(53, &[4, 6], 6, 30)?;
+        let tgt_keep = subsequent_mask(6)?.broadcast_mul(&tgt.ne(0u32)?.unsqueeze(1)?)?;
+        vec![
+            Case::new(
+                "the causal keep mask of 7 steps, a batch of 2 (2, 7, 7)",
+                (subsequent_mask(7)?.repeat((2, 1, 1))?, create_mask(2, 7)?),
+            ),
+            Case::new("a padding keep mask (3, 1, 6) of three padded sentences", (ids.ne(0u32)?.unsqueeze(1)?, padding_mask(&ids, 0)?)),
+            Case::new("causal and padding together, two targets (2, 6, 6)", (tgt_keep, target_mask(&tgt, Some(0))?)),
+            Case::new("one step (1, 1, 1)", (subsequent_mask(1)?, create_mask(1, 1)?)),
+        ]
+        .into_iter()
+        .map(|c| {
+            // the diagnosis's mask: 1 where the keep mask drops
+            let hidden = c.input.0.eq(0u8)?;
+            Ok(c.mask(hidden))
+        })
+        .collect()
+    }
+
+    fn reference((_, want): &Self::Input) -> Result<Tensor> {
+        Ok(want.clone())
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The mask is inverted: -inf goes where the keep mask is 0 (a position that may not be looked at), 0 where it is 1.",
                 answer: |(keep, _)| mask_of(keep, f32::NEG_INFINITY, 0.0),
@@ -201,8 +213,15 @@ impl Q2 {
                 sentence: "Your mask is float64 (f64 values or DType::F64): the scores it is added to are float32, so build it from f32 values, f32::NEG_INFINITY.",
                 answer: |(_, want)| want.to_dtype(DType::F64),
             },
-        ];
-        check(&Self::INFO, cases(), |(_, want)| Ok(want.clone()), mistakes, Tolerance::F32, |(keep, _)| f(keep))
+        ]
+    }
+}
+
+impl Q2 {
+    /// Checks `f(keep (u8, 1 keeps, 0 masks)) -> additive mask (f32, 0 and -inf)` against the
+    /// crate's `create_mask`, `padding_mask` and `target_mask` of the same masks.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|(keep, _)| f(keep))
     }
 }
 
@@ -221,17 +240,24 @@ exercise! {
     }
 }
 
-impl Q3 {
-    /// Checks `f(x (N, L, D), n_heads) -> (N, n_heads, L, D / n_heads)`.
-    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<(Tensor, usize)>>> {
-            Ok(vec![
-                Case::new("(2, 5, 12) into 3 heads", (randn(54, &[2, 5, 12])?, 3)),
-                Case::new("a batch of one, one token (1, 1, 8), 2 heads", (randn(55, &[1, 1, 8])?, 2)),
-                Case::new("(3, 7, 16) into 4 heads", (randn(56, &[3, 7, 16])?, 4)),
-            ])
-        };
-        let mistakes: &[Mistake<(Tensor, usize), Tensor>] = &[
+impl Exercise for Q3 {
+    type Input = (Tensor, usize);
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("(2, 5, 12) into 3 heads", (randn(54, &[2, 5, 12])?, 3)),
+            Case::new("a batch of one, one token (1, 1, 8), 2 heads", (randn(55, &[1, 1, 8])?, 2)),
+            Case::new("(3, 7, 16) into 4 heads", (randn(56, &[3, 7, 16])?, 4)),
+        ])
+    }
+
+    fn reference((x, h): &Self::Input) -> Result<Tensor> {
+        split_heads(x, *h, x.dim(2)? / h)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "A reshape straight to (N, h, L, d_k) cuts the tokens' numbers in the wrong places: reshape to (N, L, h, d_k) first, then transpose dimensions 1 and 2.",
                 answer: |(x, h)| {
@@ -267,8 +293,14 @@ impl Q3 {
                     x.reshape((n, l, *h, d / h))?.permute((0, 2, 3, 1))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), |(x, h)| split_heads(x, *h, x.dim(2)? / h), mistakes, Tolerance::F32, |(x, h)| f(x, *h))
+        ]
+    }
+}
+
+impl Q3 {
+    /// Checks `f(x (N, L, D), n_heads) -> (N, n_heads, L, D / n_heads)`.
+    pub fn check(&self, f: impl Fn(&Tensor, usize) -> Result<Tensor>) -> Outcome {
+        Self::run(|(x, h)| f(x, *h))
     }
 }
 
@@ -287,17 +319,24 @@ exercise! {
     }
 }
 
-impl Q4 {
-    /// Checks `f(x (N, h, L, d_k)) -> (N, L, h * d_k)`.
-    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<Tensor>>> {
-            Ok(vec![
-                Case::new("3 heads of 4, a batch of 2, 5 tokens (2, 3, 5, 4)", randn(57, &[2, 3, 5, 4])?),
-                Case::new("a batch of one, one token, 2 heads (1, 2, 1, 3)", randn(58, &[1, 2, 1, 3])?),
-                Case::new("4 heads of 2, 6 tokens (3, 4, 6, 2)", randn(59, &[3, 4, 6, 2])?),
-            ])
-        };
-        let mistakes: &[Mistake<Tensor, Tensor>] = &[
+impl Exercise for Q4 {
+    type Input = Tensor;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("3 heads of 4, a batch of 2, 5 tokens (2, 3, 5, 4)", randn(57, &[2, 3, 5, 4])?),
+            Case::new("a batch of one, one token, 2 heads (1, 2, 1, 3)", randn(58, &[1, 2, 1, 3])?),
+            Case::new("4 heads of 2, 6 tokens (3, 4, 6, 2)", randn(59, &[3, 4, 6, 2])?),
+        ])
+    }
+
+    fn reference(x: &Self::Input) -> Result<Tensor> {
+        merge_heads(x)
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "A reshape without the transpose puts one head's tokens side by side: transpose dimensions 1 and 2 first, (N, L, h, d_k), then reshape.",
                 answer: |x| {
@@ -312,7 +351,13 @@ impl Q4 {
                     x.permute((0, 2, 3, 1))?.contiguous()?.reshape((n, l, h * d))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), merge_heads, mistakes, Tolerance::F32, |x| f(x))
+        ]
+    }
+}
+
+impl Q4 {
+    /// Checks `f(x (N, h, L, d_k)) -> (N, L, h * d_k)`.
+    pub fn check(&self, f: impl Fn(&Tensor) -> Result<Tensor>) -> Outcome {
+        Self::run(|x| f(x))
     }
 }

@@ -3,9 +3,9 @@
 
 use crate::attention::padding_mask;
 use crate::models::EncoderLayer;
-use crate::practice::answer::Tolerance;
 use crate::practice::cases::{Case, randn, seeded, uniform};
-use crate::practice::run::{Mistake, Outcome, check};
+use crate::practice::declaration::Exercise;
+use crate::practice::run::{Mistake, Outcome};
 use crate::practice::{Info, exercise, solution};
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -57,21 +57,25 @@ fn run((layer, x, _, _): &PaddedCase, mask: Option<&Tensor>) -> Result<Tensor> {
     Ok(layer.forward(x, mask)?.output)
 }
 
-impl Q11 {
-    /// Checks `f(layer, x (N, L, D), src ids (N, L), pad_id) -> (N, L, D)`: the layer's output
-    /// with the additive padding mask `(N, 1, L)` of `src`.
-    pub fn check(&self, f: impl Fn(&EncoderLayer, &Tensor, &Tensor, u32) -> Result<Tensor>) -> Outcome {
-        let cases = || -> Result<Vec<Case<PaddedCase>>> {
-            Ok(vec![
-                Case::new("3 sentences of lengths 5, 2 and 4, pad id 3, width 6 in 2 heads", padded(111, 6, 2, &[5, 2, 4], 3)?).pad(3),
-                Case::new("a batch of one, 4 tokens without padding, pad id 1, width 5 in one head", padded(114, 5, 1, &[4], 1)?).pad(1),
-                Case::new("2 sentences of lengths 1 and 4, pad id 0, width 6 in 3 heads", padded(117, 6, 3, &[1, 4], 0)?).pad(0),
-                Case::new("4 sentences of lengths 3, 6, 1 and 6, pad id 2, width 10 in 5 heads", padded(120, 10, 5, &[3, 6, 1, 6], 2)?)
-                    .pad(2),
-            ])
-        };
-        let reference = |c: &PaddedCase| run(c, Some(&padding_mask(&c.2, c.3)?));
-        let mistakes: &[Mistake<PaddedCase, Tensor>] = &[
+impl Exercise for Q11 {
+    type Input = PaddedCase;
+    type Answer = Tensor;
+
+    fn cases() -> Result<Vec<Case<Self::Input>>> {
+        Ok(vec![
+            Case::new("3 sentences of lengths 5, 2 and 4, pad id 3, width 6 in 2 heads", padded(111, 6, 2, &[5, 2, 4], 3)?).pad(3),
+            Case::new("a batch of one, 4 tokens without padding, pad id 1, width 5 in one head", padded(114, 5, 1, &[4], 1)?).pad(1),
+            Case::new("2 sentences of lengths 1 and 4, pad id 0, width 6 in 3 heads", padded(117, 6, 3, &[1, 4], 0)?).pad(0),
+            Case::new("4 sentences of lengths 3, 6, 1 and 6, pad id 2, width 10 in 5 heads", padded(120, 10, 5, &[3, 6, 1, 6], 2)?).pad(2),
+        ])
+    }
+
+    fn reference(c: &Self::Input) -> Result<Tensor> {
+        run(c, Some(&padding_mask(&c.2, c.3)?))
+    }
+
+    fn mistakes() -> Vec<Mistake<Self::Input, Tensor>> {
+        vec![
             Mistake {
                 sentence: "The padding id is the argument pad_id, not always 0: here 0 is a word and the padding is another id.",
                 answer: |c| run(c, Some(&padding_mask(&c.2, 0)?)),
@@ -93,7 +97,14 @@ impl Q11 {
                     run(c, Some(&m.where_cond(&minus, &minus.zeros_like()?)?))
                 },
             },
-        ];
-        check(&Self::INFO, cases(), reference, mistakes, Tolerance::F32, |(layer, x, src, pad)| f(layer, x, src, *pad))
+        ]
+    }
+}
+
+impl Q11 {
+    /// Checks `f(layer, x (N, L, D), src ids (N, L), pad_id) -> (N, L, D)`: the layer's output
+    /// with the additive padding mask `(N, 1, L)` of `src`.
+    pub fn check(&self, f: impl Fn(&EncoderLayer, &Tensor, &Tensor, u32) -> Result<Tensor>) -> Outcome {
+        Self::run(|(layer, x, src, pad)| f(layer, x, src, *pad))
     }
 }
