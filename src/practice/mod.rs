@@ -25,6 +25,7 @@
 //! ```
 
 pub(crate) mod answer;
+pub(crate) mod call;
 pub(crate) mod cases;
 pub(crate) mod declaration;
 pub(crate) mod diagnose;

@@ -4,8 +4,8 @@
 //! the code does, whatever the numbers are.
 
 use super::answer::{Answer, Tolerance};
+use super::call::{Called, call};
 use super::cases::Case;
-use super::run::{Called, call};
 use candle_core::Result;
 
 /// An invariant of the exercise: `vary` changes a case's input where the answer must not depend
