@@ -350,3 +350,28 @@ fn only_the_kernel_wing_names_custom_ops_raw_slices_or_unsafe() {
     let wing = src().join("nn/fused/kernels.rs");
     assert!(code(&wing).contains("CustomOp") && code(&wing).contains("[f32]"));
 }
+
+/// The notebook layer's rooms: its files live in folders by what they are, each folder's
+/// `mod.rs` opening with a line that says what it holds; nothing but `mod.rs` at its top.
+const NOTEBOOK_ROOMS: [&str; 5] = ["code", "display", "explorer", "figures", "page"];
+
+#[test]
+fn the_notebook_layer_keeps_its_files_in_rooms() {
+    let dir = src().join("notebook");
+    let mut rooms = vec![];
+    let mut loose = vec![];
+    for entry in std::fs::read_dir(&dir).expect("src/notebook is readable") {
+        let p = entry.expect("entry").path();
+        let name = p.file_name().and_then(|s| s.to_str()).expect("a name").to_string();
+        if p.is_dir() {
+            let doc = std::fs::read_to_string(p.join("mod.rs")).expect("a room has a mod.rs");
+            assert!(doc.starts_with("//! "), "src/notebook/{name}/mod.rs opens with a line saying what the room holds");
+            rooms.push(name);
+        } else if name != "mod.rs" {
+            loose.push(name);
+        }
+    }
+    rooms.sort();
+    assert!(loose.is_empty(), "files loose at the top of src/notebook (put each in a room): {loose:?}");
+    assert_eq!(rooms, NOTEBOOK_ROOMS, "src/notebook's rooms");
+}

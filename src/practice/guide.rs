@@ -4,7 +4,7 @@ use super::Info;
 use crate::notebook::code::classes::record;
 use crate::notebook::code::highlight::highlight;
 use crate::notebook::emit;
-use crate::notebook::html::escape;
+use crate::notebook::page::html::escape;
 
 /// One of an exercise's graduated hints.
 #[derive(Clone, Debug)]

@@ -3,7 +3,7 @@
 
 use super::Info;
 use crate::notebook::emit;
-use crate::notebook::html::escape;
+use crate::notebook::page::html::escape;
 use std::time::Duration;
 
 /// How a check ended.

@@ -7,7 +7,7 @@
 use super::outcome::{NOT_CHECKED, Outcome, Verdict};
 use super::{Info, part};
 use crate::notebook::emit;
-use crate::notebook::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, escape};
+use crate::notebook::page::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, escape};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

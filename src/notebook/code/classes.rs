@@ -4,7 +4,7 @@
 //! test fails when excerpts.txt no longer matches the sources (a model changed, a pick was renamed);
 //! `ZOO_BLESS=1 cargo test --test zoo class_excerpts` rewrites it.
 
-use crate::notebook::diagram::Architecture;
+use crate::notebook::figures::diagram::Architecture;
 use Pick::{Alias, Fn, Methods, Struct, TraitImpl};
 use std::fmt;
 

@@ -2,7 +2,7 @@
 //! (inline styles, so the Lab, VS Code and the pages show it the same), and the `?` that passes an
 //! error on in a colour of its own: the primer in notebook 00 explains it.
 
-use crate::notebook::html::escape;
+use crate::notebook::page::html::escape;
 
 const KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "crate", "dyn", "else", "enum", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match",

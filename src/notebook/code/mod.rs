@@ -6,8 +6,8 @@
 pub(crate) mod classes;
 pub(crate) mod highlight;
 
-use super::diagram::{Architecture, Diagram, draw};
-use super::output::emit;
+use crate::notebook::figures::diagram::{Architecture, Diagram, draw};
+use crate::notebook::page::output::emit;
 use candle_core::{Result, bail};
 
 /// Code from one source file.

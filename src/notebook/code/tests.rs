@@ -1,6 +1,6 @@
 use super::classes::{self, Pick, RECORD};
 use super::{ClassView, show_class};
-use crate::notebook::diagram::Architecture;
+use crate::notebook::figures::diagram::Architecture;
 
 fn file(path: &str) -> String {
     std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()

@@ -1,13 +1,13 @@
 //! Attention weights as shaded HTML tables (`show_alphas`): one table per sequence (and head),
 //! big ones elided to what a notebook can show, with a note saying what was left out.
 
-use super::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
-use super::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, caption, escape, note};
-use super::output::emit;
-use super::palette::{HeatColor, heat_rgb};
-use super::print::tensor_to_text;
-use super::read::{check_readable, to_f64};
 use crate::nn::shape::{error, shape_error};
+use crate::notebook::display::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
+use crate::notebook::display::print::tensor_to_text;
+use crate::notebook::display::read::{check_readable, to_f64};
+use crate::notebook::page::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, caption, escape, note};
+use crate::notebook::page::output::emit;
+use crate::notebook::page::palette::{HeatColor, heat_rgb};
 use candle_core::{Result, Tensor};
 use std::fmt::Write as _;
 

@@ -1,6 +1,6 @@
 //! Trainings side by side: one row per [`TrainingReport`].
 
-use super::text_table::Table;
+use crate::notebook::display::text_table::Table;
 use crate::train::TrainingReport;
 use crate::train::progress::thousands;
 

@@ -2,8 +2,8 @@
 //! taken modulo a few bases, turned into angles, then into sines and cosines; and the distances
 //! between the codes of neighbouring positions, which only the last step keeps equal.
 
-use super::text_table::Table;
 use crate::nn::shape::error;
+use crate::notebook::display::text_table::Table;
 use candle_core::Result;
 
 /// The most positions a table of codes shows.

@@ -1,7 +1,7 @@
 //! Tensors as text, exactly as PyTorch prints them: one number style and width for the whole
 //! tensor, rows wrapped at 80 columns, large tensors summarised.
 
-use super::read::read_values;
+use crate::notebook::display::read::read_values;
 use candle_core::{DType, Result, Tensor};
 
 /// PyTorch's defaults: 4 decimals, summarise above 1000 elements keeping 3 at each edge.

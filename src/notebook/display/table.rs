@@ -1,10 +1,10 @@
 //! Tensors as HTML tables: `show(&t)` displays a tensor (`show_alphas`, which shades attention
-//! weights, lives in [`super::alphas`]).
+//! weights, lives in [`crate::notebook::display::alphas`]).
 
-use super::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, caption as caption_html, escape};
-use super::output::emit;
-use super::print::{THRESHOLD, ValueFormat, is_float, kept, shown_values, tensor_to_text_as, value_writer};
-use super::read::read_values;
+use crate::notebook::display::print::{THRESHOLD, ValueFormat, is_float, kept, shown_values, tensor_to_text_as, value_writer};
+use crate::notebook::display::read::read_values;
+use crate::notebook::page::html::{CELL_CSS, HEAD_CSS, TABLE_CSS, caption as caption_html, escape};
+use crate::notebook::page::output::emit;
 use candle_core::{Result, Tensor};
 use std::fmt::Write as _;
 

@@ -1,9 +1,9 @@
 //! Several titled tensors in one cell's output (`show_all`), and small tables of text
 //! (`Table`): shapes of a model's intermediate results, parameter counts.
 
-use super::html::escape;
-use super::output::emit;
-use super::table::{ShowTensor, show};
+use crate::notebook::display::table::{ShowTensor, show};
+use crate::notebook::page::html::escape;
+use crate::notebook::page::output::emit;
 use candle_core::Tensor;
 
 /// Several tensors shown one under the other, each under its title: evcxr shows one rich output

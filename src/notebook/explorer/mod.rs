@@ -20,10 +20,10 @@ mod tests;
 
 pub use neurons::Neurons;
 
-use super::output::emit;
 use crate::attention::Attention;
 use crate::models::{AttentionMaps, SentenceAttention, SentenceTerms, TermMaps};
 use crate::nn::shape::{error, shape_error};
+use crate::notebook::page::output::emit;
 use candle_core::{Result, Tensor};
 
 /// The script that draws an explorer, included in every output: classic scripts (ES2017, no

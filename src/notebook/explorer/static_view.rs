@@ -2,8 +2,8 @@
 //! heatmap, white to dark blue, with every token on its axes, drawn compactly (one path per shade
 //! of 32) so that a 40 x 40 map costs tens of kB, not hundreds.
 
-use crate::notebook::html::escape;
-use crate::notebook::palette::heat_rgb;
+use crate::notebook::page::html::escape;
+use crate::notebook::page::palette::heat_rgb;
 
 const SHADES: usize = 32;
 

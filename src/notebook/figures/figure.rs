@@ -1,7 +1,7 @@
 //! Figures as SVG (plotters, no system fonts): shown inline in a notebook, savable to a file.
 
-use super::output::emit;
 use crate::nn::shape::error;
+use crate::notebook::page::output::emit;
 use candle_core::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;

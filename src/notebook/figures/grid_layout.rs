@@ -1,10 +1,10 @@
 //! Where the pieces of a grid of heatmaps go, in pixels: pure arithmetic, no drawing. Text
 //! widths are estimated from character counts (the SVG carries no fonts to measure with).
 
-use super::elide::MAX_CELLS;
-use super::figure::MAX_PIXELS;
-use super::heatmap_grid::{GridDims, MAX_GRID_PANELS, MAX_GRID_TOKENS};
 use crate::nn::shape::error;
+use crate::notebook::display::elide::MAX_CELLS;
+use crate::notebook::figures::figure::MAX_PIXELS;
+use crate::notebook::figures::heatmap_grid::{GridDims, MAX_GRID_PANELS, MAX_GRID_TOKENS};
 use candle_core::Result;
 
 /// The size in pixels of the grid's text (labels, titles, ticks).

@@ -1,9 +1,9 @@
 //! Heatmap panels: a matrix as shaded cells with its values printed and labelled axes. Cells
 //! left out of an elided matrix (`None`) are drawn as `…`.
 
-use super::figure::{anchored_text, plot_err};
-use super::palette::heat_color;
 use crate::nn::shape::error;
+use crate::notebook::figures::figure::{anchored_text, plot_err};
+use crate::notebook::page::palette::heat_color;
 use candle_core::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -3,10 +3,10 @@
 //! Transformer uses; its layout and colour-scale arithmetic; and errors, never panics, for bad
 //! input.
 
-use super::grid_layout::{COLORBAR_STEPS, FONT, LayoutSpec, MIN_LABEL_FONT, cell_size, label_font, label_step, layout};
-use super::heatmap_grid::{GridDims, MAX_GRID_PANELS, fit_label, shade, tick_label, ticks, value_range};
-use super::palette::heat_color;
-use super::plots::heatmaps::{COLORBAR_FRAME, PANEL_FRAME};
+use crate::notebook::figures::grid_layout::{COLORBAR_STEPS, FONT, LayoutSpec, MIN_LABEL_FONT, cell_size, label_font, label_step, layout};
+use crate::notebook::figures::heatmap_grid::{GridDims, MAX_GRID_PANELS, fit_label, shade, tick_label, ticks, value_range};
+use crate::notebook::figures::plots::heatmaps::{COLORBAR_FRAME, PANEL_FRAME};
+use crate::notebook::page::palette::heat_color;
 use crate::prelude::*;
 
 fn hex(c: plotters::style::RGBColor) -> String {

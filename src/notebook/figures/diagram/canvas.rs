@@ -14,9 +14,9 @@
 //! # Ok::<(), candle_core::Error>(())
 //! ```
 
-use super::super::figure::Figure;
-use super::super::html::escape;
 use crate::nn::shape::error;
+use crate::notebook::figures::figure::Figure;
+use crate::notebook::page::html::escape;
 use candle_core::Result;
 use std::fmt::Write as _;
 
@@ -176,10 +176,10 @@ impl Diagram {
         let (w, h) = self.size;
         // one marker id per diagram: a page showing several diagrams has no duplicate ids
         let marker = format!("arrowhead-{:08x}", self.title.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193)));
-        if w == 0 || h == 0 || w > super::super::figure::MAX_PIXELS || h > super::super::figure::MAX_PIXELS {
+        if w == 0 || h == 0 || w > crate::notebook::figures::figure::MAX_PIXELS || h > crate::notebook::figures::figure::MAX_PIXELS {
             return Err(error(
                 "Diagram",
-                format!("expected a size of 1 to {} pixels each way, got {w} x {h}", super::super::figure::MAX_PIXELS),
+                format!("expected a size of 1 to {} pixels each way, got {w} x {h}", crate::notebook::figures::figure::MAX_PIXELS),
             ));
         }
         let mut s = format!(
@@ -262,7 +262,7 @@ impl Diagram {
     pub fn evcxr_display(&self) {
         match self.figure() {
             Ok(f) => f.evcxr_display(),
-            Err(e) => super::super::output::emit(&[("text/plain", &format!("<diagram could not be drawn: {e}>"))]),
+            Err(e) => crate::notebook::page::output::emit(&[("text/plain", &format!("<diagram could not be drawn: {e}>"))]),
         }
     }
 }

@@ -1,11 +1,11 @@
 //! Lecture part 2: attention heatmaps and the query with its keys.
 
 use crate::nn::shape::{error, shape_error};
-use crate::notebook::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
-use crate::notebook::figure::{Figure, NOTE_HEIGHT, draw_legend, figure, figure_size, plot_err, with_note};
-use crate::notebook::heatmap::{heatmap_cells, heatmap_panel};
-use crate::notebook::palette::CORNER_COLORS;
-use crate::notebook::read::{check_readable, read_matrix, read_values, to_f64};
+use crate::notebook::display::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
+use crate::notebook::display::read::{check_readable, read_matrix, read_values, to_f64};
+use crate::notebook::figures::figure::{Figure, NOTE_HEIGHT, draw_legend, figure, figure_size, plot_err, with_note};
+use crate::notebook::figures::heatmap::{heatmap_cells, heatmap_panel};
+use crate::notebook::page::palette::CORNER_COLORS;
 use candle_core::{Result, Tensor};
 use plotters::prelude::*;
 

@@ -3,8 +3,8 @@
 
 use crate::data::Trajectories;
 use crate::nn::shape::error;
-use crate::notebook::figure::{Figure, anchored_text, figure, plot_err};
-use crate::notebook::palette::{PRED_COLOR, SOURCE_COLOR, TARGET_COLOR};
+use crate::notebook::figures::figure::{Figure, anchored_text, figure, plot_err};
+use crate::notebook::page::palette::{PRED_COLOR, SOURCE_COLOR, TARGET_COLOR};
 use candle_core::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -4,14 +4,14 @@
 //! self-attention, cross-attention).
 
 use crate::nn::shape::{error, shape_error};
-use crate::notebook::figure::{Figure, anchored_text, figure, plot_err};
-use crate::notebook::grid_layout::{COLORBAR_STEPS, COLORBAR_TICKS, FONT, Layout, LayoutSpec, layout};
-use crate::notebook::heatmap_grid::{
+use crate::notebook::display::read::read_values;
+use crate::notebook::figures::figure::{Figure, anchored_text, figure, plot_err};
+use crate::notebook::figures::grid_layout::{COLORBAR_STEPS, COLORBAR_TICKS, FONT, Layout, LayoutSpec, layout};
+use crate::notebook::figures::heatmap_grid::{
     GridDims, HeatmapGrid, MAX_GRID_PANELS, MAX_LABEL_CHARS, MAX_TITLE_CHARS, check_grid, first_non_finite, fit_label, shade, tick_label,
     ticks, value_range,
 };
-use crate::notebook::palette::heat_color;
-use crate::notebook::read::read_values;
+use crate::notebook::page::palette::heat_color;
 use candle_core::{Result, Tensor};
 use plotters::coord::Shift;
 use plotters::prelude::*;

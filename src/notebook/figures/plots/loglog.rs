@@ -2,8 +2,8 @@
 //! per second against parameters, say, as `make bench-scale` draws for docs/performance.md).
 
 use crate::nn::shape::error;
-use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
-use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
+use crate::notebook::figures::figure::{Figure, draw_legend, figure, plot_err};
+use crate::notebook::page::palette::{SOURCE_COLOR, TARGET_COLOR};
 use candle_core::Result;
 use plotters::prelude::*;
 

@@ -1,8 +1,8 @@
 //! Training and validation losses, and `StepByStep::plot_losses`.
 
 use crate::nn::shape::error;
-use crate::notebook::figure::{Figure, draw_legend, figure, plot_err};
-use crate::notebook::palette::{SOURCE_COLOR, TARGET_COLOR};
+use crate::notebook::figures::figure::{Figure, draw_legend, figure, plot_err};
+use crate::notebook::page::palette::{SOURCE_COLOR, TARGET_COLOR};
 use crate::train::Batches;
 use crate::train::{Loss, Optimizer, StepByStep};
 use candle_core::Result;

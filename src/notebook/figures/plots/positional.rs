@@ -2,11 +2,11 @@
 
 use crate::attention::positional_encoding_table;
 use crate::nn::shape::{Within, check_size, error, shape_error};
-use crate::notebook::elide::{Axis, MAX_CELLS, grid, joined_note};
-use crate::notebook::figure::{Figure, NOTE_HEIGHT, anchored_text, draw_legend, figure, figure_size, plot_err, with_note};
-use crate::notebook::heatmap::heatmap_cells;
-use crate::notebook::palette::TARGET_COLOR;
-use crate::notebook::read::{check_readable, read_matrix, to_f64};
+use crate::notebook::display::elide::{Axis, MAX_CELLS, grid, joined_note};
+use crate::notebook::display::read::{check_readable, read_matrix, to_f64};
+use crate::notebook::figures::figure::{Figure, NOTE_HEIGHT, anchored_text, draw_legend, figure, figure_size, plot_err, with_note};
+use crate::notebook::figures::heatmap::heatmap_cells;
+use crate::notebook::page::palette::TARGET_COLOR;
 use candle_core::{DType, Result, Tensor};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -2,9 +2,9 @@
 
 use crate::data::{CORNERS, walk};
 use crate::nn::shape::{error, shape_error};
-use crate::notebook::figure::{Figure, NOTE_HEIGHT, figure, figure_size, plot_err, with_note};
-use crate::notebook::palette::{CORNER_COLORS, SOURCE_COLOR, TARGET_COLOR};
-use crate::notebook::read::read_values;
+use crate::notebook::display::read::read_values;
+use crate::notebook::figures::figure::{Figure, NOTE_HEIGHT, figure, figure_size, plot_err, with_note};
+use crate::notebook::page::palette::{CORNER_COLORS, SOURCE_COLOR, TARGET_COLOR};
 use candle_core::{Result, Tensor};
 use plotters::coord::Shift;
 use plotters::prelude::*;
