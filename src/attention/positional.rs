@@ -9,10 +9,7 @@ use candle_core::{DType, Device, Result, Tensor};
 /// computed as PyTorch computes them in float32.
 #[errors_as("PositionalEncoding")]
 pub fn positional_encoding_table(max_len: usize, d_model: usize) -> Result<Tensor> {
-    if max_len == 0 || d_model == 0 {
-        return Err(invalid(format!("max_len and d_model must be positive, got {max_len} and {d_model}")));
-    }
-    check_size(&[max_len, d_model])?;
+    check_table(max_len, d_model)?;
     let position = Tensor::arange(0u32, max_len as u32, &Device::Cpu)?.to_dtype(DType::F32)?.unsqueeze(1)?;
     let factor = (-(10000.0f64).ln() / d_model as f64) as f32;
     let angular_speed = (Tensor::arange_step(0u32, d_model as u32, 2, &Device::Cpu)?.to_dtype(DType::F32)? * factor as f64)?.exp()?;
@@ -20,6 +17,15 @@ pub fn positional_encoding_table(max_len: usize, d_model: usize) -> Result<Tenso
     // pe[:, 0::2] = sin(position * angular_speed), pe[:, 1::2] = cos(...): the two interleaved
     let pe = Tensor::stack(&[angles.sin()?, angles.cos()?], 2)?.flatten_from(1)?;
     pe.narrow(1, 0, d_model)?.contiguous()
+}
+
+/// The door of a sinusoidal table (this one and the Transformer lecture's): both sizes positive,
+/// the table within the crate's size limit.
+pub(crate) fn check_table(max_len: usize, d_model: usize) -> Result<()> {
+    if max_len == 0 || d_model == 0 {
+        return Err(invalid(format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
+    }
+    check_size(&[max_len, d_model]).map(|_| ())
 }
 
 /// `PositionalEncoding(max_len, d_model)`: scales the input by `sqrt(d_model)` and adds the

@@ -1,8 +1,7 @@
 //! The lecture's attention decoder: a GRU step whose output attends over the encoder's states.
 
-use super::seq2seq::{EncoderDecoder, StepDecoder, check_hidden_seq, check_step};
+use super::seq2seq::{EncoderDecoder, StepDecoder, check_hidden_seq, check_step, kept_hidden};
 use crate::attention::Attention;
-use crate::nn::shape::invalid;
 use crate::nn::{Gru, Linear, Walk, errors_as};
 use candle_core::{D, Result, Tensor};
 
@@ -46,13 +45,10 @@ impl DecoderAttn {
         Ok(())
     }
 
-    /// The hidden state, as the lecture reads `decoder.hidden`: an error before `init_hidden`.
-    ///
-    /// # Shapes
-    /// - returns `(1, N, H)`, sequence-first
+    /// The hidden state `(1, N, H)`, as [`Decoder::hidden`](super::Decoder::hidden) returns it.
     #[errors_as("DecoderAttn")]
     pub fn hidden(&self) -> Result<&Tensor> {
-        self.hidden.as_ref().ok_or_else(|| invalid("no hidden state yet: call init_hidden with the encoder's states first"))
+        kept_hidden(self.hidden.as_ref())
     }
 
     /// One step: the GRU's output attends over the encoder's states, and a linear layer maps

@@ -87,7 +87,7 @@ impl Decoder {
     /// - returns `(1, N, H)`, sequence-first
     #[errors_as("Decoder")]
     pub fn hidden(&self) -> Result<&Tensor> {
-        self.hidden.as_ref().ok_or_else(|| invalid("no hidden state yet: call init_hidden with the encoder's states first"))
+        kept_hidden(self.hidden.as_ref())
     }
 
     /// One step, updating the hidden state; a linear layer turns it into the next point.
@@ -114,6 +114,12 @@ pub(crate) fn check_hidden_seq(hidden_seq: &Tensor, hidden_dim: usize) -> Result
         &[_, l, h] if h == hidden_dim && l > 0 => Ok(()),
         d => Err(invalid(format!("expected hidden states (N, L, {hidden_dim}), got {d:?}"))),
     }
+}
+
+/// A decoder's hidden state, as the lecture reads `decoder.hidden`: an error before `init_hidden`
+/// has set it (what `Decoder::hidden` and `DecoderAttn::hidden` return).
+pub(crate) fn kept_hidden(hidden: Option<&Tensor>) -> Result<&Tensor> {
+    hidden.ok_or_else(|| invalid("no hidden state yet: call init_hidden with the encoder's states first"))
 }
 
 /// The door of a decoder's step: an input `(N, 1, F)` for the GRU, and a hidden state `(1, N, H)`

@@ -1,7 +1,8 @@
 //! The Transformer's input side: token embeddings scaled by `sqrt(d_model)`, and the lecture's
 //! positional encoding (added without scaling the input, then dropout).
 
-use crate::nn::shape::{check_batch, check_size, invalid};
+use crate::attention::positional::check_table;
+use crate::nn::shape::{check_batch, invalid};
 use crate::nn::{Dropout, Embedding, Walk, Walker, errors_as};
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -39,10 +40,7 @@ impl Embeddings {
 /// power and a division instead of an exponential and a product, so it rounds as the lecture's does.)
 #[errors_as("TransformerPositionalEncoding")]
 pub fn transformer_encoding_table(max_len: usize, d_model: usize) -> Result<Tensor> {
-    if max_len == 0 || d_model == 0 {
-        return Err(invalid(format!("max_len and d_model must be positive, got max_len = {max_len}, d_model = {d_model}")));
-    }
-    check_size(&[max_len, d_model])?;
+    check_table(max_len, d_model)?;
     let pos = Tensor::arange(0u32, max_len as u32, &Device::Cpu)?.to_dtype(DType::F32)?.unsqueeze(1)?;
     // torch.pow(10000, two_i / d_model): a float32 power of each exponent (candle has no scalar
     // base raised to a tensor), one per pair of dimensions
