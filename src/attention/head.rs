@@ -121,7 +121,8 @@ impl Attention {
     /// - returns the context `(N, Lq, H)`; `self.alphas` becomes `(N, Lq, L)`
     #[errors_as("Attention")]
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
-        check_mask(self, query, mask)?;
+        let sizes = check_query(self, query)?;
+        check_mask(mask, sizes)?;
         let mut scores = self.score_function(query)?;
         if let Some(m) = mask {
             scores = masked_fill(&scores, m, MASK_FILL)?;
@@ -199,10 +200,10 @@ fn check_query(attention: &Attention, query: &Tensor) -> Result<[usize; 3]> {
     Ok([n, lq, l])
 }
 
-/// [`Attention::forward`]'s door: a mask broadcasting to the scores `(N, Lq, L)`. A query
-/// [`Attention::score_function`] refuses is its to refuse (first, as it always was).
-fn check_mask(attention: &Attention, query: &Tensor, mask: Option<&Tensor>) -> Result<()> {
-    let (Some(m), Ok([n, lq, l])) = (mask, check_query(attention, query)) else { return Ok(()) };
+/// [`Attention::forward`]'s door, after the query's: a mask broadcasting to the scores
+/// `(N, Lq, L)`, the sizes [`check_query`] returned.
+fn check_mask(mask: Option<&Tensor>, [n, lq, l]: [usize; 3]) -> Result<()> {
+    let Some(m) = mask else { return Ok(()) };
     let fits = |d: usize, want: usize| d == 1 || d == want;
     if m.rank() != 3 || !fits(m.dim(0)?, n) || !fits(m.dim(1)?, lq) || m.dim(2)? != l {
         return Err(invalid(format!("expected a mask of shape (1 or {n}, 1 or {lq}, {l}), got {:?}", m.dims())));
