@@ -15,23 +15,22 @@ pub(crate) struct Invariant<I> {
     pub vary: fn(&I) -> Result<I>,
 }
 
-/// The sentence of the one invariant the student's `f` breaks (its answer changes on some case's
-/// varied input, both calls returning), if exactly one does.
+/// The sentence of the one invariant the student's `f` breaks, if exactly one does: on some case
+/// where `f` returned (`answers`, what it gave on each case), it returns another answer for the
+/// varied input.
 pub(crate) fn broken<I, A: Answer>(
     cases: &[Case<I>],
+    answers: &[Option<&A>],
     invariants: &[Invariant<I>],
     tol: Tolerance,
     f: &dyn Fn(&I) -> Result<A>,
 ) -> Option<String> {
     let breaks = |inv: &Invariant<I>| {
-        cases.iter().any(|case| {
-            let Ok(varied) = (inv.vary)(&case.input) else {
+        cases.iter().zip(answers).any(|(case, answer)| {
+            let (Some(answer), Ok(varied)) = (answer, (inv.vary)(&case.input)) else {
                 return false;
             };
-            match (call(|| f(&case.input)), call(|| f(&varied))) {
-                (Called::Returned(a), Called::Returned(b)) => !a.matches(&b, tol),
-                _ => false,
-            }
+            matches!(call(|| f(&varied)), Called::Returned(b) if !answer.matches(&b, tol))
         })
     };
     let broken: Vec<&Invariant<I>> = invariants.iter().filter(|inv| breaks(inv)).collect();

@@ -203,7 +203,8 @@ fn judge<I, A: Answer>(cases: &[Case<I>], ran: Vec<Ran<A>>, known: Known<I, A>, 
         Err(e) => e.clone(),
         Ok((_, None)) => unreachable!("the first case that does not agree"),
     };
-    let advice = known_mistake(cases, &results, known.mistakes, tol).or_else(|| probe::broken(cases, known.invariants, tol, f));
+    let answers: Vec<Option<&A>> = results.iter().map(|r| r.as_ref().ok().map(|(got, _)| *got)).collect();
+    let advice = known_mistake(cases, &results, known.mistakes, tol).or_else(|| probe::broken(cases, &answers, known.invariants, tol, f));
     let observed = if advice.is_some() {
         None
     } else {
