@@ -251,3 +251,18 @@ fn picks_whole_items_verbatim() {
     }
     assert!(source.pick("impl Layer: nope").unwrap_err().contains("nope"));
 }
+
+/// The classes a student reads carry none of the attention kernel's plumbing: whether a pass
+/// reads its weights is chosen outside them (`attention::unused_weights`), not by a flag
+/// threaded through the layers.
+#[test]
+fn class_cells_carry_no_weights_flag() {
+    for arch in Architecture::ALL {
+        let view = show_class(arch).unwrap_or_else(|e| panic!("{e}"));
+        for excerpt in &view.excerpts {
+            for plumbing in ["weights_if", "kept_weights", "weights: bool", "weights_unused"] {
+                assert!(!excerpt.code.contains(plumbing), "{arch:?}: {} shows `{plumbing}`", excerpt.path);
+            }
+        }
+    }
+}

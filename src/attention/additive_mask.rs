@@ -5,6 +5,7 @@
 //! A row that masks every key would make the softmax `0/0 = NaN`; it is an error naming the
 //! module and the row instead.
 
+use super::unused_weights::are_unused;
 use crate::nn::errors_as;
 use crate::nn::fused::flash::flash_attention;
 use crate::nn::fused::masked_softmax::masked_softmax;
@@ -128,39 +129,24 @@ pub(crate) fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) 
 }
 
 /// [`attend`] with the keys given transposed, `(…, d, Lk)` contiguous (what it makes of them), so
-/// that keys kept for many queries (a decoder's cache) are transposed once.
+/// that keys kept for many queries (a decoder's cache) are transposed once. Inside
+/// [`weights_unused`](super::unused_weights::weights_unused) the attention kernel may take the
+/// heads, and then the weights handed back are empty `(…, Lq, 0)`.
 pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
-    let (output, weights) = attend_weights_if(q, k_t, v, mask, true)?;
-    Ok((output, kept_weights(weights)?))
-}
-
-/// The weights of a pass that asked for them ([`attend_weights_if`] with `weights`, and every
-/// caller above it that passes the choice on), which it always has.
-pub(crate) fn kept_weights(weights: Option<Tensor>) -> Result<Tensor> {
-    weights.ok_or_else(|| invalid("the attention gave no weights"))
-}
-
-/// [`attend_transposed`], the weights made only `if` asked for where the kernel wing's attention
-/// node takes the inputs (f32 on the CPU, heads `(N, h, L, d)`, 64 keys or more: `flash`, one
-/// tiled node whose backward pass recomputes the weights). Weights asked for come from the plain
-/// composition, in the graph as they always were; elsewhere they come anyway.
-pub(crate) fn attend_weights_if(
-    q: &Tensor,
-    k_t: &Tensor,
-    v: &Tensor,
-    mask: Option<&Tensor>,
-    weights: bool,
-) -> Result<(Tensor, Option<Tensor>)> {
     let d = q.dim(D::Minus1)?;
     // as `scores / sqrt(d)`: candle divides by a scalar as a product with its reciprocal
     let scale = 1.0 / (d as f64).sqrt();
-    if !weights && let Some(output) = flash_attention(q, k_t, v, scale, mask)? {
-        return Ok((output, None));
+    if are_unused()
+        && let Some(output) = flash_attention(q, k_t, v, scale, mask)?
+    {
+        let mut none = q.dims()[..q.rank() - 1].to_vec();
+        none.push(0);
+        return Ok((output, Tensor::zeros(none, q.dtype(), q.device())?));
     }
     let scores = q.contiguous()?.matmul(k_t)?;
     let weights = masked_softmax(&scores, scale, mask)?;
     let output = weights.matmul(&v.contiguous()?)?;
-    Ok((output, Some(weights)))
+    Ok((output, weights))
 }
 
 /// The lecture's `scaled_dot_product_attention(Q, K, V, mask)`: `softmax(Q Kᵀ / sqrt(d_k) + mask) V`,

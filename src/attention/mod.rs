@@ -17,6 +17,9 @@ pub(crate) mod packed;
 pub(crate) mod positional;
 pub(crate) mod score;
 pub(crate) mod terms;
+pub(crate) mod unused_weights;
+#[cfg(test)]
+mod unused_weights_tests;
 pub(crate) mod vectorised;
 
 pub use additive_mask::{check_additive_mask, create_mask, padding_mask, scaled_dot_product_attention_additive, target_mask};

@@ -6,7 +6,7 @@ use super::narrow::{MhaOutput, NarrowMultiHeadAttention, check_head_size, check_
 use crate::nn::{Dropout, Linear, Param, Walk, errors_as};
 use candle_core::{Result, Tensor};
 
-use super::additive_mask::{attend_weights_if, kept_weights};
+use super::additive_mask::attend_transposed;
 use super::kv::ProjectedKv;
 use crate::nn::fused::heads::{merge_heads, split_heads, split_heads_transposed};
 
@@ -98,24 +98,9 @@ impl VectorisedMultiHeadAttention {
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
     #[errors_as("VectorisedMultiHeadAttention")]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
-        let (output, weights) = self.forward_weights_if(query, key, value, mask, true)?;
-        Ok(MhaOutput { output, weights: kept_weights(weights)? })
-    }
-
-    /// [`VectorisedMultiHeadAttention::forward`], the weights made only if asked for where the
-    /// attention kernel takes the heads (a training step's forward pass asks for none).
-    #[errors_as("VectorisedMultiHeadAttention")]
-    pub(crate) fn forward_weights_if(
-        &self,
-        query: &Tensor,
-        key: &Tensor,
-        value: &Tensor,
-        mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<(Tensor, Option<Tensor>)> {
         check_qkv(self.d_model, query, key, value, mask)?;
         let kv = self.project_kv(key, value)?;
-        self.attend_kv_weights_if(query, &kv, mask, weights)
+        self.attend_kv(query, &kv, mask)
     }
 
     /// The keys and values projected and split into heads, `(N, n_heads, Lk, d_k)`: what
@@ -129,25 +114,12 @@ impl VectorisedMultiHeadAttention {
     /// The queries' attention over keys and values projected already, without checks (the
     /// callers check the shapes and the mask).
     pub(crate) fn attend_kv(&self, query: &Tensor, kv: &ProjectedKv, mask: Option<&Tensor>) -> Result<MhaOutput> {
-        let (output, weights) = self.attend_kv_weights_if(query, kv, mask, true)?;
-        Ok(MhaOutput { output, weights: kept_weights(weights)? })
-    }
-
-    /// [`VectorisedMultiHeadAttention::attend_kv`], the weights made only if asked for where
-    /// the attention kernel takes the heads (see `attend_weights_if`).
-    pub(crate) fn attend_kv_weights_if(
-        &self,
-        query: &Tensor,
-        kv: &ProjectedKv,
-        mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<(Tensor, Option<Tensor>)> {
         let q = self.split_heads(&self.query.forward(query)?)?;
         let mask = mask.map(|m| m.unsqueeze(1)).transpose()?;
-        let (attended, weights) = attend_weights_if(&q, &kv.keys_t[0], &kv.values[0], mask.as_ref(), weights)?;
+        let (attended, weights) = attend_transposed(&q, &kv.keys_t[0], &kv.values[0], mask.as_ref())?;
         let concat = merge_heads(&attended)?; // (N, Lq, D)
         let output = self.dropout.forward(&self.output.forward(&concat)?)?;
-        Ok((output, weights))
+        Ok(MhaOutput { output, weights })
     }
 
     /// Every head's projected queries `(N, n_heads, Lq, d_k)` and keys `(N, n_heads, Lk, d_k)`

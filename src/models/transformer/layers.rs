@@ -4,30 +4,28 @@ use super::config::{HeadLayout, TransformerConfig};
 use super::mha::LayerAttention;
 use super::sublayers::{AddNorm, PointwiseFeedforward};
 use crate::attention::ProjectedKv;
-use crate::attention::additive_mask::kept_weights;
 use crate::nn::shape::{check_batch, invalid};
 use crate::nn::{Walk, errors_as};
 use candle_core::{Result, Tensor};
 
-/// What an [`EncoderLayer`] computes. `W`, the weights' type, is `Option<Tensor>` inside the
-/// crate's training pass, which asks for no weights.
+/// What an [`EncoderLayer`] computes.
 #[derive(Clone, Debug)]
-pub struct EncoderLayerOutput<W = Tensor> {
+pub struct EncoderLayerOutput {
     /// The layer's output `(N, L, D)`.
     pub output: Tensor,
     /// The self-attention weights `(N, n_heads, L, L)`.
-    pub self_attention: W,
+    pub self_attention: Tensor,
 }
 
-/// What a [`DecoderLayer`] computes (`W` as in [`EncoderLayerOutput`]).
+/// What a [`DecoderLayer`] computes.
 #[derive(Clone, Debug)]
-pub struct DecoderLayerOutput<W = Tensor> {
+pub struct DecoderLayerOutput {
     /// The layer's output `(N, T, D)`.
     pub output: Tensor,
     /// The masked self-attention weights `(N, n_heads, T, T)`.
-    pub self_attention: W,
+    pub self_attention: Tensor,
     /// The cross-attention weights over the memory `(N, n_heads, T, S)`.
-    pub cross_attention: W,
+    pub cross_attention: Tensor,
     /// What the cross-attention's queries were made from: the first AddNorm's output `(N, T, D)`.
     pub cross_input: Tensor,
 }
@@ -80,25 +78,12 @@ impl EncoderLayer {
     /// - returns the output `(N, L, D)` and the self-attention weights `(N, n_heads, L, L)`
     #[errors_as("EncoderLayer")]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<EncoderLayerOutput> {
-        let out = self.forward_weights_if(x, mask, true)?;
-        Ok(EncoderLayerOutput { output: out.output, self_attention: kept_weights(out.self_attention)? })
-    }
-
-    /// [`EncoderLayer::forward`], the weights made only if asked for where the attention kernel
-    /// takes the heads (a training step asks for none).
-    #[errors_as("EncoderLayer")]
-    pub(crate) fn forward_weights_if(
-        &self,
-        x: &Tensor,
-        mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<EncoderLayerOutput<Option<Tensor>>> {
         check_batch(x, self.d_model)?;
-        let (mha, self_attention) = self.mha.forward_weights_if(x, x, x, mask, weights)?;
-        let add_norm_1 = self.add_norm1.forward(&mha, x)?;
+        let mha = self.mha.forward(x, x, x, mask)?;
+        let add_norm_1 = self.add_norm1.forward(&mha.output, x)?;
         let pffn = self.pffn.forward(&add_norm_1)?;
         let output = self.add_norm2.forward(&pffn, &add_norm_1)?;
-        Ok(EncoderLayerOutput { output, self_attention })
+        Ok(EncoderLayerOutput { output, self_attention: mha.weights })
     }
 }
 
@@ -159,34 +144,18 @@ impl DecoderLayer {
     /// - returns the output `(N, T, D)` and both attentions' weights
     #[errors_as("DecoderLayer")]
     pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
-        let out = self.forward_weights_if(x, memory, src_mask, tgt_mask, true)?;
-        let (self_attention, cross_attention) = (kept_weights(out.self_attention)?, kept_weights(out.cross_attention)?);
-        Ok(DecoderLayerOutput { output: out.output, self_attention, cross_attention, cross_input: out.cross_input })
-    }
-
-    /// [`DecoderLayer::forward`], the weights made only if asked for where the attention kernel
-    /// takes the heads (a training step asks for none).
-    #[errors_as("DecoderLayer")]
-    pub(crate) fn forward_weights_if(
-        &self,
-        x: &Tensor,
-        memory: &Tensor,
-        src_mask: Option<&Tensor>,
-        tgt_mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<DecoderLayerOutput<Option<Tensor>>> {
         let (n, _) = check_batch(x, self.d_model)?;
         let (nm, _) = check_batch(memory, self.d_model)?;
         if nm != n {
             return Err(invalid(format!("the target {:?} and the memory {:?} differ in batch size", x.dims(), memory.dims())));
         }
-        let (mha1, self_attention) = self.masked_mha.forward_weights_if(x, x, x, tgt_mask, weights)?;
-        let add_norm_1 = self.add_norm1.forward(&mha1, x)?;
-        let (mha2, cross_attention) = self.cross_mha.forward_weights_if(&add_norm_1, memory, memory, src_mask, weights)?;
-        let add_norm_2 = self.add_norm2.forward(&mha2, &add_norm_1)?;
+        let mha1 = self.masked_mha.forward(x, x, x, tgt_mask)?;
+        let add_norm_1 = self.add_norm1.forward(&mha1.output, x)?;
+        let mha2 = self.cross_mha.forward(&add_norm_1, memory, memory, src_mask)?;
+        let add_norm_2 = self.add_norm2.forward(&mha2.output, &add_norm_1)?;
         let pffn = self.pffn.forward(&add_norm_2)?;
         let output = self.add_norm3.forward(&pffn, &add_norm_2)?;
-        Ok(DecoderLayerOutput { output, self_attention, cross_attention, cross_input: add_norm_1 })
+        Ok(DecoderLayerOutput { output, self_attention: mha1.weights, cross_attention: mha2.weights, cross_input: add_norm_1 })
     }
 }
 

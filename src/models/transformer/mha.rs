@@ -35,23 +35,6 @@ impl LayerAttention {
         }
     }
 
-    /// [`LayerAttention::forward`], the weights made only if asked for where the attention kernel
-    /// takes the heads (the vectorised layout, 64 keys or more); the narrow layout makes them
-    /// always.
-    pub(crate) fn forward_weights_if(
-        &self,
-        query: &Tensor,
-        key: &Tensor,
-        value: &Tensor,
-        mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<(Tensor, Option<Tensor>)> {
-        match self {
-            LayerAttention::Narrow(a) => a.forward(query, key, value, mask).map(|o| (o.output, Some(o.weights))),
-            LayerAttention::Vectorised(a) => a.forward_weights_if(query, key, value, mask, weights),
-        }
-    }
-
     /// The keys and values projected and split into heads (incremental decoding keeps them).
     pub(crate) fn project_kv(&self, key: &Tensor, value: &Tensor) -> Result<ProjectedKv> {
         match self {

@@ -6,6 +6,7 @@ use super::embeddings::{Embeddings, TransformerPositionalEncoding, transformer_e
 use super::stacks::{TransformerDecoder, TransformerDecoderOutput, TransformerEncoder, TransformerEncoderOutput};
 use crate::attention::additive_mask::{ids_values, padding_mask_of};
 use crate::attention::target_mask;
+use crate::attention::unused_weights::weights_unused;
 use crate::models::translate::AttentionMaps;
 use crate::nn::shape::{invalid, invalid_shape};
 use crate::nn::{Linear, Walk, errors_as};
@@ -157,16 +158,15 @@ impl Transformer {
     #[errors_as("Transformer::encode")]
     pub fn encode(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<Tensor> {
         check_ids("source", src)?;
-        Ok(self.encoder_pass(src, src_mask, false)?.memory)
+        Ok(weights_unused(|| self.encoder_pass(src, src_mask))?.memory)
     }
 
-    /// The encoder's side of the model, for ids its caller has checked, the attention weights
-    /// made only if asked for where the attention kernel takes the heads. Its errors read
+    /// The encoder's side of the model, for ids its caller has checked. Its errors read
     /// `Transformer::encode` whoever calls it, under the caller's own name.
     #[errors_as("Transformer::encode")]
-    pub(crate) fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>, weights: bool) -> Result<TransformerEncoderOutput> {
+    pub(crate) fn encoder_pass(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let x = self.src_pe.forward(&self.src_embedding.forward(src)?)?;
-        self.encoder.forward_weights_if(&x, src_mask, weights)
+        self.encoder.forward(&x, src_mask)
     }
 
     /// Embeds the target, adds the positional encoding, runs the decoder stack over `memory` and
@@ -181,12 +181,11 @@ impl Transformer {
     #[errors_as("Transformer::decode")]
     pub fn decode(&self, tgt: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
         check_ids("target", tgt)?;
-        Ok(self.decoder_pass(tgt, memory, src_mask, tgt_mask, false)?.0)
+        Ok(weights_unused(|| self.decoder_pass(tgt, memory, src_mask, tgt_mask))?.0)
     }
 
-    /// The logits and what the decoder stack computed, for ids its caller has checked, the
-    /// attention weights made only if asked for (as in `encoder_pass`). Its errors read
-    /// `Transformer::decode` whoever calls it.
+    /// The logits and what the decoder stack computed, for ids its caller has checked. Its errors
+    /// read `Transformer::decode` whoever calls it.
     #[errors_as("Transformer::decode")]
     fn decoder_pass(
         &self,
@@ -194,10 +193,9 @@ impl Transformer {
         memory: &Tensor,
         src_mask: Option<&Tensor>,
         tgt_mask: Option<&Tensor>,
-        weights: bool,
     ) -> Result<(Tensor, TransformerDecoderOutput)> {
         let x = self.tgt_pe.forward(&self.tgt_embedding.forward(tgt)?)?;
-        let out = self.decoder.forward_weights_if(&x, memory, src_mask, tgt_mask, weights)?;
+        let out = self.decoder.forward(&x, memory, src_mask, tgt_mask)?;
         Ok((self.linear.forward(&out.output)?, out))
     }
 
@@ -215,7 +213,7 @@ impl Transformer {
         if n == 0 {
             return Ok(self.empty_batch(src, s, t)?.logits);
         }
-        Ok(self.passes(src, tgt, src_mask, tgt_mask, false)?.logits)
+        Ok(weights_unused(|| self.passes(src, tgt, src_mask, tgt_mask))?.logits)
     }
 
     /// [`Transformer::forward`], with every attention map the pass computed (detached), for grids
@@ -236,7 +234,7 @@ impl Transformer {
         if n == 0 {
             return self.empty_batch(src, s, t);
         }
-        let Passes { logits, encoded, decoded, .. } = self.passes(src, tgt, src_mask, tgt_mask, true)?;
+        let Passes { logits, encoded, decoded, .. } = self.passes(src, tgt, src_mask, tgt_mask)?;
         let detached = |maps: Vec<Tensor>| maps.iter().map(Tensor::detach).collect();
         let maps = AttentionMaps {
             encoder_self: detached(encoded.self_attention),
@@ -247,16 +245,8 @@ impl Transformer {
     }
 
     /// Both passes over checked ids, the masks left out made from the ids: the source's padding
-    /// mask, and the causal mask plus the target's padding mask. The attention weights are made
-    /// only if asked for where the attention kernel takes the heads.
-    pub(crate) fn passes(
-        &self,
-        src: &Tensor,
-        tgt: &Tensor,
-        src_mask: Option<&Tensor>,
-        tgt_mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<Passes> {
+    /// mask, and the causal mask plus the target's padding mask.
+    pub(crate) fn passes(&self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Passes> {
         let src_mask = match src_mask {
             Some(m) => Some(m.clone()),
             None => self.config.pad_id.map(|pad| source_padding(src, pad)).transpose()?,
@@ -265,8 +255,8 @@ impl Transformer {
             Some(m) => m.clone(),
             None => target_mask(tgt, self.config.pad_id)?,
         };
-        let encoded = self.encoder_pass(src, src_mask.as_ref(), weights)?;
-        let (logits, decoded) = self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask), weights)?;
+        let encoded = self.encoder_pass(src, src_mask.as_ref())?;
+        let (logits, decoded) = self.decoder_pass(tgt, &encoded.memory, src_mask.as_ref(), Some(&tgt_mask))?;
         Ok(Passes { logits, encoded, decoded, src_mask, tgt_mask })
     }
 

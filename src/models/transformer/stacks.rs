@@ -58,19 +58,12 @@ impl TransformerEncoder {
     /// - returns the memory `(N, S, D)` and every layer's self-attention weights
     #[errors_as("TransformerEncoder")]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
-        self.forward_weights_if(x, mask, true)
-    }
-
-    /// [`TransformerEncoder::forward`]; without `weights`, `self_attention` holds only the
-    /// weights the layers made anyway (none where the attention kernel takes the heads).
-    #[errors_as("TransformerEncoder")]
-    pub(crate) fn forward_weights_if(&self, x: &Tensor, mask: Option<&Tensor>, weights: bool) -> Result<TransformerEncoderOutput> {
         let mut memory = x.clone();
         let (mut self_attention, mut inputs) = (vec![], vec![]);
         for layer in &self.layers {
-            let out = layer.forward_weights_if(&memory, mask, weights)?;
+            let out = layer.forward(&memory, mask)?;
             inputs.push(std::mem::replace(&mut memory, out.output));
-            self_attention.extend(out.self_attention);
+            self_attention.push(out.self_attention);
         }
         Ok(TransformerEncoderOutput { memory, self_attention, inputs })
     }
@@ -109,27 +102,13 @@ impl TransformerDecoder {
         src_mask: Option<&Tensor>,
         tgt_mask: Option<&Tensor>,
     ) -> Result<TransformerDecoderOutput> {
-        self.forward_weights_if(x, memory, src_mask, tgt_mask, true)
-    }
-
-    /// [`TransformerDecoder::forward`]; without `weights`, the weights' lists hold only those the
-    /// layers made anyway (none where the attention kernel takes the heads).
-    #[errors_as("TransformerDecoder")]
-    pub(crate) fn forward_weights_if(
-        &self,
-        x: &Tensor,
-        memory: &Tensor,
-        src_mask: Option<&Tensor>,
-        tgt_mask: Option<&Tensor>,
-        weights: bool,
-    ) -> Result<TransformerDecoderOutput> {
         let mut output = x.clone();
         let (mut self_attention, mut cross_attention, mut inputs, mut cross_inputs) = (vec![], vec![], vec![], vec![]);
         for layer in &self.layers {
-            let out = layer.forward_weights_if(&output, memory, src_mask, tgt_mask, weights)?;
+            let out = layer.forward(&output, memory, src_mask, tgt_mask)?;
             inputs.push(std::mem::replace(&mut output, out.output));
-            self_attention.extend(out.self_attention);
-            cross_attention.extend(out.cross_attention);
+            self_attention.push(out.self_attention);
+            cross_attention.push(out.cross_attention);
             cross_inputs.push(out.cross_input);
         }
         Ok(TransformerDecoderOutput { output, self_attention, cross_attention, inputs, cross_inputs })

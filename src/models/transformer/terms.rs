@@ -20,7 +20,7 @@ impl Transformer {
         if check_pair(src, tgt)?.0 == 0 {
             return Err(invalid("an empty batch has no scores to show the terms of"));
         }
-        let Passes { encoded, decoded, src_mask, tgt_mask, .. } = self.passes(src, tgt, None, None, true)?;
+        let Passes { encoded, decoded, src_mask, tgt_mask, .. } = self.passes(src, tgt, None, None)?;
         let (memory, src_mask) = (&encoded.memory, src_mask.as_ref());
         let encoder_self = (self.encoder.layers.iter().zip(&encoded.inputs).zip(&encoded.self_attention))
             .map(|((layer, x), w)| layer.mha.score_terms(x, x, src_mask, w))

@@ -5,6 +5,7 @@
 
 use super::cache::DecoderCache;
 use super::model::Transformer;
+use crate::attention::unused_weights::weights_unused;
 use crate::models::translate::{SentenceAttention, SentenceTerms, Translate, check_rows, target_ids};
 use crate::nn::fused::rows::index_rows;
 use crate::nn::shape::{invalid, invalid_shape};
@@ -46,7 +47,7 @@ impl Translate for Transformer {
     fn encode_src(&mut self, src: &Tensor) -> Result<TransformerState> {
         let src_mask = self.src_mask(src)?;
         // Decoding computes no gradient: the memory keeps its values, not the encoder's graph.
-        let memory = self.encoder_pass(src, src_mask.as_ref(), false)?.memory.detach();
+        let memory = weights_unused(|| self.encoder_pass(src, src_mask.as_ref()))?.memory.detach();
         Ok(TransformerState { memory, src_mask, cache: None })
     }
 

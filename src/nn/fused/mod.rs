@@ -19,7 +19,7 @@
 //! | `cells`, `fast_math` | one LSTM/GRU step, the gate arithmetic, `exp`/`sigmoid`/`tanh` | `Lstm`, `Gru`, `LstmCell` |
 //! | `gru_sequence`, `lstm_sequence`, `padding` | a whole recurrent direction, back-propagating through time inside; padding as each row's length | `Gru::forward`, `Gru::forward_padded`, `Lstm::forward_padded` |
 //! | `attn_lstm_decoder` | the blog post's attention LSTM decoder over a teacher-forced target | `LstmTranslator` |
-//! | `flash`, `simd_rows` | scaled dot-product attention over 64 keys or more as one node: tiled, an online softmax, the weights recomputed in the backward pass, a vectorised `exp` | the vectorised multi-head attention's passes that ask for no weights (`attend_weights_if`) |
+//! | `flash`, `simd_rows` | scaled dot-product attention over 64 keys or more as one node: tiled, an online softmax, the weights recomputed in the backward pass, a vectorised `exp` | the Transformer's passes that read no weights (`attention::unused_weights`) |
 //! | `heads`, `masked_softmax` | splitting/merging attention heads; `softmax(scores * scale + mask)` | the vectorised multi-head attention, `attend` |
 //! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
 //! | `heap` | glibc's allocator told to keep freed tensors' memory (opt-in, see `crate::tuning`) | `tuning::keep_freed_memory` |

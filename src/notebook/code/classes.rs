@@ -155,13 +155,13 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
         A::EncoderLayer => {
             vec![source!(
                 "models/transformer/layers.rs",
-                &[Struct("EncoderLayer"), Methods("EncoderLayer", &["new", "with_heads", "forward", "forward_weights_if"])]
+                &[Struct("EncoderLayer"), Methods("EncoderLayer", &["new", "with_heads", "forward"])]
             )]
         }
         A::DecoderLayer => {
             vec![source!(
                 "models/transformer/layers.rs",
-                &[Struct("DecoderLayer"), Methods("DecoderLayer", &["new", "with_heads", "forward", "forward_weights_if"])]
+                &[Struct("DecoderLayer"), Methods("DecoderLayer", &["new", "with_heads", "forward"])]
             )]
         }
         A::Transformer => vec![
@@ -171,10 +171,7 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             ),
             source!(
                 "models/transformer/stacks.rs",
-                &[
-                    Methods("TransformerEncoder", &["forward", "forward_weights_if"]),
-                    Methods("TransformerDecoder", &["forward", "forward_weights_if"])
-                ]
+                &[Methods("TransformerEncoder", &["forward"]), Methods("TransformerDecoder", &["forward"])]
             ),
         ],
         A::AttentionLayer => {
@@ -191,10 +188,7 @@ pub fn sources(architecture: Architecture) -> Vec<Source> {
             "attention/vectorised.rs",
             &[
                 Struct("VectorisedMultiHeadAttention"),
-                Methods(
-                    "VectorisedMultiHeadAttention",
-                    &["new", "forward", "forward_weights_if", "project_kv", "attend_kv", "attend_kv_weights_if", "split_heads"]
-                )
+                Methods("VectorisedMultiHeadAttention", &["new", "forward", "project_kv", "attend_kv", "split_heads"])
             ]
         )],
         A::BiLstmEncoder => {
