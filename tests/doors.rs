@@ -1,15 +1,17 @@
-//! The door rule of the lecture's rooms (`attention/`, `models/`): a public function checks its
-//! inputs once, in its first statements (the door), and labels its errors once
-//! (`#[errors_as("Item")]`, or one `.within(..)` where the label is only known at run time); below
-//! the door, the body is the lecture's arithmetic with plain `?`: no `check_*` call, no `bail!`,
-//! no `invalid(..)`, no `let module = "..."`. Read with `syn`, so comments and strings do not count.
+//! The door rule, for every folder of `src/`: a public function checks its inputs once, in its
+//! first statements (the door), and labels its errors once (`#[errors_as]`, or one `.within(..)`
+//! where the label is only known at run time); below the door, the body is the lecture's
+//! arithmetic with plain `?`: no `check_*` call, no `bail!`, no `invalid(..)`, no
+//! `let module = "..."`. `bail!` lives only in doors and check functions. Read with `syn`, so
+//! comments and strings do not count.
 
 use quote::ToTokens;
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 use syn::{Block, ImplItemFn, ItemFn, Stmt, Visibility};
 
-const ROOMS: [&str; 2] = ["attention", "models"];
+/// Every folder of src/ (tests/layout.rs keeps the list of layers).
+const ROOMS: [&str; 8] = ["repro", "nn", "attention", "models", "data", "train", "notebook", "practice"];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("a readable folder") {
@@ -62,6 +64,23 @@ fn problems(name: &str, labels: usize, body: &Block) -> Vec<String> {
     found
 }
 
+/// The problems of a function that is not public: it raises no error of its own with `bail!`
+/// or a `let module`, below the checks it starts with.
+fn hidden_problems(name: &str, body: &Block) -> Vec<String> {
+    let door = body.stmts.iter().take_while(|s| checks(&squeezed(s))).count();
+    let mut found = vec![];
+    for stmt in &body.stmts[door..] {
+        let text = squeezed(stmt);
+        if text.contains("bail!") {
+            found.push(format!("{name}: bail! below the checks: {}", &text[..text.len().min(100)]));
+        }
+        if text.contains("letmodule=\"") {
+            found.push(format!("{name}: let module = \"...\""));
+        }
+    }
+    found
+}
+
 struct Doors<'a> {
     file: &'a str,
     found: Vec<String>,
@@ -70,8 +89,14 @@ struct Doors<'a> {
 
 impl Doors<'_> {
     fn function(&mut self, vis: &Visibility, attrs: &[syn::Attribute], name: &syn::Ident, body: &Block) {
-        // A public check (`check_rows`) is a door of its own, for its callers.
-        if !matches!(vis, Visibility::Public(_)) || name.to_string().starts_with("check_") {
+        // A check (`check_rows`) is a door of its own, for its callers.
+        if name.to_string().starts_with("check_") {
+            return;
+        }
+        if !matches!(vis, Visibility::Public(_)) {
+            for p in hidden_problems(&format!("{}: {name}", self.file), body) {
+                self.found.push(p);
+            }
             return;
         }
         self.public += 1;
@@ -101,6 +126,9 @@ fn public_functions_of_the_lecture_rooms_check_at_the_door_and_label_once() {
         files(&src.join(room), &mut paths);
         for path in paths {
             let text = std::fs::read_to_string(&path).expect("readable");
+            if text.contains('\u{2060}') {
+                found.push(format!("{}: a U+2060 character", path.display()));
+            }
             let file = syn::parse_file(&text).expect("a Rust file");
             let name = path.strip_prefix(&src).unwrap_or(&path).display().to_string();
             let mut doors = Doors { file: &name, found: vec![], public: 0 };

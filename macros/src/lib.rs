@@ -1,7 +1,7 @@
 //! The macros of attention-zoo, re-exported by the main crate (`use attention_zoo::prelude::*`).
 //!
 //! - `#[derive(Walk)]` writes a module's parameter walk from its fields.
-//! - `#[errors_as("Name")]` labels every error of a public function with the item's name, once.
+//! - `#[errors_as]` labels every error of a public function with the item's name, once.
 
 use proc_macro::TokenStream;
 use quote::{quote, quote_spanned};
@@ -82,17 +82,30 @@ fn walk_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
 }
 
 /// Labels every error of a function that returns `Result` with the public item's name, once:
-/// `#[errors_as("EncoderLayer")]` on `forward` makes an input check's error read
+/// `#[errors_as]` on `EncoderLayer::forward` makes an input check's error read
 /// `EncoderLayer: expected ...`, and puts `EncoderLayer:` above an error from beneath (an inner
-/// layer's, or candle's). The body is the function's own lines, run as written.
+/// layer's, or candle's). Without an argument the name is the function's own, read from the
+/// path of an item nested in it (`nn::label_of`): `Type` for `new` and `forward`, `Type::method`
+/// for another method, a free function's name. `#[errors_as("EncoderPe")]` names it otherwise
+/// (a type alias, a pass that reports as the public method calling it). The body is the
+/// function's own lines, run as written.
 #[proc_macro_attribute]
 pub fn errors_as(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let name = parse_macro_input!(attr as LitStr);
     let mut function = parse_macro_input!(item as ItemFn);
     let body = &function.block;
-    let labelled = quote! {
-        {
-            ::attention_zoo::nn::in_module(#name, (|| #body)())
+    let labelled = if attr.is_empty() {
+        quote! {
+            {
+                fn errors_as_here() {}
+                ::attention_zoo::nn::in_function(::std::any::type_name_of_val(&errors_as_here), (|| #body)())
+            }
+        }
+    } else {
+        let name = parse_macro_input!(attr as LitStr);
+        quote! {
+            {
+                ::attention_zoo::nn::in_module(#name, (|| #body)())
+            }
         }
     };
     *function.block = syn::parse2(labelled).expect("a block");

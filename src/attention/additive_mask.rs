@@ -24,7 +24,7 @@ use candle_core::{D, DType, Device, Result, Tensor};
 /// # Ok(())
 /// # }
 /// ```
-#[errors_as("create_mask")]
+#[errors_as]
 pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
     if batch_size == 0 || seq_len == 0 {
         return Err(invalid(format!("batch_size and seq_len must be positive, got {batch_size} and {seq_len}")));
@@ -40,7 +40,7 @@ pub fn create_mask(batch_size: usize, seq_len: usize) -> Result<Tensor> {
 /// # Shapes
 /// - `ids`: `(N, L)`, integer ids (u8, u32, i64) or whole floats
 /// - returns `(N, 1, L)`, float32
-#[errors_as("padding_mask")]
+#[errors_as]
 pub fn padding_mask(ids: &Tensor, pad_id: u32) -> Result<Tensor> {
     let (n, l) = ids.dims2().map_err(|_| invalid_shape("token ids of shape (N, L)", ids.dims()))?;
     padding_mask_of(&ids_values(ids)?, (n, l), pad_id, ids.device())
@@ -59,7 +59,7 @@ pub(crate) fn padding_mask_of(values: &[f64], (n, l): (usize, usize), pad_id: u3
 /// # Shapes
 /// - `ids`: `(N, T)`, integer ids (u8, u32, i64) or whole floats
 /// - returns `(N, T, T)`, float32
-#[errors_as("target_mask")]
+#[errors_as]
 pub fn target_mask(ids: &Tensor, pad_id: Option<u32>) -> Result<Tensor> {
     let (n, t) = ids.dims2().map_err(|_| invalid_shape("token ids of shape (N, T)", ids.dims()))?;
     let causal = create_mask(n, t)?;
@@ -84,7 +84,7 @@ pub(crate) fn ids_values(ids: &Tensor) -> Result<Vec<f64>> {
 /// aligned from the right, are each 1 or the scores' (the last one exactly `Lk`); values 0 or
 /// finite, or `-inf`; and no row of `-inf` only (every key masked: the softmax would be NaN).
 /// Its errors read `check_additive_mask: ...`.
-#[errors_as("check_additive_mask")]
+#[errors_as]
 pub fn check_additive_mask(mask: &Tensor, scores_dims: &[usize]) -> Result<()> {
     additive_mask_problems(mask, scores_dims)
 }
@@ -157,7 +157,7 @@ pub(crate) fn attend_transposed(q: &Tensor, k_t: &Tensor, v: &Tensor, mask: Opti
 /// - `query`: `(..., Lq, d_k)`; `keys`: `(..., Lk, d_k)`; `values`: `(..., Lk, d_v)`, the same batch dims `...`
 /// - `mask`: optional, broadcasting to `(..., Lq, Lk)` (the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`)
 /// - returns the output `(..., Lq, d_v)` and the weights `(..., Lq, Lk)`
-#[errors_as("scaled_dot_product_attention_additive")]
+#[errors_as]
 pub fn scaled_dot_product_attention_additive(
     query: &Tensor,
     keys: &Tensor,

@@ -45,7 +45,7 @@ pub struct Attention {
 
 impl Attention {
     /// Scaled dot-product attention, as in the lecture. `input_dim` defaults to `hidden_dim`.
-    #[errors_as("Attention")]
+    #[errors_as]
     pub fn new(hidden_dim: usize, input_dim: Option<usize>, proj_values: bool) -> Result<Self> {
         Self::with_score(hidden_dim, input_dim, proj_values, Score::ScaledDot)
     }
@@ -83,7 +83,7 @@ impl Attention {
     ///
     /// # Shapes
     /// - `keys`: `(N, L, input_dim)`
-    #[errors_as("Attention::init_keys")]
+    #[errors_as]
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
         check_batch(keys, self.input_dim)?;
         let proj_keys = self.laid_out_for_scores(self.linear_key.forward(keys)?)?;
@@ -119,7 +119,7 @@ impl Attention {
     /// - `query`: `(N, Lq, input_dim)`
     /// - `mask`: optional, broadcasting to `(N, Lq, L)` (such as the source mask `(N, 1, L)`)
     /// - returns the context `(N, Lq, H)`; `self.alphas` becomes `(N, Lq, L)`
-    #[errors_as("Attention")]
+    #[errors_as]
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         let sizes = check_query(self, query)?;
         check_mask(mask, sizes)?;
@@ -140,7 +140,7 @@ impl Attention {
     /// # Shapes
     /// - after `forward` with a query `(N, Lq, input_dim)`: see [`ScoreTerms`]; `dots`, `scores`
     ///   and `weights` are `(N, 1, Lq, L)`
-    #[errors_as("Attention::score_terms")]
+    #[errors_as]
     pub fn score_terms(&self) -> Result<ScoreTerms> {
         let (Some((query, mask)), Some(alphas)) = (&self.last_query, &self.alphas) else {
             return Err(invalid("no call to forward yet: its query is what the terms are of"));

@@ -19,7 +19,7 @@ pub struct AttentionLayer {
 }
 
 impl AttentionLayer {
-    #[errors_as("AttentionLayer")]
+    #[errors_as]
     pub fn new(input_dim: usize, output_dim: usize) -> Result<Self> {
         let query = Linear::new(input_dim, output_dim)?;
         let key = Linear::new(input_dim, output_dim)?;
@@ -32,7 +32,7 @@ impl AttentionLayer {
     /// # Shapes
     /// - `query`: `(N, Lq, input_dim)`; `key`, `value`: `(N, L, input_dim)`
     /// - returns `(N, Lq, output_dim)`; `self.alphas` becomes `(N, Lq, L)`
-    #[errors_as("AttentionLayer")]
+    #[errors_as]
     pub fn forward(&mut self, query: &Tensor, key: &Tensor, value: &Tensor) -> Result<Tensor> {
         let (q, k, v) = (self.query.forward(query)?, self.key.forward(key)?, self.value.forward(value)?);
         let alphas = softmax(&dot_products(&q, &k)?)?;

@@ -19,7 +19,7 @@ pub const MASK_FILL: f64 = -1e9;
 /// would with the lecture's line: after a min-max scaling each feature's smallest value is exactly
 /// 0 (in the GPS exercise, the first timestamp of every sequence). The lecture's GPS exercise
 /// builds no source mask, and neither does the crate's GPS notebook.
-#[errors_as("source_mask")]
+#[errors_as]
 pub fn source_mask(source_seq: &Tensor) -> Result<Tensor> {
     check_float(source_seq)?;
     let (n, l, _) = source_seq.dims3().map_err(|_| invalid_shape("a source sequence (N, L, F)", source_seq.dims()))?;
@@ -32,7 +32,7 @@ pub fn source_mask(source_seq: &Tensor) -> Result<Tensor> {
 
 /// The target mask: 1 on and below the diagonal, 0 above (no peeking at later steps),
 /// `(1, size, size)`, u8.
-#[errors_as("subsequent_mask")]
+#[errors_as]
 pub fn subsequent_mask(size: usize) -> Result<Tensor> {
     if size == 0 {
         return Err(invalid("size must be positive"));

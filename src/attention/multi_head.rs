@@ -20,7 +20,7 @@ pub struct MultiHeadAttention {
 
 impl MultiHeadAttention {
     /// Draws the output layer first, then each head, in PyTorch's order.
-    #[errors_as("MultiHeadAttention")]
+    #[errors_as]
     pub fn new(n_heads: usize, d_model: usize, input_dim: Option<usize>, proj_values: bool) -> Result<Self> {
         if n_heads == 0 {
             return Err(invalid("n_heads must be positive"));
@@ -37,7 +37,7 @@ impl MultiHeadAttention {
     ///
     /// # Shapes
     /// - `keys`: `(N, L, input_dim)`
-    #[errors_as("MultiHeadAttention::init_keys")]
+    #[errors_as]
     pub fn init_keys(&mut self, keys: &Tensor) -> Result<()> {
         for head in self.attn_heads.iter_mut() {
             head.init_keys(keys)?;
@@ -62,7 +62,7 @@ impl MultiHeadAttention {
     /// - `query`: `(N, Lq, input_dim)`
     /// - `mask`: optional, broadcasting to `(N, Lq, L)` (the source mask `(N, 1, L)`, a target mask `(1, Lq, Lq)`)
     /// - returns `(N, Lq, D)` with `D = d_model`
-    #[errors_as("MultiHeadAttention")]
+    #[errors_as]
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         let contexts: Vec<Tensor> = self.attn_heads.iter_mut().map(|h| h.forward(query, mask)).collect::<Result<_>>()?;
         let concatenated = Tensor::cat(&contexts, D::Minus1)?;

@@ -90,7 +90,7 @@ pub struct NarrowMultiHeadAttention {
 
 impl NarrowMultiHeadAttention {
     /// `n_heads` must divide `d_model`; `p_drop` in `[0, 1]`.
-    #[errors_as("NarrowMultiHeadAttention")]
+    #[errors_as]
     pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
         let d_k = check_head_size(d_model, n_heads)?;
         let dropout = Dropout::new(p_drop)?;
@@ -110,7 +110,7 @@ impl NarrowMultiHeadAttention {
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`: the causal mask `(N, Lq, Lq)`, a padding mask `(N, 1, Lk)`
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
-    #[errors_as("NarrowMultiHeadAttention")]
+    #[errors_as]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         check_qkv(self.d_model, query, key, value, mask)?;
         let (mut outputs, mut weights) = (vec![], vec![]);

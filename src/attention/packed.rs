@@ -27,7 +27,7 @@ pub struct PackedMultiheadAttention {
 
 /// The additive mask `(N, 1, 1, S)` of a key-padding mask `(N, S)`: `-inf` where it is non-zero
 /// ("ignore"), `0` elsewhere.
-#[errors_as("key_padding_to_additive")]
+#[errors_as]
 pub fn key_padding_to_additive(mask: &Tensor, n: usize, s: usize) -> Result<Tensor> {
     additive_key_padding(mask, n, s)
 }
@@ -48,7 +48,7 @@ fn additive_key_padding(mask: &Tensor, n: usize, s: usize) -> Result<Tensor> {
 }
 
 impl PackedMultiheadAttention {
-    #[errors_as("PackedMultiheadAttention")]
+    #[errors_as]
     pub fn new(embed_dim: usize, num_heads: usize, dropout: f64) -> Result<Self> {
         check_head_size(embed_dim, num_heads)?;
         let out_proj = Linear::new(embed_dim, embed_dim)?;
@@ -80,7 +80,7 @@ impl PackedMultiheadAttention {
     /// - `key_padding_mask`: optional `(N, S)`, non-zero (`true`) where a key is padding
     /// - returns the output `(L, N, E)` and the weights `(N, H, L, S)` (PyTorch's own averages
     ///   them over the heads: take `weights.mean(1)`)
-    #[errors_as("PackedMultiheadAttention")]
+    #[errors_as]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<MhaOutput> {
         let [l, n, s] = self.check_inputs(query, key, value)?;
         let mask = key_padding_mask.map(|m| additive_key_padding(m, n, s)).transpose()?;

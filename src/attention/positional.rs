@@ -39,7 +39,7 @@ pub struct PositionalEncoding {
 }
 
 impl PositionalEncoding {
-    #[errors_as("PositionalEncoding")]
+    #[errors_as]
     pub fn new(max_len: usize, d_model: usize) -> Result<Self> {
         let pe = positional_encoding_table(max_len, d_model)?;
         Ok(PositionalEncoding { max_len, d_model, pe: pe.unsqueeze(0)? })
@@ -50,7 +50,7 @@ impl PositionalEncoding {
     /// # Shapes
     /// - `x`: `(N, L, D)` with `D = d_model`, `L <= max_len`
     /// - returns `(N, L, D)`
-    #[errors_as("PositionalEncoding")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let (_, l) = check_batch(x, self.d_model)?;
         if l > self.max_len {

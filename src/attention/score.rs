@@ -11,7 +11,7 @@ use candle_core::{D, DType, Result, Tensor};
 
 /// Equal weights for every key: `(N, L, H) -> (N, 1, L)`, each `1/L` (the lecture's first,
 /// naive `calc_alphas`).
-#[errors_as("uniform_alphas")]
+#[errors_as]
 pub fn uniform_alphas(keys: &Tensor) -> Result<Tensor> {
     let (n, l, _) = keys.dims3().map_err(|_| invalid_shape("keys (N, L, H)", keys.dims()))?;
     Tensor::ones((n, 1, l), DType::F32, keys.device())? / l as f64
@@ -38,14 +38,14 @@ pub(crate) fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// Dot products of each query with each key: `(..., Lq, D)`, `(..., L, D)` -> `(..., Lq, L)`.
-#[errors_as("dot_products")]
+#[errors_as]
 pub fn dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
     check_qk(query, keys)?;
     bmm(query, &keys.t()?)
 }
 
 /// Scaled dot products, divided by `sqrt(D)`.
-#[errors_as("scaled_dot_products")]
+#[errors_as]
 pub fn scaled_dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
     check_qk(query, keys)?;
     let d = query.dim(D::Minus1)?;
@@ -53,7 +53,7 @@ pub fn scaled_dot_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
 }
 
 /// Cosine similarity of each query with each key: `(..., Lq, D)`, `(..., L, D)` -> `(..., Lq, L)`.
-#[errors_as("cosine_products")]
+#[errors_as]
 pub fn cosine_products(query: &Tensor, keys: &Tensor) -> Result<Tensor> {
     check_qk(query, keys)?;
     cosines(query, keys)
@@ -75,7 +75,7 @@ pub fn calc_alphas(keys: &Tensor, query: &Tensor) -> Result<Tensor> {
 }
 
 /// The context vectors: `alphas (..., Lq, L)` times `values (..., L, H)` -> `(..., Lq, H)`.
-#[errors_as("context_vector")]
+#[errors_as]
 pub fn context_vector(alphas: &Tensor, values: &Tensor) -> Result<Tensor> {
     check_alphas_values(alphas, values)?;
     bmm(alphas, values)

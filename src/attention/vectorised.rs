@@ -56,7 +56,7 @@ fn copy(l: &Linear) -> Result<Linear> {
 
 impl VectorisedMultiHeadAttention {
     /// `n_heads` must divide `d_model`; `p_drop` in `[0, 1]`.
-    #[errors_as("VectorisedMultiHeadAttention")]
+    #[errors_as]
     pub fn new(d_model: usize, n_heads: usize, p_drop: f64) -> Result<Self> {
         let d_k = check_head_size(d_model, n_heads)?;
         let dropout = Dropout::new(p_drop)?;
@@ -70,7 +70,7 @@ impl VectorisedMultiHeadAttention {
     /// The vectorised form of a narrow attention, with copies of its weights: the heads'
     /// query, key and value layers stacked row block by row block, its `mha_linear` as `output`,
     /// the same dropout probability and mode. Both then give the same output and weights.
-    #[errors_as("VectorisedMultiHeadAttention::from_narrow")]
+    #[errors_as]
     pub fn from_narrow(narrow: &NarrowMultiHeadAttention) -> Result<Self> {
         Ok(VectorisedMultiHeadAttention {
             d_model: narrow.d_model,
@@ -96,7 +96,7 @@ impl VectorisedMultiHeadAttention {
     /// - `query`: `(N, Lq, D)`; `key`, `value`: `(N, Lk, D)` with `D = d_model`
     /// - `mask`: optional additive mask `(1 or N, 1 or Lq, Lk)`, the same for every head
     /// - returns the output `(N, Lq, D)` and the weights `(N, n_heads, Lq, Lk)`
-    #[errors_as("VectorisedMultiHeadAttention")]
+    #[errors_as]
     pub fn forward(&self, query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Result<MhaOutput> {
         check_qkv(self.d_model, query, key, value, mask)?;
         let kv = self.project_kv(key, value)?;

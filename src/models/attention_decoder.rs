@@ -21,7 +21,7 @@ pub struct DecoderAttn {
 }
 
 impl DecoderAttn {
-    #[errors_as("DecoderAttn")]
+    #[errors_as]
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
         let basic_rnn = Gru::new(n_features, hidden_dim)?;
         let attn = Attention::new(hidden_dim, None, false)?;
@@ -33,7 +33,7 @@ impl DecoderAttn {
     ///
     /// # Shapes
     /// - `hidden_seq`: `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
-    #[errors_as("DecoderAttn::init_hidden")]
+    #[errors_as]
     pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
         check_hidden_seq(hidden_seq, self.hidden_dim)?;
         let l = hidden_seq.dim(1)?;
@@ -58,7 +58,7 @@ impl DecoderAttn {
     /// - `x`: `(N, 1, F)`
     /// - `mask`: optional source mask `(N, 1, L)`
     /// - returns `(N, 1, F)`
-    #[errors_as("DecoderAttn")]
+    #[errors_as]
     pub fn forward(&mut self, x: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         check_step(x, &self.basic_rnn, self.hidden.as_ref())?;
         let (batch_first_output, hidden) = self.basic_rnn.forward(x, self.hidden.as_ref())?;

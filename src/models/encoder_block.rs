@@ -24,7 +24,7 @@ pub struct TransformerEncoderBlock {
 }
 
 impl TransformerEncoderBlock {
-    #[errors_as("TransformerEncoderBlock")]
+    #[errors_as]
     pub fn new(embed_dim: usize, num_heads: usize, ffn_dim: usize, dropout: f64) -> Result<Self> {
         let attention = PackedMultiheadAttention::new(embed_dim, num_heads, dropout)?;
         let ffn_in = Linear::new(embed_dim, ffn_dim)?;
@@ -40,7 +40,7 @@ impl TransformerEncoderBlock {
     /// - `key_padding_mask`: optional `(N, L)`, non-zero (`true`) where a token is padding and
     ///   must be ignored (the opposite of the lecture's keep masks)
     /// - returns `(L, N, E)`
-    #[errors_as("TransformerEncoderBlock")]
+    #[errors_as]
     pub fn forward(&mut self, x: &Tensor, key_padding_mask: Option<&Tensor>) -> Result<Tensor> {
         let MhaOutput { output, weights } = self.attention.forward(x, x, x, key_padding_mask)?;
         self.weights = Some(weights);

@@ -22,7 +22,7 @@ pub struct Encoder {
 }
 
 impl Encoder {
-    #[errors_as("Encoder")]
+    #[errors_as]
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
         let basic_rnn = Gru::new(n_features, hidden_dim)?;
         Ok(Encoder { n_features, hidden_dim, hidden: None, basic_rnn })
@@ -33,7 +33,7 @@ impl Encoder {
     /// # Shapes
     /// - `x`: `(N, L, F)`
     /// - returns the hidden state after every step, `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
-    #[errors_as("Encoder")]
+    #[errors_as]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         check_batch(x, self.n_features)?;
         let (rnn_out, hidden) = self.basic_rnn.forward(x, None)?;
@@ -59,7 +59,7 @@ pub struct Decoder {
 
 impl Decoder {
     /// Draws the GRU's parameters, then the linear layer's, as PyTorch does.
-    #[errors_as("Decoder")]
+    #[errors_as]
     pub fn new(n_features: usize, hidden_dim: usize) -> Result<Self> {
         let basic_rnn = Gru::new(n_features, hidden_dim)?;
         let regression = Linear::new(hidden_dim, n_features)?;
@@ -70,7 +70,7 @@ impl Decoder {
     ///
     /// # Shapes
     /// - `hidden_seq`: `(N, L, H)`; `self.hidden` becomes `(1, N, H)`
-    #[errors_as("Decoder::init_hidden")]
+    #[errors_as]
     pub fn init_hidden(&mut self, hidden_seq: &Tensor) -> Result<()> {
         check_hidden_seq(hidden_seq, self.hidden_dim)?;
         let l = hidden_seq.dim(1)?;
@@ -95,7 +95,7 @@ impl Decoder {
     /// # Shapes
     /// - `x`: `(N, 1, F)`
     /// - returns `(N, 1, F)`
-    #[errors_as("Decoder")]
+    #[errors_as]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         check_step(x, &self.basic_rnn, self.hidden.as_ref())?;
         let (batch_first_output, hidden) = self.basic_rnn.forward(x, self.hidden.as_ref())?;
@@ -198,7 +198,7 @@ pub struct EncoderDecoder<D: StepDecoder = Decoder> {
 }
 
 impl<D: StepDecoder> EncoderDecoder<D> {
-    #[errors_as("EncoderDecoder")]
+    #[errors_as]
     pub fn new(encoder: Encoder, decoder: D, input_len: usize, target_len: usize, teacher_forcing_prob: f64) -> Result<Self> {
         check_fit(&encoder, &decoder)?;
         check_lengths(input_len, target_len)?;
@@ -223,7 +223,7 @@ impl<D: StepDecoder> EncoderDecoder<D> {
     ///   `(N, input_len [+ ...], F)` in evaluation
     /// - returns `(N, target_len, F)`; with an attention decoder `self.alphas` becomes
     ///   `(N, target_len, input_len)`
-    #[errors_as("EncoderDecoder")]
+    #[errors_as]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         // The fields are public: a length set to 0, or to one past any sequence, is refused here.
         check_lengths(self.input_len, self.target_len)?;

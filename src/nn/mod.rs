@@ -47,4 +47,4 @@ pub use ops::{masked_fill, relu, reverse_time, sigmoid, softmax};
 pub use param::Param;
 pub use pytorch::{BUFFER_TOLERANCE, read_pytorch};
 pub use rnn::{CellKind, Recurrent, RnnWeights};
-pub use shape::{Within, in_module, invalid};
+pub use shape::{Within, in_function, in_module, invalid, label_of};

@@ -1,7 +1,7 @@
 //! Shape and dtype checks, and the one place the crate's error messages are built. A check raises
 //! an unlabelled [`invalid`] error (what it expected, what it got); the public function that
-//! called it labels it once with its own name (`#[errors_as("Encoder")]`, which calls
-//! [`in_module`]), so the user reads the module they called first.
+//! called it labels it once with its own name (`#[errors_as]`, which calls [`in_function`]), so
+//! the user reads the module they called first.
 
 use candle_core::{DType, Error, Result, Tensor};
 
@@ -17,9 +17,9 @@ pub fn shape_error(module: &str, expected: impl std::fmt::Display, actual: &[usi
 
 /// An input refused at a public function's door, before the function's name is put on it: the
 /// checks below (`check_batch(x, d)?`) raise it, and the label the function puts on its errors
-/// (`#[errors_as("Encoder")]`, or `.within("Encoder")`) makes it read `Encoder: {message}`.
+/// (`#[errors_as]`) makes it read `Encoder: {message}`.
 pub fn invalid(message: impl std::fmt::Display) -> Error {
-    Error::Msg(format!("{UNLABELLED}{message}"))
+    Error::Cuda(Box::new(Refused(message.to_string())))
 }
 
 /// [`invalid`] for a tensor of the wrong shape: `expected {expected}, got [..]`.
@@ -27,9 +27,20 @@ pub fn invalid_shape(expected: impl std::fmt::Display, actual: &[usize]) -> Erro
     invalid(format!("expected {expected}, got {actual:?}"))
 }
 
-/// What marks an [`invalid`] message as waiting for its module's name (an invisible word joiner,
-/// so that a message nobody labelled still reads as it is).
-const UNLABELLED: char = '\u{2060}';
+/// The typed hand-over from a check to its door: a refused input's message, waiting for the
+/// public function's name. It travels in the one variant of candle's `Error` that boxes any
+/// `std::error::Error` and prints it as it is (candle names it `Cuda` after its first use), so
+/// the door finds it by its type, and a message nobody labelled still reads as it is.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
 
 /// Puts the public item `module` on top of an error from beneath it (an inner layer's, or
 /// candle's), with candle's [`Error::context`]: the error then reads `module:` on its first line
@@ -39,15 +50,62 @@ const UNLABELLED: char = '\u{2060}';
 /// `TransformerEncoder`. This is what `#[errors_as(..)]` calls.
 pub fn in_module<T>(module: &str, result: Result<T>) -> Result<T> {
     result.map_err(|e| match e {
-        Error::Msg(m) if m.starts_with(UNLABELLED) => error(module, &m[UNLABELLED.len_utf8()..]),
+        Error::Cuda(b) if b.is::<Refused>() => error(module, b),
         e if raised_by(&e, module) => e,
         e => e.context(ModuleLabel(module.to_string())),
     })
 }
 
-/// `result.within("Encoder")` is [`in_module`]`("Encoder", result)` written after the call: the
-/// label of a function that cannot take `#[errors_as(..)]`, whose name is known only at run time
-/// (a generic translator's `M::NAME`).
+/// [`in_module`] under the name of the function `here` is defined in (the path of a function
+/// item nested in it, `std::any::type_name_of_val(&here)`), as `#[errors_as]` without an
+/// argument calls it: see [`label_of`].
+pub fn in_function<T>(here: &str, result: Result<T>) -> Result<T> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => in_module(&label_of(here), Err(e)),
+    }
+}
+
+/// The label of the function whose nested item has the path `here`
+/// (`attention_zoo::models::seq2seq::Decoder::hidden::here`): a method's type and name
+/// (`Decoder::hidden`), the type alone for `new` and `forward` (as the lecture writes
+/// `Decoder(..)` for both, making one and calling it), a free function's name. Module paths go,
+/// inside a type's parameters too; a generic impl's `<_>` goes.
+pub fn label_of(here: &str) -> String {
+    // the path's segments, split at `::` outside `<..>`
+    let (mut segments, mut depth, mut start) = (vec![], 0usize, 0);
+    let bytes = here.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                segments.push(&here[start..i]);
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    segments.push(&here[start..]);
+    segments.pop(); // the nested item itself
+    let function = segments.pop().unwrap_or(here);
+    let ty = segments.pop().filter(|s| s.starts_with(|c: char| c.is_ascii_uppercase()));
+    let Some(ty) = ty else { return function.to_string() };
+    let mut short = String::new();
+    for word in ty.split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+        let (path, tail) = word.split_at(word.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).len());
+        short.push_str(path.rsplit("::").next().unwrap_or(path));
+        short.push_str(tail);
+    }
+    let ty = short.replace("<_>", "").replace("<_, _>", "");
+    if function == "new" || function == "forward" { ty } else { format!("{ty}::{function}") }
+}
+
+/// `result.within(M::NAME)` is [`in_module`]`(M::NAME, result)` written after the call: the
+/// label of a function whose name is known only at run time (a generic translator's model).
 pub trait Within<T> {
     /// Puts `module` on top of this result's error, as [`in_module`] does.
     fn within(self, module: &str) -> Result<T>;
@@ -162,8 +220,42 @@ pub(crate) fn storage_address(t: &Tensor) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::same_tensor;
-    use candle_core::{Device, Tensor};
+    use super::{error, in_function, in_module, invalid, label_of, same_tensor};
+    use candle_core::{Device, Error, Tensor};
+
+    #[test]
+    fn a_label_is_the_type_and_method_the_item_is_nested_in() {
+        let at = |p: &str| label_of(&format!("attention_zoo::models::seq2seq::{p}::here"));
+        assert_eq!(at("Decoder::hidden"), "Decoder::hidden");
+        assert_eq!(at("Decoder::new"), "Decoder");
+        assert_eq!(at("Decoder::forward"), "Decoder");
+        assert_eq!(at("create_mask"), "create_mask");
+        assert_eq!(at("Translator<_>::fit"), "Translator::fit");
+        assert_eq!(
+            at("WithPe<attention_zoo::models::self_attention::layers::DecoderSelfAttn>::init_keys"),
+            "WithPe<DecoderSelfAttn>::init_keys"
+        );
+        assert_eq!(label_of("create_mask::here"), "create_mask");
+    }
+
+    #[test]
+    fn a_refused_input_is_handed_over_by_its_type() {
+        fn here() {}
+        let refused: candle_core::Result<()> = Err(invalid("expected (N, L, 2), got [3]"));
+        assert_eq!(refused.as_ref().unwrap_err().to_string(), "expected (N, L, 2), got [3]", "unlabelled, it reads as it is");
+        assert_eq!(
+            in_function(std::any::type_name_of_val(&here), refused).unwrap_err().to_string(),
+            "a_refused_input_is_handed_over_by_its_type: expected (N, L, 2), got [3]"
+        );
+        // one label: an inner module's error keeps its own and gets the caller's above it
+        let inner: candle_core::Result<()> = Err(error("Linear", "in_features must be positive"));
+        assert_eq!(in_module("Encoder", inner).unwrap_err().to_string(), "Encoder:\nLinear: in_features must be positive");
+        let twice = in_module("Encoder", in_module::<()>("Encoder", Err(invalid("bad"))));
+        assert_eq!(twice.unwrap_err().to_string(), "Encoder: bad");
+        // a message that merely looks unlabelled is not taken for a refused input
+        let msg: candle_core::Result<()> = Err(Error::Msg("bad".into()));
+        assert_eq!(in_module("Encoder", msg).unwrap_err().to_string(), "Encoder:\nbad");
+    }
 
     #[test]
     fn same_tensor_is_the_same_storage_and_layout() {

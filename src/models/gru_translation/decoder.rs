@@ -48,7 +48,7 @@ impl GruAttnDecoder {
     /// # Shapes
     /// - `tgt`: ids `(N, T)`; `hidden`: `(1, N, H)`; `mask`: keep mask `(N, 1, S)` (0 at padding)
     /// - returns the logits `(N, T, V)`; `attn.alphas` holds the weights `(N, T, S)`
-    #[errors_as("GruAttnDecoder")]
+    #[errors_as]
     pub fn forward(&mut self, tgt: &Tensor, hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
         Ok(self.forward_with_hidden(tgt, hidden, mask)?.0)
     }

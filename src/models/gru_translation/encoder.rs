@@ -36,7 +36,7 @@ impl GruEncoder {
     /// # Shapes
     /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths, each in `1..=S`
     /// - returns the states `(N, S, H)` (zero at padding) and the final hidden state `(1, N, H)`
-    #[errors_as("GruEncoder")]
+    #[errors_as]
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, Tensor)> {
         check_lengths(src, lengths)?;
         let embedded = self.embed.forward(src)?;

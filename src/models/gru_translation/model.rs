@@ -97,7 +97,7 @@ impl GruTranslator {
     /// # Shapes
     /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
     /// - returns the logits `(N, T, V)`; [`GruTranslator::alphas`] holds the weights `(N, T, S)`
-    #[errors_as("GruTranslator")]
+    #[errors_as]
     pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
         let (logits, alphas) = self.decode(&state, tgt_input)?;
@@ -138,7 +138,7 @@ impl RecurrentTranslate for GruTranslator {
         GruTranslator::decode(self, state, tgt)
     }
 
-    #[errors_as("GruTranslator::select_rows")]
+    #[errors_as]
     fn select_rows(&self, s: &GruState, rows: &Tensor) -> Result<GruState> {
         check_rows(rows, s.states.dim(0)?)?;
         let pick = |t: &Tensor| index_rows(t, rows);

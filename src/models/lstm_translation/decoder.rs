@@ -55,7 +55,7 @@ impl AttnLstmDecoder {
     /// - `token`: ids `(N,)`; `h`, `c`: `(N, H)`
     /// - `keys`, `outputs`: `(N, S, H)`; `mask`: additive `(N, S)` (`-inf` at padding)
     /// - returns the logits `(N, V)`, the new `(h, c)` and the attention weights `(N, S)`
-    #[errors_as("AttnLstmDecoder")]
+    #[errors_as]
     pub fn forward(
         &self,
         token: &Tensor,

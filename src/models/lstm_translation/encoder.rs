@@ -35,7 +35,7 @@ impl LstmEncoder {
     /// - `src`: ids `(N, S)`; `lengths`: the `N` real lengths (padding after them)
     /// - returns the outputs `(N, S, H)` (zero at padding) and the final `(h, c)`, each `(N, H)`
     ///   (both directions side by side when bidirectional)
-    #[errors_as("LstmEncoder")]
+    #[errors_as]
     pub fn forward(&self, src: &Tensor, lengths: &[usize]) -> Result<(Tensor, (Tensor, Tensor))> {
         let embedded = self.embed.forward(src)?;
         let (out, (h, c)) = self.rnn.forward_padded(&embedded, lengths, None)?;

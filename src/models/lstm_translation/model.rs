@@ -90,7 +90,7 @@ impl LstmTranslator {
     /// # Shapes
     /// - `src`: `(N, S)` padded with 0; `tgt_input`: `(N, T)` starting with `<sos>`
     /// - returns the logits `(N, T, V)`; [`LstmTranslator::alphas`] holds the weights `(N, T, S)`
-    #[errors_as("LstmTranslator")]
+    #[errors_as]
     pub fn forward(&mut self, src: &Tensor, tgt_input: &Tensor) -> Result<Tensor> {
         let state = self.encode(src)?;
         let (logits, alphas) = self.decode_target(&state, tgt_input)?; // decode, fused where it can be
@@ -145,7 +145,7 @@ impl RecurrentTranslate for LstmTranslator {
         self.decode_target(state, tgt)
     }
 
-    #[errors_as("LstmTranslator::select_rows")]
+    #[errors_as]
     fn select_rows(&self, s: &LstmState, rows: &Tensor) -> Result<LstmState> {
         check_rows(rows, s.outputs.dim(0)?)?;
         let pick = |t: &Tensor| index_rows(t, rows);

@@ -24,7 +24,7 @@ pub struct EncoderDecoderSelfAttn<E: SelfAttnEncoder = EncoderSelfAttn, D: SelfA
 }
 
 impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
-    #[errors_as("EncoderDecoderSelfAttn")]
+    #[errors_as]
     pub fn new(encoder: E, decoder: D, input_len: usize, target_len: usize) -> Result<Self> {
         check_lengths(input_len, target_len)?;
         check_fit(&encoder, &decoder)?;
@@ -50,7 +50,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// - `shifted_target_seq`: `(N, Lt, F)`
     /// - `source_mask`: optional `(N, 1, L)`; `target_mask`: optional `(1, Lt, Lt)`
     /// - returns `(N, Lt, F)`
-    #[errors_as("EncoderDecoderSelfAttn::decode")]
+    #[errors_as]
     pub fn decode(&mut self, shifted_target_seq: &Tensor, source_mask: Option<&Tensor>, target_mask: Option<&Tensor>) -> Result<Tensor> {
         check_encoded(self.encoded)?;
         self.decoder.decode(shifted_target_seq, source_mask, target_mask)
@@ -62,7 +62,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// # Shapes
     /// - `source_seq`: `(N, L, F)` with `L > 0`; `source_mask`: optional `(N, 1, L)`
     /// - returns `(N, target_len, F)`
-    #[errors_as("EncoderDecoderSelfAttn::predict")]
+    #[errors_as]
     pub fn predict(&mut self, source_seq: &Tensor, source_mask: Option<&Tensor>) -> Result<Tensor> {
         check_encoded(self.encoded)?;
         check_source(source_seq)?;
@@ -113,7 +113,7 @@ impl<E: SelfAttnEncoder, D: SelfAttnDecoder> EncoderDecoderSelfAttn<E, D> {
     /// # Shapes
     /// - `x`: `(N, input_len + target_len, F)` in training, `(N, input_len [+ ...], F)` in evaluation
     /// - returns `(N, target_len, F)`
-    #[errors_as("EncoderDecoderSelfAttn")]
+    #[errors_as]
     pub fn forward(&mut self, x: &Tensor) -> Result<Tensor> {
         self.forward_masked(x, None)
     }
@@ -185,7 +185,7 @@ fn check_steps(x: &Tensor, input_len: usize, target_len: usize, training: bool) 
 /// # Shapes
 /// - `full_seq`: `(N, L, F)`, its first `input_len` steps the source, `0 < input_len < L`
 /// - returns `(N, L - input_len, F)`
-#[errors_as("shifted_target")]
+#[errors_as]
 pub fn shifted_target(full_seq: &Tensor, input_len: usize) -> Result<Tensor> {
     check_split(full_seq, input_len)?;
     if full_seq.elem_count() == 0 {

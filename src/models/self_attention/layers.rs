@@ -26,7 +26,7 @@ pub struct EncoderSelfAttn {
 impl EncoderSelfAttn {
     /// The lecture's constructor; `n_features` defaults to `d_model`. Draws the attention heads,
     /// then the feed-forward block, as PyTorch does.
-    #[errors_as("EncoderSelfAttn")]
+    #[errors_as]
     pub fn new(n_heads: usize, d_model: usize, ff_units: usize, n_features: Option<usize>) -> Result<Self> {
         let n_features = n_features.unwrap_or(d_model);
         let self_attn_heads = MultiHeadAttention::new(n_heads, d_model, Some(n_features), true)?;
@@ -46,7 +46,7 @@ impl EncoderSelfAttn {
     /// - `query`: `(N, L, F)`
     /// - `mask`: optional source mask `(N, 1, L)`
     /// - returns `(N, L, D)`
-    #[errors_as("EncoderSelfAttn")]
+    #[errors_as]
     pub fn forward(&mut self, query: &Tensor, mask: Option<&Tensor>) -> Result<Tensor> {
         check_batch(query, self.n_features)?;
         self.self_attn_heads.init_keys(query)?;
@@ -76,7 +76,7 @@ pub struct DecoderSelfAttn {
 impl DecoderSelfAttn {
     /// The lecture's constructor; `n_features` defaults to `d_model`. Draws the self-attention
     /// heads, the cross-attention heads, then the feed-forward block.
-    #[errors_as("DecoderSelfAttn")]
+    #[errors_as]
     pub fn new(n_heads: usize, d_model: usize, ff_units: usize, n_features: Option<usize>) -> Result<Self> {
         let n_features = n_features.unwrap_or(d_model);
         let self_attn_heads = MultiHeadAttention::new(n_heads, d_model, Some(n_features), true)?;
@@ -95,7 +95,7 @@ impl DecoderSelfAttn {
     ///
     /// # Shapes
     /// - `states`: `(N, L, D)`
-    #[errors_as("DecoderSelfAttn::init_keys")]
+    #[errors_as]
     pub fn init_keys(&mut self, states: &Tensor) -> Result<()> {
         check_batch(states, self.d_model)?;
         self.cross_attn_heads.init_keys(states)
@@ -108,7 +108,7 @@ impl DecoderSelfAttn {
     /// - `query`: `(N, Lt, F)`
     /// - `source_mask`: optional `(N, 1, L)`; `target_mask`: optional `(1, Lt, Lt)`
     /// - returns `(N, Lt, F)`
-    #[errors_as("DecoderSelfAttn")]
+    #[errors_as]
     pub fn forward(&mut self, query: &Tensor, source_mask: Option<&Tensor>, target_mask: Option<&Tensor>) -> Result<Tensor> {
         check_batch(query, self.n_features)?;
         check_target_mask(target_mask, query)?;

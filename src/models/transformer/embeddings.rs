@@ -16,7 +16,7 @@ pub struct Embeddings {
 }
 
 impl Embeddings {
-    #[errors_as("Embeddings")]
+    #[errors_as]
     pub fn new(len_vocab: usize, d_model: usize) -> Result<Self> {
         Ok(Embeddings { d_model, embedding: Embedding::new(len_vocab, d_model)? })
     }
@@ -27,7 +27,7 @@ impl Embeddings {
     /// # Shapes
     /// - `ids`: `(N, L)` integer ids (any shape `S` works)
     /// - returns `(N, L, D)` (`(S..., D)`)
-    #[errors_as("Embeddings")]
+    #[errors_as]
     pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
         self.embedding.forward(ids)? * (self.d_model as f64).sqrt()
     }
@@ -67,7 +67,7 @@ pub struct TransformerPositionalEncoding {
 
 impl TransformerPositionalEncoding {
     /// `max_len` is 5000 in the lecture; `p_drop` in `[0, 1]`.
-    #[errors_as("TransformerPositionalEncoding")]
+    #[errors_as]
     pub fn new(d_model: usize, p_drop: f64, max_len: usize) -> Result<Self> {
         let pe = transformer_encoding_table(max_len, d_model)?.unsqueeze(0)?;
         let dropout = Dropout::new(p_drop)?;
@@ -90,7 +90,7 @@ impl TransformerPositionalEncoding {
     /// # Shapes
     /// - `x`: `(N, L, D)` with `D = d_model`, `L <= max_len`
     /// - returns `(N, L, D)`
-    #[errors_as("TransformerPositionalEncoding")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let (_, l) = check_batch(x, self.d_model)?;
         if l > self.max_len {

@@ -49,7 +49,7 @@ pub struct EncoderLayer {
 
 impl EncoderLayer {
     /// The lecture's constructor, with its narrow multi-head attention.
-    #[errors_as("EncoderLayer")]
+    #[errors_as]
     pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
         Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
     }
@@ -76,7 +76,7 @@ impl EncoderLayer {
     /// - `x`: `(N, L, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or L, L)`, such as the source padding mask `(N, 1, L)`
     /// - returns the output `(N, L, D)` and the self-attention weights `(N, n_heads, L, L)`
-    #[errors_as("EncoderLayer")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<EncoderLayerOutput> {
         check_batch(x, self.d_model)?;
         let mha = self.mha.forward(x, x, x, mask)?;
@@ -111,7 +111,7 @@ pub struct DecoderLayer {
 
 impl DecoderLayer {
     /// The decoder layer with the lecture's narrow multi-head attention.
-    #[errors_as("DecoderLayer")]
+    #[errors_as]
     pub fn new(d_model: usize, n_heads: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
         Self::with_heads(HeadLayout::Narrow, d_model, n_heads, d_ff, p_drop)
     }
@@ -142,7 +142,7 @@ impl DecoderLayer {
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)` over the source (its padding, `(N, 1, S)`)
     /// - `tgt_mask`: optional additive mask `(1 or N, 1 or T, T)` over the target (the causal mask `(N, T, T)`)
     /// - returns the output `(N, T, D)` and both attentions' weights
-    #[errors_as("DecoderLayer")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<DecoderLayerOutput> {
         let (n, _) = check_batch(x, self.d_model)?;
         let (nm, _) = check_batch(memory, self.d_model)?;

@@ -92,7 +92,7 @@ fn source_padding(src: &Tensor, pad: u32) -> Result<Tensor> {
 
 impl Transformer {
     /// Every knob at its default (see [`TransformerConfig::new`]) but the vocabulary sizes.
-    #[errors_as("Transformer")]
+    #[errors_as]
     pub fn new(src_vocab: usize, tgt_vocab: usize) -> Result<Self> {
         Self::from_config(&TransformerConfig::new(src_vocab, tgt_vocab))
     }
@@ -130,7 +130,7 @@ impl Transformer {
     /// - `src`: `(N, S)`; returns `(N, 1, S)`
     ///
     /// An error naming the sentence if a source is padding alone (it would have no key to attend to).
-    #[errors_as("Transformer::src_mask")]
+    #[errors_as]
     pub fn src_mask(&self, src: &Tensor) -> Result<Option<Tensor>> {
         check_ids("source", src)?;
         self.config.pad_id.map(|pad| source_padding(src, pad)).transpose()
@@ -141,7 +141,7 @@ impl Transformer {
     ///
     /// # Shapes
     /// - `tgt`: `(N, T)`; returns `(N, T, T)`
-    #[errors_as("Transformer::tgt_mask")]
+    #[errors_as]
     pub fn tgt_mask(&self, tgt: &Tensor) -> Result<Tensor> {
         check_ids("target", tgt)?;
         target_mask(tgt, self.config.pad_id)
@@ -155,7 +155,7 @@ impl Transformer {
     /// - `src`: source ids `(N, S)`, each in `0..src_vocab`, `S <= max_len`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or S, S)`
     /// - returns the memory `(N, S, D)`
-    #[errors_as("Transformer::encode")]
+    #[errors_as]
     pub fn encode(&self, src: &Tensor, src_mask: Option<&Tensor>) -> Result<Tensor> {
         check_ids("source", src)?;
         Ok(weights_unused(|| self.encoder_pass(src, src_mask))?.memory)
@@ -178,7 +178,7 @@ impl Transformer {
     /// - `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
-    #[errors_as("Transformer::decode")]
+    #[errors_as]
     pub fn decode(&self, tgt: &Tensor, memory: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
         check_ids("target", tgt)?;
         Ok(weights_unused(|| self.decoder_pass(tgt, memory, src_mask, tgt_mask))?.0)
@@ -207,7 +207,7 @@ impl Transformer {
     /// - `src`: source ids `(N, S)`; `tgt`: target ids `(N, T)`, the same `N`
     /// - `src_mask`: optional additive mask `(1 or N, 1, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the logits `(N, T, V)` with `V = tgt_vocab`
-    #[errors_as("Transformer")]
+    #[errors_as]
     pub fn forward(&self, src: &Tensor, tgt: &Tensor, src_mask: Option<&Tensor>, tgt_mask: Option<&Tensor>) -> Result<Tensor> {
         let (n, s, t) = check_pair(src, tgt)?;
         if n == 0 {

@@ -56,7 +56,7 @@ impl TransformerEncoder {
     /// - `x`: the embedded source `(N, S, D)`
     /// - `mask`: optional additive mask `(1 or N, 1 or S, S)`, such as the source padding mask `(N, 1, S)`
     /// - returns the memory `(N, S, D)` and every layer's self-attention weights
-    #[errors_as("TransformerEncoder")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>) -> Result<TransformerEncoderOutput> {
         let mut memory = x.clone();
         let (mut self_attention, mut inputs) = (vec![], vec![]);
@@ -94,7 +94,7 @@ impl TransformerDecoder {
     /// - `x`: the embedded target `(N, T, D)`; `memory`: the encoder's output `(N, S, D)`
     /// - `src_mask`: optional additive mask `(1 or N, 1 or T, S)`; `tgt_mask`: optional `(1 or N, 1 or T, T)`
     /// - returns the output `(N, T, D)` and every layer's attention weights
-    #[errors_as("TransformerDecoder")]
+    #[errors_as]
     pub fn forward(
         &self,
         x: &Tensor,

@@ -15,7 +15,7 @@ pub struct AddNorm {
 }
 
 impl AddNorm {
-    #[errors_as("AddNorm")]
+    #[errors_as]
     pub fn new(d_model: usize, p_drop: f64) -> Result<Self> {
         let layer_norm = LayerNorm::new(d_model)?;
         let dropout = Dropout::new(p_drop)?;
@@ -27,7 +27,7 @@ impl AddNorm {
     /// # Shapes
     /// - `x`, `res_input`: `(N, L, D)` (any `(..., D)`), the same shape
     /// - returns `(N, L, D)`
-    #[errors_as("AddNorm")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor, res_input: &Tensor) -> Result<Tensor> {
         check_last_dim(x, self.layer_norm.d_model, "d_model")?;
         if x.dims() != res_input.dims() {
@@ -53,7 +53,7 @@ pub struct PointwiseFeedforward {
 }
 
 impl PointwiseFeedforward {
-    #[errors_as("PointwiseFeedforward")]
+    #[errors_as]
     pub fn new(d_model: usize, d_ff: usize, p_drop: f64) -> Result<Self> {
         let linear1 = Linear::new(d_model, d_ff)?;
         let dropout = Dropout::new(p_drop)?;
@@ -66,7 +66,7 @@ impl PointwiseFeedforward {
     /// # Shapes
     /// - `x`: `(N, L, D)` (any `(..., D)`)
     /// - returns `(N, L, D)`
-    #[errors_as("PointwiseFeedforward")]
+    #[errors_as]
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let h = crate::nn::relu(&self.linear1.forward(x)?)?;
         let h = self.dropout.forward(&h)?;

@@ -15,7 +15,7 @@ impl Transformer {
     /// # Shapes
     /// - `src`: source ids `(N, S)`; `tgt`: target ids `(N, T)`, the same `N > 0`
     /// - returns per layer the terms of `(N, n_heads, S, S)`, `(N, n_heads, T, T)` and `(N, n_heads, T, S)` scores
-    #[errors_as("Transformer::score_terms")]
+    #[errors_as]
     pub fn score_terms(&self, src: &Tensor, tgt: &Tensor) -> Result<TermMaps> {
         if check_pair(src, tgt)?.0 == 0 {
             return Err(invalid("an empty batch has no scores to show the terms of"));

@@ -51,7 +51,7 @@ impl Translate for Transformer {
         Ok(TransformerState { memory, src_mask, cache: None })
     }
 
-    #[errors_as("Transformer::select_rows")]
+    #[errors_as]
     fn select_rows(&self, state: &TransformerState, rows: &Tensor) -> Result<TransformerState> {
         check_rows(rows, state.memory.dim(0)?)?;
         let memory = index_rows(&state.memory, rows)?;
@@ -65,7 +65,7 @@ impl Translate for Transformer {
     /// last one decoded from this state (every row by the same tokens) costs its new positions;
     /// any other is decoded whole. The logits are those of [`Transformer::decode`] at the last
     /// position (up to float rounding).
-    #[errors_as("Transformer::next_logits")]
+    #[errors_as]
     fn next_logits(&mut self, state: &mut TransformerState, prefix: &Tensor) -> Result<Tensor> {
         let n = state.memory.dims().first().copied().unwrap_or(0);
         let t = match prefix.dims() {

@@ -67,7 +67,7 @@ impl<M: Translate> Translator<M> {
 
     /// Sets the longest translation, in tokens: at least 1, and within the model's `max_len`
     /// where it has one.
-    #[errors_as("Translator::with_max_len")]
+    #[errors_as]
     pub fn with_max_len(mut self, max_len: usize) -> Result<Self> {
         self.max_len = max_len;
         self.check_max_len()?;
@@ -132,13 +132,13 @@ impl<M: Translate> Translator<M> {
     }
 
     /// Greedy translations, one a sentence (none for no sentences).
-    #[errors_as("Translator::greedy")]
+    #[errors_as]
     pub fn greedy<S: AsRef<str>>(&mut self, sentences: &[S]) -> Result<Vec<String>> {
         self.translate("Translator::greedy", sentences, None)
     }
 
     /// The best beam-search translation of each sentence, with beams of `beam_width` (at least 1).
-    #[errors_as("Translator::beam")]
+    #[errors_as]
     pub fn beam<S: AsRef<str>>(&mut self, sentences: &[S], beam_width: usize) -> Result<Vec<String>> {
         self.translate("Translator::beam", sentences, Some(beam_width))
     }
@@ -146,7 +146,7 @@ impl<M: Translate> Translator<M> {
     /// Corpus BLEU of the translations of `pairs` (source, reference) against the references,
     /// tokenized the same way: greedy with `beam_width` 1, beam search with more (0 is refused).
     /// With [`max_pairs`](Self::max_pairs) set, only the first pairs, with a line saying so.
-    #[errors_as("Translator::bleu")]
+    #[errors_as]
     pub fn bleu<S: AsRef<str>, T: AsRef<str>>(&mut self, pairs: &[(S, T)], beam_width: usize) -> Result<Bleu> {
         if beam_width == 0 {
             return Err(invalid("beam_width must be at least 1 (1: greedy decoding), got 0"));
@@ -205,7 +205,7 @@ impl<M: Translate> Translator<M> {
     /// tokens and the target tokens the decoder read: `<sos>` and the greedy translation, or
     /// `<sos>` and `target` where given (teacher forcing on a reference, so that several models
     /// can be compared on the same words). The model runs in evaluation mode.
-    #[errors_as("Translator::sentence_attention")]
+    #[errors_as]
     pub fn sentence_attention(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceAttention, Vec<String>, Vec<String>)> {
         self.attention_of("Translator::sentence_attention", sentence, target)
     }
@@ -213,7 +213,7 @@ impl<M: Translate> Translator<M> {
     /// The terms of the scores of [`sentence_attention`](Self::sentence_attention)'s pass (the
     /// explorer's neuron view), with the source and target tokens: every layer's and head's for
     /// the Transformer, the decoder's one attention for a recurrent translator that gives them.
-    #[errors_as("Translator::sentence_terms")]
+    #[errors_as]
     pub fn sentence_terms(&mut self, sentence: &str, target: Option<&str>) -> Result<(SentenceTerms, Vec<String>, Vec<String>)> {
         self.pass_of("Translator::sentence_terms", sentence, target, |m, src, tgt| m.sentence_terms(src, tgt))
     }
@@ -251,7 +251,7 @@ impl<M: Translate> Translator<M> {
     /// For a translator that attends once a step (the recurrent ones): the weights of each
     /// target step over the source tokens `(T, S)`, the source tokens and the target tokens, as
     /// [`sentence_attention`](Self::sentence_attention) gives them.
-    #[errors_as("Translator::alphas")]
+    #[errors_as]
     pub fn alphas(&mut self, sentence: &str, target: Option<&str>) -> Result<(Tensor, Vec<String>, Vec<String>)> {
         match self.attention_of("Translator::alphas", sentence, target)? {
             (SentenceAttention::Source(alphas), src, tgt) => Ok((alphas.squeeze(0)?, src, tgt)),
@@ -263,7 +263,7 @@ impl<M: Translate> Translator<M> {
     /// and runs the model once more on it with its translation as the target, giving the maps of
     /// that pass, the source tokens and the target tokens (`<sos>` and the translation), as the
     /// notebook's `show_cross_attention` takes them.
-    #[errors_as("Translator::attention")]
+    #[errors_as]
     pub fn attention(&mut self, sentence: &str) -> Result<(AttentionMaps, Vec<String>, Vec<String>)> {
         match self.attention_of("Translator::attention", sentence, None)? {
             (SentenceAttention::Maps(maps), src, tgt) => Ok((maps, src, tgt)),
