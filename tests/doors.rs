@@ -131,6 +131,10 @@ fn public_functions_of_the_lecture_rooms_check_at_the_door_and_label_once() {
             }
             let file = syn::parse_file(&text).expect("a Rust file");
             let name = path.strip_prefix(&src).unwrap_or(&path).display().to_string();
+            // a kernel's guard on the crate's own values (nn/fused/node.rs) is not an input check
+            if text.contains("unexpected(") && !name.starts_with("nn/fused/") {
+                found.push(format!("{name}: unexpected(..) outside the kernels"));
+            }
             let mut doors = Doors { file: &name, found: vec![], public: 0 };
             doors.visit_file(&file);
             found.extend(doors.found);

@@ -92,7 +92,13 @@ pub fn label_of(here: &str) -> String {
     segments.push(&here[start..]);
     segments.pop(); // the nested item itself
     let function = segments.pop().unwrap_or(here);
-    let ty = segments.pop().filter(|s| s.starts_with(|c: char| c.is_ascii_uppercase()));
+    // a type's impl elsewhere than the type reads `<impl path::Type>`, a trait's `<Type as Trait>`
+    let ty = segments.pop().map(|s| match s.strip_prefix("<impl ").and_then(|s| s.strip_suffix('>')) {
+        Some(inner) => inner,
+        None => s.strip_prefix('<').and_then(|s| s.split_once(" as ")).map_or(s, |(t, _)| t),
+    });
+    let ty = ty
+        .filter(|s| s.split('<').next().unwrap_or(s).rsplit("::").next().is_some_and(|t| t.starts_with(|c: char| c.is_ascii_uppercase())));
     let Some(ty) = ty else { return function.to_string() };
     let mut short = String::new();
     for word in ty.split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
@@ -236,6 +242,10 @@ mod tests {
             "WithPe<DecoderSelfAttn>::init_keys"
         );
         assert_eq!(label_of("create_mask::here"), "create_mask");
+        // an impl in another module than its type, a trait's impl
+        assert_eq!(at("terms::<impl attention_zoo::models::transformer::model::Transformer>::score_terms"), "Transformer::score_terms");
+        assert_eq!(at("<impl attention_zoo::train::Translator<_>>::fit"), "Translator::fit");
+        assert_eq!(at("<attention_zoo::nn::Linear as attention_zoo::nn::Module>::forward"), "Linear");
     }
 
     #[test]

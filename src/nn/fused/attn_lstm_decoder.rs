@@ -14,8 +14,9 @@ use super::dense::{WeightT, rows_times, weight_grads};
 use super::kernels::{add_to_rows, softmax_rows, softmax_rows_backward};
 use super::node::values;
 use super::node::{Kernel3, Node3};
+use super::unexpected::unexpected;
 use crate::nn::rnn::RnnWeights;
-use candle_core::{Device, Result, Shape, Tensor, bail};
+use candle_core::{Device, Result, Shape, Tensor};
 use std::sync::Mutex;
 
 /// Sizes: batch, target steps, source positions, embedding and hidden widths.
@@ -67,7 +68,11 @@ impl Kernel3 for AttnLstmSequence {
         let Sizes { n, t, s, e, h } = self.sizes;
         let o = self.sizes.offsets();
         if emb.len() != n * t * e || mem.len() != n * s * 2 * h || p.len() != o[7] {
-            bail!("{op}: expected ({n}, {t}, {e}) embeddings, ({n}, {s}, {}) keys and outputs and {} parameters", 2 * h, o[7])
+            return Err(unexpected(format!(
+                "{op}: expected ({n}, {t}, {e}) embeddings, ({n}, {s}, {}) keys and outputs and {} parameters",
+                2 * h,
+                o[7]
+            )));
         }
         let w_ih_t = WeightT::new(&p[o[0]..o[1]], 4 * h, e + h, t)?;
         let w_hh_t = WeightT::new(&p[o[1]..o[2]], 4 * h, h, t)?;
@@ -137,9 +142,11 @@ impl Kernel3 for AttnLstmSequence {
         let o = self.sizes.offsets();
         let (g, m, p) = (values(grad)?, values(mem)?, values(params)?);
         let guard = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(kept) = guard.as_ref() else { bail!("attention LSTM decoder backward: the forward pass kept nothing") };
+        let Some(kept) = guard.as_ref() else {
+            return Err(unexpected(format!("attention LSTM decoder backward: the forward pass kept nothing")));
+        };
         if g.len() != n * t * (h + s) || kept.gates.len() != t * n * h * 5 {
-            bail!("attention LSTM decoder backward: expected {} gradients, got {}", n * t * (h + s), g.len())
+            return Err(unexpected(format!("attention LSTM decoder backward: expected {} gradients, got {}", n * t * (h + s), g.len())));
         }
         let w_ih = Tensor::from_slice(&p[o[0]..o[1]], (4 * h, e + h), &Device::Cpu)?;
         let w_hh = Tensor::from_slice(&p[o[1]..o[2]], (4 * h, h), &Device::Cpu)?;
@@ -237,12 +244,12 @@ pub(crate) fn attn_lstm_sequence(
     }
     let w = cell;
     if w.weight_ih.dims() != [4 * h, e + h] || w.weight_hh.dims() != [4 * h, h] || outputs.dims() != [n, s, h] || mask.dims() != [n, s] {
-        bail!(
+        return Err(unexpected(format!(
             "attention LSTM decoder: the cell's weights, keys {:?}, outputs {:?} and mask {:?} do not fit",
             keys.dims(),
             outputs.dims(),
             mask.dims()
-        )
+        )));
     }
     let flat = [&w.weight_ih.tensor(), &w.weight_hh.tensor(), &w.bias_ih.tensor(), &w.bias_hh.tensor(), h0, c0, mask]
         .iter()

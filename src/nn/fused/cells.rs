@@ -19,7 +19,8 @@ use super::fast_math::{sigmoid, tanh, with_simd};
 use super::kernels::fused;
 use super::node::values;
 use super::node::{Kernel3, Node3};
-use candle_core::{Result, Shape, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{Result, Shape, Tensor};
 use std::sync::Mutex;
 
 /// The smallest hidden size whose steps run as one fused node.
@@ -35,7 +36,7 @@ fn rows(op: &str, h: usize, parts: &[(&[f32], usize)]) -> Result<usize> {
     let n = parts[0].0.len() / (parts[0].1 * h).max(1);
     for (s, width) in parts {
         if s.len() != n * width * h {
-            bail!("{op}: expected {n} rows of {} values, got {} values", width * h, s.len())
+            return Err(unexpected(format!("{op}: expected {n} rows of {} values, got {} values", width * h, s.len())));
         }
     }
     Ok(n)

@@ -26,7 +26,8 @@
 use super::dense::{Strided, product_into};
 use super::node::{Kernel3, Node3, cpu_f32};
 use super::simd_rows::{dot, exp_or_zero, exp_sum, scale_mask_max, softmax_grad};
-use candle_core::{DType, Device, Result, Shape, Storage, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{DType, Device, Result, Shape, Storage, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -215,8 +216,10 @@ impl Flash {
     fn with_mask<R>(&self, f: impl FnOnce(MaskView) -> Result<R>) -> Result<R> {
         let Some(m) = &self.mask else { return f(None) };
         let (storage, _) = m.tensor.storage_and_layout();
-        let Storage::Cpu(candle_core::CpuStorage::F32(data)) = &*storage else { bail!("flash-attention: expected a float32 CPU mask") };
-        let Some(values) = data.get(m.start..) else { bail!("flash-attention: a mask shorter than its layout") };
+        let Storage::Cpu(candle_core::CpuStorage::F32(data)) = &*storage else {
+            return Err(unexpected(format!("flash-attention: expected a float32 CPU mask")));
+        };
+        let Some(values) = data.get(m.start..) else { return Err(unexpected(format!("flash-attention: a mask shorter than its layout"))) };
         f(Some((values, m.strides)))
     }
 
@@ -224,7 +227,7 @@ impl Flash {
         let s = self.sizes;
         let count = self.batch * s.heads;
         if q != count * s.lq * s.d || kt != count * s.d * s.lk || v != count * s.lk * s.dv {
-            bail!("flash-attention: {q}, {kt} and {v} values do not fit {count} heads of {s:?}")
+            return Err(unexpected(format!("flash-attention: {q}, {kt} and {v} values do not fit {count} heads of {s:?}")));
         }
         Ok(count)
     }
@@ -246,7 +249,7 @@ impl Kernel3 for Flash {
         let outputs = vec![(&mut out[..], s.lq * s.dv), (&mut lse[..], s.lq)];
         self.with_mask(|mask| {
             each_head(count, outputs, |i, c| {
-                let [o, l] = c else { bail!("flash-attention: expected an output and a log-sum-exp") };
+                let [o, l] = c else { return Err(unexpected(format!("flash-attention: expected an output and a log-sum-exp"))) };
                 forward_head(s, self.scale, &self.head(i, q, kt, v, mask), o, l)
             })
         })?;
@@ -268,23 +271,29 @@ impl Kernel3 for Flash {
         let guards = [q, kt, v, res, &grad].map(|t| t.storage_and_layout());
         let mut slices = Vec::with_capacity(5);
         for (storage, layout) in &guards {
-            let Storage::Cpu(cpu) = &**storage else { bail!("flash-attention: expected CPU tensors in the backward pass") };
+            let Storage::Cpu(cpu) = &**storage else {
+                return Err(unexpected(format!("flash-attention: expected CPU tensors in the backward pass")));
+            };
             slices.push(cpu_f32(Self::OP, cpu, layout)?);
         }
-        let [q, kt, v, o, g] = slices[..] else { bail!("flash-attention: expected five tensors") };
+        let [q, kt, v, o, g] = slices[..] else { return Err(unexpected(format!("flash-attention: expected five tensors"))) };
         let count = self.check(q.len(), kt.len(), v.len())?;
         if o.len() != count * s.lq * s.dv || g.len() != o.len() {
-            bail!("flash-attention: an output of {} and a gradient of {} values for {count} heads of {s:?}", o.len(), g.len())
+            return Err(unexpected(format!(
+                "flash-attention: an output of {} and a gradient of {} values for {count} heads of {s:?}",
+                o.len(),
+                g.len()
+            )));
         }
         let lse = lock(&self.lse).clone();
         if lse.len() != count * s.lq {
-            bail!("flash-attention: the backward pass ran before the forward pass")
+            return Err(unexpected(format!("flash-attention: the backward pass ran before the forward pass")));
         }
         let (mut dq, mut dkt, mut dv) = (vec![0f32; q.len()], vec![0f32; kt.len()], vec![0f32; v.len()]);
         let outputs = vec![(&mut dq[..], s.lq * s.d), (&mut dkt[..], s.d * s.lk), (&mut dv[..], s.lk * s.dv)];
         self.with_mask(|mask| {
             each_head(count, outputs, |i, c| {
-                let [dq, dkt, dv] = c else { bail!("flash-attention: expected three gradients") };
+                let [dq, dkt, dv] = c else { return Err(unexpected(format!("flash-attention: expected three gradients"))) };
                 let (o, g, l) = (&o[i * s.lq * s.dv..][..s.lq * s.dv], &g[i * s.lq * s.dv..][..s.lq * s.dv], &lse[i * s.lq..][..s.lq]);
                 backward_head(s, self.scale, &self.head(i, q, kt, v, mask), o, g, l, dq, dkt, dv)
             })

@@ -13,7 +13,8 @@ use super::dense::{WeightT, rows_times, weight_grads};
 use super::node::values;
 use super::node::{Kernel3, Node3};
 use super::padding::Lengths;
-use candle_core::{Result, Shape, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{Result, Shape, Tensor};
 use std::sync::Mutex;
 
 /// `gi (N, L, 3H)` (input gates, `b_ih` added), `w_hh (3H, H)`, `extra` = `[h0 (N*H); b_hh (3H)]`
@@ -40,7 +41,12 @@ impl Kernel3 for GruSequence {
         let op = Self::OP;
         let (n, l, h) = (self.n, self.l, self.h);
         if gi.len() != n * l * 3 * h || w.len() != 3 * h * h || extra.len() != n * h + 3 * h {
-            bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values", 3 * h, 3 * h, n * h + 3 * h)
+            return Err(unexpected(format!(
+                "{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {} state and bias values",
+                3 * h,
+                3 * h,
+                n * h + 3 * h
+            )));
         }
         let w_hh_t = WeightT::new(w, 3 * h, h, l)?;
         let (h0, b) = extra.split_at(n * h);
@@ -82,13 +88,13 @@ impl Kernel3 for GruSequence {
         let (out, g, ex) = (values(res)?, values(grad)?, values(extra)?);
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         if kept.len() != l * n * 4 * h || g.len() != n * l * h {
-            bail!(
+            return Err(unexpected(format!(
                 "gru sequence backward: expected {} kept gates and {} gradients, got {} and {}",
                 l * n * 4 * h,
                 n * l * h,
                 kept.len(),
                 g.len()
-            )
+            )));
         }
         let w_rows = w.contiguous()?; // (3H, H): dgh W_hh, read as rows
         let mut dgi = vec![0f32; n * l * 3 * h];
@@ -159,7 +165,13 @@ pub fn gru_sequence(gi: &Tensor, w_hh: &Tensor, b_hh: &Tensor, h0: &Tensor, leng
         return Ok(None);
     }
     if g != 3 * h || w_hh.dims() != [3 * h, h] || b_hh.dims() != [3 * h] || h0.dims() != [n, h] {
-        bail!("gru sequence: gates {:?}, weight {:?}, bias {:?} and state {:?} do not fit", gi.dims(), w_hh.dims(), b_hh.dims(), h0.dims())
+        return Err(unexpected(format!(
+            "gru sequence: gates {:?}, weight {:?}, bias {:?} and state {:?} do not fit",
+            gi.dims(),
+            w_hh.dims(),
+            b_hh.dims(),
+            h0.dims()
+        )));
     }
     let lengths = Lengths::new("gru sequence", lengths, n, l)?;
     let extra = Tensor::cat(&[h0.flatten_all()?, b_hh.clone()], 0)?;

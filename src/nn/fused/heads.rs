@@ -7,7 +7,8 @@
 //! places, so outputs and gradients equal the composed operations' to the bit.
 
 use super::node::{Kernel1, Node1};
-use candle_core::{DType, Device, Result, Shape, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{DType, Device, Result, Shape, Tensor};
 
 /// Views a contiguous input as `dims`, permutes its axes by `perm` (output axis `i` is input
 /// axis `perm[i]`) and copies the result into `out` (any shape of the same size).
@@ -52,7 +53,7 @@ impl Kernel1 for HeadsOp {
 
     fn forward(&self, x: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
         if Some(x.len()) != elements(self.dims) || x.len() != self.out.elem_count() {
-            bail!("heads: {} values do not make {:?} or {:?}", x.len(), self.dims, self.out.dims())
+            return Err(unexpected(format!("heads: {} values do not make {:?} or {:?}", x.len(), self.dims, self.out.dims())));
         }
         Ok((permute4(x, self.dims, self.perm), self.out.clone()))
     }
@@ -72,7 +73,11 @@ impl Kernel1 for HeadsOp {
 /// one graph node on the CPU in f32, candle's reshape, permute and copy otherwise.
 fn heads(x: &Tensor, dims: [usize; 4], perm: [usize; 4], out: Shape) -> Result<Tensor> {
     if Some(x.elem_count()) != elements(dims) || Some(x.elem_count()) != elements_of(out.dims()) {
-        bail!("heads: a tensor of shape {:?} cannot be viewed as {dims:?} and copied as {:?}", x.dims(), out.dims())
+        return Err(unexpected(format!(
+            "heads: a tensor of shape {:?} cannot be viewed as {dims:?} and copied as {:?}",
+            x.dims(),
+            out.dims()
+        )));
     }
     if x.dtype() == DType::F32 && matches!(x.device(), Device::Cpu) {
         return x.contiguous()?.apply_op1(Node1(HeadsOp { dims, perm, out }));
@@ -95,7 +100,7 @@ pub(crate) fn split_heads_transposed(x: &Tensor, h: usize, d_k: usize) -> Result
 /// `(N, h, L, d_k)` -> `(N, L, h * d_k)`: the heads' outputs side by side again.
 pub(crate) fn merge_heads(x: &Tensor) -> Result<Tensor> {
     let (n, h, l, d_k) = x.dims4()?;
-    let Some(width) = h.checked_mul(d_k) else { bail!("merge_heads: {h} heads of {d_k} overflow") };
+    let Some(width) = h.checked_mul(d_k) else { return Err(unexpected(format!("merge_heads: {h} heads of {d_k} overflow"))) };
     heads(x, [n, h, l, d_k], [0, 2, 1, 3], Shape::from((n, l, width)))
 }
 

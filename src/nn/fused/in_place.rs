@@ -6,7 +6,8 @@
 //! that was a tenth of a training step. Both helpers return `None` where the tensor is not a
 //! contiguous float32 CPU tensor, so callers keep their tensor-operation path for the rest.
 
-use candle_core::{CpuStorage, InplaceOp1, Layout, Result, Storage, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{CpuStorage, InplaceOp1, Layout, Result, Storage, Tensor};
 use std::cell::RefCell;
 
 /// `f` applied to the values of `t` (in their logical order), without copying them; `None`
@@ -30,7 +31,7 @@ pub fn with_f32_pair<R>(a: &Tensor, b: &Tensor, f: impl FnOnce(&[f32], &[f32]) -
     let (a, b) = (copy(a)?, copy(b)?);
     match call(&a, &b) {
         Some(r) => Ok(r),
-        None => bail!("with_f32_pair: the function already ran"),
+        None => return Err(unexpected(format!("with_f32_pair: the function already ran"))),
     }
 }
 
@@ -44,7 +45,12 @@ pub fn is_f32_in_place(t: &Tensor) -> bool {
 /// contiguous float32 CPU tensor (check with [`is_f32_in_place`] first).
 pub fn update_f32(t: &Tensor, f: impl FnOnce(&mut [f32])) -> Result<()> {
     if !is_f32_in_place(t) {
-        bail!("update_f32: expected a contiguous float32 tensor on the CPU, got {:?} {:?} on {:?}", t.dtype(), t.dims(), t.device())
+        return Err(unexpected(format!(
+            "update_f32: expected a contiguous float32 tensor on the CPU, got {:?} {:?} on {:?}",
+            t.dtype(),
+            t.dims(),
+            t.device()
+        )));
     }
     t.inplace_op1(&Update(RefCell::new(Some(f))))
 }
@@ -57,12 +63,14 @@ impl<F: FnOnce(&mut [f32])> InplaceOp1 for Update<F> {
     }
 
     fn cpu_fwd(&self, s: &mut CpuStorage, l: &Layout) -> Result<()> {
-        let CpuStorage::F32(data) = s else { bail!("update_f32: expected f32 storage") };
-        let Some((start, end)) = l.contiguous_offsets() else { bail!("update_f32: expected a contiguous tensor") };
-        let Some(values) = data.get_mut(start..end) else { bail!("update_f32: storage shorter than its layout") };
+        let CpuStorage::F32(data) = s else { return Err(unexpected(format!("update_f32: expected f32 storage"))) };
+        let Some((start, end)) = l.contiguous_offsets() else {
+            return Err(unexpected(format!("update_f32: expected a contiguous tensor")));
+        };
+        let Some(values) = data.get_mut(start..end) else { return Err(unexpected(format!("update_f32: storage shorter than its layout"))) };
         match self.0.borrow_mut().take() {
             Some(f) => f(values),
-            None => bail!("update_f32: the update already ran"),
+            None => return Err(unexpected(format!("update_f32: the update already ran"))),
         }
         Ok(())
     }

@@ -14,19 +14,20 @@
 //! Other devices and dtypes fall back to candle's tensor operations.
 
 use super::node::{Kernel1, Node1, cpu_f32, values};
+use super::unexpected::unexpected;
 use crate::nn::fused::in_place::with_f32_pair;
 use crate::nn::shape::{Within, check_float};
-use candle_core::{CpuStorage, CustomOp2, DType, Device, Layout, Result, Shape, Tensor, bail};
+use candle_core::{CpuStorage, CustomOp2, DType, Device, Layout, Result, Shape, Tensor};
 
-/// Checks the slices a kernel is handed: `x` a whole number of rows of `row` values, each other
+/// Guards the slices a kernel is handed (see `unexpected`): `x` a whole number of rows of `row` values, each other
 /// slice exactly its length. Returns the number of rows.
-fn check_lengths(op: &str, x: usize, row: usize, others: &[(&str, usize, usize)]) -> Result<usize> {
+fn whole_rows(op: &str, x: usize, row: usize, others: &[(&str, usize, usize)]) -> Result<usize> {
     if row == 0 || !x.is_multiple_of(row) {
-        bail!("{op}: expected whole rows of {row} values, got a slice of {x}")
+        return Err(unexpected(format!("{op}: expected whole rows of {row} values, got a slice of {x}")));
     }
     for (name, got, want) in others {
         if got != want {
-            bail!("{op}: expected `{name}` of {want} values, got {got}")
+            return Err(unexpected(format!("{op}: expected `{name}` of {want} values, got {got}")));
         }
     }
     Ok(x / row)
@@ -36,7 +37,7 @@ fn check_lengths(op: &str, x: usize, row: usize, others: &[(&str, usize, usize)]
 /// Slices of the wrong lengths are an error.
 pub fn linear_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Result<Vec<f32>> {
     let weights = n_in.saturating_mul(n_out);
-    let rows = check_lengths("linear_forward", x.len(), n_in, &[("w", w.len(), weights), ("b", b.len(), n_out)])?;
+    let rows = whole_rows("linear_forward", x.len(), n_in, &[("w", w.len(), weights), ("b", b.len(), n_out)])?;
     let mut y = Vec::with_capacity(rows * n_out);
     for r in 0..rows {
         let xr = &x[r * n_in..(r + 1) * n_in];
@@ -56,8 +57,8 @@ pub fn linear_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize
 /// `(dx (rows, n_in), dw (n_out, n_in), db (n_out))`.
 pub fn linear_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out: usize) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>)> {
     let weights = n_in.saturating_mul(n_out);
-    let rows = check_lengths("linear_backward", x.len(), n_in, &[("w", w.len(), weights)])?;
-    check_lengths("linear_backward", g.len(), n_out, &[("g rows", g.len() / n_out.max(1), rows)])?;
+    let rows = whole_rows("linear_backward", x.len(), n_in, &[("w", w.len(), weights)])?;
+    whole_rows("linear_backward", g.len(), n_out, &[("g rows", g.len() / n_out.max(1), rows)])?;
     let mut dx = vec![0f32; rows * n_in];
     let mut dw = vec![0f32; n_out * n_in];
     let mut db = vec![0f32; n_out];
@@ -85,7 +86,7 @@ pub fn softmax_rows(x: &[f32], n: usize) -> Result<Vec<f32>> {
     if x.is_empty() {
         return Ok(vec![]);
     }
-    check_lengths("softmax_rows", x.len(), n, &[])?;
+    whole_rows("softmax_rows", x.len(), n, &[])?;
     let mut y = vec![0f32; x.len()];
     for (xr, yr) in x.chunks(n).zip(y.chunks_mut(n)) {
         let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -108,7 +109,7 @@ pub fn softmax_rows_backward(y: &[f32], g: &[f32], n: usize) -> Result<Vec<f32>>
     if y.is_empty() && g.is_empty() {
         return Ok(vec![]);
     }
-    check_lengths("softmax_rows_backward", y.len(), n, &[("g", g.len(), y.len())])?;
+    whole_rows("softmax_rows_backward", y.len(), n, &[("g", g.len(), y.len())])?;
     let mut dx = vec![0f32; y.len()];
     for ((yr, gr), dr) in y.chunks(n).zip(g.chunks(n)).zip(dx.chunks_mut(n)) {
         let dot: f32 = yr.iter().zip(gr).map(|(a, b)| a * b).sum();
@@ -140,7 +141,7 @@ pub const FUSED_LINEAR_MAX_IN: usize = 16;
 
 /// The sums of the columns of `g (rows, n)`: the gradient of a bias added to every row.
 pub fn column_sums(g: &[f32], n: usize) -> Result<Vec<f32>> {
-    check_lengths("column_sums", g.len(), n, &[])?;
+    whole_rows("column_sums", g.len(), n, &[])?;
     let mut sums = vec![0f32; n];
     for row in g.chunks_exact(n) {
         for (s, v) in sums.iter_mut().zip(row) {
@@ -173,7 +174,7 @@ impl CustomOp2 for BiasAddOp {
 
     fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
         let (y, b) = (cpu_f32("add_bias", s1, l1)?, cpu_f32("add_bias", s2, l2)?);
-        check_lengths("add_bias", y.len(), self.n, &[("bias", b.len(), self.n)])?;
+        whole_rows("add_bias", y.len(), self.n, &[("bias", b.len(), self.n)])?;
         let mut out = y.to_vec();
         add_to_rows(&mut out, b);
         Ok((CpuStorage::F32(out), l1.shape().clone()))
@@ -189,9 +190,9 @@ impl CustomOp2 for BiasAddOp {
 /// backward sums the gradient's columns in one pass (candle's sum over leading dimensions walks
 /// its strides element by element, which made the bias gradients a third of a Transformer step).
 pub fn add_bias(y: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let Some(&n) = y.dims().last() else { bail!("add_bias: expected y (..., n), got a scalar") };
+    let Some(&n) = y.dims().last() else { return Err(unexpected(format!("add_bias: expected y (..., n), got a scalar"))) };
     if b.dims() != [n] {
-        bail!("add_bias: expected a bias ({n}) for y {:?}, got {:?}", y.dims(), b.dims())
+        return Err(unexpected(format!("add_bias: expected a bias ({n}) for y {:?}, got {:?}", y.dims(), b.dims())));
     }
     if fused(&[y, b]) {
         return y.contiguous()?.apply_op2(&b.contiguous()?, BiasAddOp { n });
@@ -220,7 +221,9 @@ impl Kernel1 for SoftmaxOp {
 /// Softmax over the last dimension, differentiable (one graph node on the CPU in f32).
 pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
     check_float(x).within("softmax")?;
-    let Some(&n) = x.dims().last() else { bail!("softmax: expected a tensor with at least one dimension, got a scalar") };
+    let Some(&n) = x.dims().last() else {
+        return Err(unexpected(format!("softmax: expected a tensor with at least one dimension, got a scalar")));
+    };
     if fused(&[x]) {
         return x.contiguous()?.apply_op1(Node1(SoftmaxOp { n }));
     }

@@ -4,7 +4,8 @@
 
 use super::kernels::fused;
 use super::node::{Fused3, Node3, XwbKernel};
-use candle_core::{Result, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{Result, Tensor};
 use std::sync::OnceLock;
 
 /// `layer_norm(x, weight, bias, eps)` as one graph node, or `None` where it does not apply (not
@@ -140,7 +141,7 @@ impl XwbKernel for LayerNormOp {
 
     fn forward(&self, x: &[f32], w: &[f32], b: &[f32], x_dims: &[usize]) -> Result<(Vec<f32>, Vec<usize>)> {
         if w.len() != self.n || b.len() != self.n || !x.len().is_multiple_of(self.n) {
-            bail!(
+            return Err(unexpected(format!(
                 "{}: expected rows of {} and weight, bias ({}), got {}, {} and {} values",
                 Self::OP,
                 self.n,
@@ -148,7 +149,7 @@ impl XwbKernel for LayerNormOp {
                 x.len(),
                 w.len(),
                 b.len()
-            )
+            )));
         }
         let (xhat, rstd) = layer_norm_rows(x, self.n, self.eps);
         let mut y = Vec::with_capacity(xhat.len());

@@ -9,7 +9,8 @@ use super::fast_math::{exp, with_simd};
 use super::in_place::with_f32_pair;
 use super::kernels::fused;
 use super::node::{Kernel1, Node1};
-use candle_core::{Result, Shape, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{Result, Shape, Tensor};
 
 /// `x - max - ln(sum(exp(x - max)))` of each row of `n` values.
 pub fn log_softmax_rows(x: &[f32], n: usize) -> Vec<f32> {
@@ -95,10 +96,15 @@ impl Kernel1 for NllOp {
     fn forward(&self, x: &[f32], _dims: &[usize]) -> Result<(Vec<f32>, Shape)> {
         let n = self.n;
         if n == 0 || x.len() != n * self.ids.len() || self.weights.len() != self.ids.len() {
-            bail!("cross-entropy: {} logits and {} weights for {} targets of {n} classes", x.len(), self.weights.len(), self.ids.len());
+            return Err(unexpected(format!(
+                "cross-entropy: {} logits and {} weights for {} targets of {n} classes",
+                x.len(),
+                self.weights.len(),
+                self.ids.len()
+            )));
         }
         if let Some(y) = self.ids.iter().find(|&&y| y as usize >= n) {
-            bail!("cross-entropy: target {y} outside the {n} classes");
+            return Err(unexpected(format!("cross-entropy: target {y} outside the {n} classes")));
         }
         let stats = row_stats(x, n, &mut vec![0f32; n]);
         let nll = stats
@@ -118,13 +124,13 @@ impl Kernel1 for NllOp {
         // 100,000s of them (the forward pass made them contiguous; a strided gradient is copied).
         let dx = with_f32_pair(x, grad, |x, g| {
             if g.len() != self.ids.len() || stats.len() != self.ids.len() || x.len() != n * self.ids.len() {
-                bail!(
+                return Err(unexpected(format!(
                     "cross-entropy backward: {} logits of {n} classes, {} gradients and {} kept rows for {} targets",
                     x.len(),
                     g.len(),
                     stats.len(),
                     self.ids.len()
-                );
+                )));
             }
             let mut dx = vec![0f32; x.len()];
             for ((((xr, dr), &(max, log_sum)), (&y, &w)), &gr) in
@@ -182,7 +188,7 @@ impl Kernel1 for LogSoftmaxOp {
     fn backward(&self, _x: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let dx = with_f32_pair(res, grad, |y, g| {
             if y.len() != g.len() {
-                bail!("log_softmax backward: {} outputs and {} gradients", y.len(), g.len());
+                return Err(unexpected(format!("log_softmax backward: {} outputs and {} gradients", y.len(), g.len())));
             }
             Ok(log_softmax_rows_backward(y, g, self.n))
         })??;

@@ -14,7 +14,8 @@ use super::dense::{WeightT, rows_times, weight_grads};
 use super::node::values;
 use super::node::{Kernel3, Node3};
 use super::padding::Lengths;
-use candle_core::{Result, Shape, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{Result, Shape, Tensor};
 use std::sync::Mutex;
 
 /// `gi (N, L, 4H)` (input gates, `b_ih` added), `w_hh (4H, H)`, `extra` =
@@ -46,7 +47,11 @@ impl Kernel3 for LstmSequence {
         let op = Self::OP;
         let (n, l, h, extra_len) = self.sizes();
         if gi.len() != n * l * 4 * h || w.len() != 4 * h * h || extra.len() != extra_len {
-            bail!("{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {extra_len} state and bias values", 4 * h, 4 * h)
+            return Err(unexpected(format!(
+                "{op}: expected gates ({n}, {l}, {}), a weight ({}, {h}) and {extra_len} state and bias values",
+                4 * h,
+                4 * h
+            )));
         }
         let w_hh_t = WeightT::new(w, 4 * h, h, l)?;
         let (mut hs, rest) = (extra[..n * h].to_vec(), &extra[n * h..]);
@@ -103,13 +108,13 @@ impl Kernel3 for LstmSequence {
         let g = values(grad)?;
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         if kept.len() != l * n * KEPT * h || g.len() != n * (l + 2) * h || extra.elem_count() != extra_len {
-            bail!(
+            return Err(unexpected(format!(
                 "lstm sequence backward: expected {} kept values and {} gradients, got {} and {}",
                 l * n * KEPT * h,
                 n * (l + 2) * h,
                 kept.len(),
                 g.len()
-            )
+            )));
         }
         let w_rows = w.contiguous()?; // (4H, H): dgh W_hh, read as rows
         let mut dgi = vec![0f32; n * l * 4 * h];
@@ -185,14 +190,14 @@ pub fn lstm_sequence(
         return Ok(None);
     }
     if g != 4 * h || w_hh.dims() != [4 * h, h] || b_hh.dims() != [4 * h] || h0.dims() != [n, h] || c0.dims() != [n, h] {
-        bail!(
+        return Err(unexpected(format!(
             "lstm sequence: gates {:?}, weight {:?}, bias {:?} and states {:?}, {:?} do not fit",
             gi.dims(),
             w_hh.dims(),
             b_hh.dims(),
             h0.dims(),
             c0.dims()
-        )
+        )));
     }
     let lengths = Lengths::new("lstm sequence", lengths, n, l)?;
     let extra = Tensor::cat(&[h0.flatten_all()?, c0.flatten_all()?, b_hh.clone()], 0)?;

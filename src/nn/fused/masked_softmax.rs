@@ -8,9 +8,10 @@
 //! then [`softmax_rows`]), so the weights and gradients are theirs to the bit.
 
 use super::node::{Kernel1, Node1};
+use super::unexpected::unexpected;
 use crate::nn::fused::in_place::with_f32_pair;
 use crate::nn::fused::kernels::{softmax_rows, softmax_rows_backward};
-use candle_core::{CpuStorage, DType, Device, Result, Shape, Storage, Tensor, bail};
+use candle_core::{CpuStorage, DType, Device, Result, Shape, Storage, Tensor};
 
 /// The mask broadcast to the scores: its values and, per dimension of the scores, its stride
 /// (0 where it broadcasts).
@@ -77,7 +78,7 @@ impl Kernel1 for MaskedSoftmax {
 /// - `scores`: `(..., Lq, Lk)`; `mask`: broadcasting to it
 /// - returns the weights, shaped like `scores`
 pub(crate) fn masked_softmax(scores: &Tensor, scale: f64, mask: Option<&Tensor>) -> Result<Tensor> {
-    let Some(&n) = scores.dims().last() else { bail!("masked_softmax: expected scores (..., Lk), got a scalar") };
+    let Some(&n) = scores.dims().last() else { return Err(unexpected(format!("masked_softmax: expected scores (..., Lk), got a scalar"))) };
     let cpu = |t: &Tensor| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu);
     if !cpu(scores) || mask.is_some_and(|m| !matches!(m.device(), Device::Cpu)) || scores.elem_count() == 0 {
         let mut z = (scores * scale)?;
@@ -91,7 +92,9 @@ pub(crate) fn masked_softmax(scores: &Tensor, scale: f64, mask: Option<&Tensor>)
         Some(m) => {
             let broadcast = m.to_dtype(DType::F32)?.contiguous()?.broadcast_as(scores.shape())?;
             let (storage, layout) = broadcast.storage_and_layout();
-            let Storage::Cpu(CpuStorage::F32(data)) = &*storage else { bail!("masked_softmax: expected the mask on the CPU") };
+            let Storage::Cpu(CpuStorage::F32(data)) = &*storage else {
+                return Err(unexpected(format!("masked_softmax: expected the mask on the CPU")));
+            };
             let start = layout.start_offset();
             Some(Mask { values: data[start..].to_vec(), strides: layout.stride().to_vec() })
         }

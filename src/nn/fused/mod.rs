@@ -27,6 +27,8 @@
 pub(crate) mod attn_lstm_decoder;
 pub(crate) mod cells;
 pub(crate) mod dense;
+#[cfg(test)]
+mod dense_tests;
 pub(crate) mod fast_math;
 pub(crate) mod flash;
 #[cfg(test)]
@@ -46,3 +48,4 @@ pub(crate) mod node;
 pub(crate) mod padding;
 pub(crate) mod rows;
 pub(crate) mod simd_rows;
+pub(crate) mod unexpected;

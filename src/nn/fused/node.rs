@@ -5,7 +5,8 @@
 //! also works on slices.
 
 use super::in_place::with_f32;
-use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor, bail};
+use super::unexpected::unexpected;
+use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor};
 
 /// A fused operation of an input, a weight and a bias on f32 CPU slices, with a hand-written
 /// backward pass on slices. [`Fused3`] turns one into a [`Kernel3`], so making the gradients'
@@ -28,13 +29,13 @@ pub(crate) trait XwbKernel: Send + Sync {
 }
 
 pub(crate) fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
-    let CpuStorage::F32(data) = s else { bail!("{op}: expected f32 storage") };
+    let CpuStorage::F32(data) = s else { return Err(unexpected(format!("{op}: expected f32 storage"))) };
     if l.shape().elem_count() == 0 {
         return Ok(&[]);
     }
     match l.contiguous_offsets() {
-        Some((start, end)) => data.get(start..end).ok_or_else(|| candle_core::Error::Msg(format!("{op}: storage shorter than its layout"))),
-        None => bail!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()),
+        Some((start, end)) => data.get(start..end).ok_or_else(|| unexpected(format!("{op}: storage shorter than its layout"))),
+        None => return Err(unexpected(format!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()))),
     }
 }
 

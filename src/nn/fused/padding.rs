@@ -1,6 +1,8 @@
 //! Padding as the recurrent nodes read it: each row's real length. Past its length a row takes no
 //! step: its state is carried and its outputs are zero. The GRU and LSTM sequence nodes share it.
 
+use super::unexpected::unexpected;
+
 /// Each row's real length in a padded batch (empty: every row runs every step).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Lengths(Vec<usize>);
@@ -11,7 +13,7 @@ impl Lengths {
     pub(crate) fn new(op: &str, lengths: Option<&[usize]>, n: usize, l: usize) -> candle_core::Result<Self> {
         let Some(ls) = lengths else { return Ok(Lengths::default()) };
         if ls.len() != n || ls.iter().any(|&len| len == 0 || len > l) {
-            candle_core::bail!("{op}: lengths {ls:?} for {n} rows of {l} steps")
+            return Err(unexpected(format!("{op}: lengths {ls:?} for {n} rows of {l} steps")));
         }
         Ok(Lengths(if ls.iter().any(|&len| len < l) { ls.to_vec() } else { vec![] }))
     }
