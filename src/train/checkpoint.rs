@@ -9,7 +9,8 @@ use super::loss::Loss;
 use super::optim::{Optimizer, OptimizerState};
 use super::step_by_step::StepByStep;
 use crate::nn::Walk;
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use candle_core::{DType, Device, Result, Tensor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -153,12 +154,17 @@ fn temporary_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.{nanos}.partial", std::process::id()))
 }
 
-/// Writes `bytes` to a new temporary file beside `path`, syncs it, then renames it over `path`.
-fn write_whole(module: &str, path: &Path, bytes: &[u8]) -> Result<()> {
-    let fail = |e: std::io::Error| error(module, format!("{}: {e}", path.display()));
+/// Checks that `path` can name the checkpoint's file: it is not a folder.
+fn check_not_folder(path: &Path) -> Result<()> {
     if path.is_dir() {
-        return Err(error(module, format!("{} is a folder, not a file", path.display())));
+        return Err(invalid(format!("{} is a folder, not a file", path.display())));
     }
+    Ok(())
+}
+
+/// Writes `bytes` to a new temporary file beside `path`, syncs it, then renames it over `path`;
+/// a failure names `path` ([`invalid`]: `save_checkpoint` labels it).
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = temporary_beside(path);
     let written = (|| {
         let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
@@ -169,7 +175,7 @@ fn write_whole(module: &str, path: &Path, bytes: &[u8]) -> Result<()> {
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(fail)
+    written.map_err(|e| invalid(format!("{}: {e}", path.display())))
 }
 
 impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
@@ -177,9 +183,15 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
     /// parameter names, the optimiser's hyperparameters) into one safetensors file at `path`,
     /// with a checksum over the tensors. The file is written whole beside `path`, then renamed:
     /// nothing but `path` is ever replaced.
+    #[errors_as("save_checkpoint")]
     pub fn save_checkpoint(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
-        let module = "save_checkpoint";
+        check_not_folder(path.as_ref())?;
+        let bytes = self.checkpoint_bytes(path.as_ref())?;
+        write_whole(path.as_ref(), &bytes)
+    }
+
+    /// The safetensors file [`save_checkpoint`](Self::save_checkpoint) writes to `path`.
+    fn checkpoint_bytes(&self, path: &Path) -> Result<Vec<u8>> {
         let optimizer = self.optimizer.state()?;
         let mut tensors: BTreeMap<String, Tensor> = BTreeMap::new();
         // the parameters only: buffers are rebuilt from the model's configuration
@@ -199,28 +211,41 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
             optimizer_step: optimizer.step,
             hyperparameters: optimizer.hyperparameters.clone(),
         };
-        let value = serde_json::to_value(&record).map_err(|e| error(module, format!("cannot write the record: {e}")))?;
+        let value = serde_json::to_value(&record).map_err(|e| invalid(format!("cannot write the record: {e}")))?;
         let tensors_sum = tensors_checksum(&tensors)?;
         let mut sums = record_checksums(&value);
         sums.insert("tensors".into(), tensors_sum.clone());
-        let sums = serde_json::to_string(&sums).map_err(|e| error(module, format!("cannot write the checksums: {e}")))?;
+        let sums = serde_json::to_string(&sums).map_err(|e| invalid(format!("cannot write the checksums: {e}")))?;
         let metadata = HashMap::from([
             (RECORD_KEY.to_string(), value.to_string()),
             (CHECKSUM_KEY.to_string(), tensors_sum),
             (CHECKSUMS_KEY.to_string(), sums),
         ]);
-        let bytes = safetensors::serialize(tensors.iter(), Some(metadata))
-            .map_err(|e| error(module, format!("{}: cannot encode the tensors: {e}", path.display())))?;
-        write_whole(module, path, &bytes)
+        safetensors::serialize(tensors.iter(), Some(metadata))
+            .map_err(|e| invalid(format!("{}: cannot encode the tensors: {e}", path.display())))
     }
 
     /// Loads a checkpoint written by [`StepByStep::save_checkpoint`]. The record, the checksum,
     /// the parameter names and shapes, and the optimiser's kind, step and hyperparameters are all
     /// checked first: a missing, corrupt or mismatched file leaves the trainer exactly as it was.
+    #[errors_as("load_checkpoint")]
     pub fn load_checkpoint(&mut self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
-        let module = "load_checkpoint";
-        let at = |what: String| error(module, format!("{}: {what}", path.display()));
+        let (record, model_state, optimizer) = self.check_checkpoint(path.as_ref())?;
+        // The optimiser checks its whole state before changing anything; the model's state was
+        // checked above, so after this nothing can fail half-way.
+        self.optimizer.load_state(&optimizer).map_err(|e| invalid(format!("{}: {e}", path.as_ref().display())))?;
+        self.model.load_state_dict(&model_state)?;
+        self.total_epochs = record.total_epochs;
+        self.losses = record.losses;
+        self.val_losses = record.val_losses;
+        self.seed = record.seed;
+        Ok(())
+    }
+
+    /// Checks the checkpoint at `path` (its record, checksums, tensors and the model's parameter
+    /// names and shapes) and returns its record, the model's state and the optimiser's.
+    fn check_checkpoint(&self, path: &Path) -> Result<(CheckpointRecord, HashMap<String, Tensor>, OptimizerState)> {
+        let at = |what: String| invalid(format!("{}: {what}", path.display()));
         let bytes = std::fs::read(path).map_err(|e| at(format!("cannot read it: {e}")))?;
         let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).map_err(|e| at(format!("not a safetensors file: {e}")))?;
         let meta = header.metadata().clone().unwrap_or_default();
@@ -267,21 +292,13 @@ impl<M: Walk, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O, D> {
                 return Err(at(format!("unexpected tensor `{k}`")));
             }
         }
-        self.model.check_state_dict(module, &model_state).map_err(|e| at(e.to_string()))?;
+        self.model.check_state_dict("load_checkpoint", &model_state).map_err(|e| at(e.to_string()))?;
         let optimizer = OptimizerState {
             kind: record.optimizer.clone(),
             step: record.optimizer_step,
             hyperparameters: record.hyperparameters.clone(),
             tensors: buffers,
         };
-        // The optimiser checks its whole state before changing anything; the model's state was
-        // checked above, so after this nothing can fail half-way.
-        self.optimizer.load_state(&optimizer).map_err(|e| at(e.to_string()))?;
-        self.model.load_state_dict(&model_state)?;
-        self.total_epochs = record.total_epochs;
-        self.losses = record.losses;
-        self.val_losses = record.val_losses;
-        self.seed = record.seed;
-        Ok(())
+        Ok((record, model_state, optimizer))
     }
 }

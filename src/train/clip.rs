@@ -2,8 +2,9 @@
 //! a bound, between `loss.backward()` and the optimiser's step.
 
 use crate::nn::Param;
+use crate::nn::errors_as;
 use crate::nn::fused::in_place::with_f32;
-use crate::nn::shape::error;
+use crate::nn::shape::invalid;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Result, Tensor};
 
@@ -33,38 +34,10 @@ pub fn clip_grad_norm(params: &[Param], grads: &mut GradStore, max_norm: f64) ->
 /// Parameters without a gradient in `grads` are skipped (none at all: the total norm is 0).
 /// Unlike PyTorch's default (`error_if_nonfinite=False`, which turns every gradient into NaN),
 /// a NaN or infinite total norm is an error, and `grads` are then left as they were.
+#[errors_as("clip_grad_norm")]
 pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f64, norm_type: f64) -> Result<f64> {
-    let module = "clip_grad_norm";
-    // PyTorch accepts an infinite max_norm (no clipping, the total norm still returned)
-    if max_norm.is_nan() || max_norm < 0.0 {
-        return Err(error(module, format!("invalid max_norm {max_norm}: expected max_norm >= 0 (f64::INFINITY clips nothing)")));
-    }
-    if norm_type.is_nan() || norm_type <= 0.0 {
-        return Err(error(module, format!("invalid norm_type {norm_type}: expected a p > 0 or f64::INFINITY")));
-    }
-    let p_norm = |values: &[f32]| p_norm(values, norm_type);
-    let mut with_grads = vec![];
-    let mut norms = vec![];
-    for (k, p) in params.iter().enumerate() {
-        let t = p.tensor();
-        let Some(g) = grads.get(&t) else { continue };
-        if g.elem_count() != p.elem_count() {
-            return Err(error(module, format!("gradient {:?} does not fit parameter {k} of shape {:?}", g.dims(), p.dims())));
-        }
-        let norm = match with_f32(g, p_norm) {
-            Some(norm) => norm,
-            None => p_norm(&g.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?),
-        };
-        norms.push(norm);
-        with_grads.push((t, g.clone()));
-    }
-    let total = p_norm(&norms);
-    if !total.is_finite() {
-        return Err(error(
-            module,
-            format!("the total norm of the gradients of {} parameters is {total}; the gradients are left as they were", with_grads.len()),
-        ));
-    }
+    check_norm_options(max_norm, norm_type)?;
+    let (with_grads, total) = check_total_norm(params, grads, norm_type)?;
     // PyTorch: clip_coef = max_norm / (total_norm + 1e-6), as `reciprocal() * max_norm` in f32.
     let coef = (1.0f32 / (total + 1e-6f32)) * max_norm as f32;
     if coef < 1.0 {
@@ -78,6 +51,46 @@ pub fn clip_grad_norm_with(params: &[Param], grads: &mut GradStore, max_norm: f6
         }
     }
     Ok(total as f64)
+}
+
+/// Checks `max_norm >= 0` (infinite: no clipping, as PyTorch accepts) and `norm_type > 0`.
+fn check_norm_options(max_norm: f64, norm_type: f64) -> Result<()> {
+    if max_norm.is_nan() || max_norm < 0.0 {
+        return Err(invalid(format!("invalid max_norm {max_norm}: expected max_norm >= 0 (f64::INFINITY clips nothing)")));
+    }
+    if norm_type.is_nan() || norm_type <= 0.0 {
+        return Err(invalid(format!("invalid norm_type {norm_type}: expected a p > 0 or f64::INFINITY")));
+    }
+    Ok(())
+}
+
+/// Checks that every gradient of `params` in `grads` fits its parameter and that their total
+/// `norm_type`-norm is finite; returns those parameters with their gradients, and the total norm.
+fn check_total_norm(params: &[Param], grads: &GradStore, norm_type: f64) -> Result<(Vec<(Tensor, Tensor)>, f32)> {
+    let p_norm = |values: &[f32]| p_norm(values, norm_type);
+    let mut with_grads = vec![];
+    let mut norms = vec![];
+    for (k, p) in params.iter().enumerate() {
+        let t = p.tensor();
+        let Some(g) = grads.get(&t) else { continue };
+        if g.elem_count() != p.elem_count() {
+            return Err(invalid(format!("gradient {:?} does not fit parameter {k} of shape {:?}", g.dims(), p.dims())));
+        }
+        let norm = match with_f32(g, p_norm) {
+            Some(norm) => norm,
+            None => p_norm(&g.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?),
+        };
+        norms.push(norm);
+        with_grads.push((t, g.clone()));
+    }
+    let total = p_norm(&norms);
+    if !total.is_finite() {
+        return Err(invalid(format!(
+            "the total norm of the gradients of {} parameters is {total}; the gradients are left as they were",
+            with_grads.len()
+        )));
+    }
+    Ok((with_grads, total))
 }
 
 /// The `p`-norm of `values`, summed in f64 and rounded to f32 (`f64::INFINITY`: the largest

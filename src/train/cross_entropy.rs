@@ -2,10 +2,9 @@
 //! with PyTorch's `ignore_index`, `label_smoothing` and reductions.
 
 use super::loss::Loss;
-use crate::nn::shape::{Within, check_float, error};
+use crate::nn::errors_as;
+use crate::nn::shape::{check_float, invalid};
 use candle_core::{D, DType, Result, Tensor};
-
-const MODULE: &str = "CrossEntropyLoss";
 
 /// How a loss over many targets becomes one value, as PyTorch's `reduction=` argument.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -69,9 +68,10 @@ impl CrossEntropyLoss {
     }
 
     /// Label smoothing `eps` in `[0, 1)`; anything else (NaN included) is an error.
+    #[errors_as("CrossEntropyLoss")]
     pub fn label_smoothing(mut self, eps: f64) -> Result<Self> {
         if !(0.0..1.0).contains(&eps) {
-            return Err(error(MODULE, format!("label_smoothing {eps} is out of range: expected a value in [0, 1)")));
+            return Err(invalid(format!("label_smoothing {eps} is out of range: expected a value in [0, 1)")));
         }
         self.label_smoothing = eps;
         Ok(self)
@@ -104,20 +104,10 @@ impl CrossEntropyLoss {
     /// - `logits`: `(..., C)`, floating point, the classes last (e.g. `(N, C)` or `(N, T, C)`)
     /// - `targets`: `(...)`, `u32` or `i64` class ids in `0..C` or the ignore index
     /// - returns a scalar for `Mean` and `Sum`, `(...)` for `None`
+    #[errors_as]
     pub fn forward(&self, logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
         let (rows, classes) = check_shapes(logits, targets)?;
-        let (ids, weights, kept) = self.read_targets(targets, classes)?;
-        if self.reduction == Reduction::Mean && kept == 0 {
-            let why = match self.ignore_index {
-                Some(k) if rows > 0 => format!("every target is the ignore_index {k}"),
-                _ => "there are no targets".to_string(),
-            };
-            let dims = targets.dims();
-            return Err(error(
-                MODULE,
-                format!("{why} ({rows} targets of shape {dims:?}): the mean over no targets is undefined (PyTorch gives NaN)"),
-            ));
-        }
+        let (ids, weights, kept) = self.check_targets(targets, rows, classes)?;
         let device = logits.device();
         if rows == 0 {
             // No targets: 'sum' is 0 and 'none' empty, as in PyTorch; the gradient is empty.
@@ -157,13 +147,15 @@ impl CrossEntropyLoss {
         (reduce(nll)? * (1.0 - eps))? + (reduce(smooth)? * (eps / classes as f64))?
     }
 
-    /// The class ids as `u32` (0 where ignored), a 1/0 weight per target, and the number kept.
-    fn read_targets(&self, targets: &Tensor, classes: usize) -> Result<(Vec<u32>, Vec<f32>, usize)> {
+    /// Checks the `rows` targets (class ids in `0..classes` or the ignore index; some kept for
+    /// `Mean`) and returns the class ids as `u32` (0 where ignored), a 1/0 weight per target, and
+    /// the number kept.
+    fn check_targets(&self, targets: &Tensor, rows: usize, classes: usize) -> Result<(Vec<u32>, Vec<f32>, usize)> {
         let flat = targets.flatten_all()?;
         let values: Vec<i64> = match targets.dtype() {
             DType::U32 => flat.to_vec1::<u32>()?.into_iter().map(i64::from).collect(),
             DType::I64 => flat.to_vec1::<i64>()?,
-            d => return Err(error(MODULE, format!("expected targets of dtype u32 or i64 (class ids), got {d:?}"))),
+            d => return Err(invalid(format!("expected targets of dtype u32 or i64 (class ids), got {d:?}"))),
         };
         let (mut ids, mut weights, mut kept) = (Vec::with_capacity(values.len()), Vec::with_capacity(values.len()), 0);
         for (i, &v) in values.iter().enumerate() {
@@ -176,14 +168,21 @@ impl CrossEntropyLoss {
                 kept += 1;
             } else {
                 let ignore = self.ignore_index.map_or(String::new(), |k| format!(" or the ignore_index {k}"));
-                return Err(error(
-                    MODULE,
-                    format!(
-                        "target {v} at flat position {i} of targets {:?} is out of range: expected a class id in 0..{classes}{ignore}",
-                        targets.dims()
-                    ),
-                ));
+                return Err(invalid(format!(
+                    "target {v} at flat position {i} of targets {:?} is out of range: expected a class id in 0..{classes}{ignore}",
+                    targets.dims()
+                )));
             }
+        }
+        if self.reduction == Reduction::Mean && kept == 0 {
+            let why = match self.ignore_index {
+                Some(k) if rows > 0 => format!("every target is the ignore_index {k}"),
+                _ => "there are no targets".to_string(),
+            };
+            let dims = targets.dims();
+            return Err(invalid(format!(
+                "{why} ({rows} targets of shape {dims:?}): the mean over no targets is undefined (PyTorch gives NaN)"
+            )));
         }
         Ok((ids, weights, kept))
     }
@@ -191,18 +190,19 @@ impl CrossEntropyLoss {
 
 /// Checks logits `(..., C)` against targets `(...)` and returns the number of targets and `C`.
 fn check_shapes(logits: &Tensor, targets: &Tensor) -> Result<(usize, usize)> {
-    check_float(logits).within(MODULE)?;
+    check_float(logits)?;
     let Some((&classes, lead)) = logits.dims().split_last() else {
-        return Err(error(MODULE, "expected logits of shape (..., C) with the classes last, got a scalar"));
+        return Err(invalid("expected logits of shape (..., C) with the classes last, got a scalar"));
     };
     if lead != targets.dims() {
-        return Err(error(
-            MODULE,
-            format!("logits {:?} (..., C = {classes}) need targets of shape {lead:?}, got targets {:?}", logits.dims(), targets.dims()),
-        ));
+        return Err(invalid(format!(
+            "logits {:?} (..., C = {classes}) need targets of shape {lead:?}, got targets {:?}",
+            logits.dims(),
+            targets.dims()
+        )));
     }
     if classes == 0 {
-        return Err(error(MODULE, format!("logits {:?} have no classes (C = 0)", logits.dims())));
+        return Err(invalid(format!("logits {:?} have no classes (C = 0)", logits.dims())));
     }
     Ok((lead.iter().product(), classes))
 }
@@ -211,10 +211,11 @@ fn check_shapes(logits: &Tensor, targets: &Tensor) -> Result<(usize, usize)> {
 /// `x - max - log(sum(exp(x - max)))`, the max detached (its gradient cancels out). On the CPU in
 /// float32 one graph node (`nn::log_softmax`, within a few float32 ulps of libm's `exp`); composed
 /// of candle operations otherwise.
+#[errors_as]
 pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
-    check_float(x).within("log_softmax")?;
+    check_float(x)?;
     if x.rank() == 0 {
-        return Err(error("log_softmax", "expected a tensor (..., C), got a scalar"));
+        return Err(invalid("expected a tensor (..., C), got a scalar"));
     }
     if x.elem_count() == 0 {
         return Ok(x.clone()); // as PyTorch: nothing to normalise

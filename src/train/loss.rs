@@ -52,16 +52,22 @@ impl<L: Loss> LeadingFeatures<L> {
 
 impl<L: Loss> Loss for LeadingFeatures<L> {
     fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor> {
-        let last = |t: &Tensor| t.dims().last().copied().unwrap_or(0);
-        if self.features == 0 || last(prediction) < self.features || last(target) < self.features {
-            bail!(
-                "LeadingFeatures: a loss on the first {} features needs that many in the last dimension, got prediction {:?} and target {:?}",
-                self.features,
-                prediction.dims(),
-                target.dims()
-            )
-        }
+        check_features(self.features, prediction, target)?;
         let lead = |t: &Tensor| t.narrow(candle_core::D::Minus1, 0, self.features);
         self.inner.loss(&lead(prediction)?, &lead(target)?)
     }
+}
+
+/// Checks that `prediction` and `target` have at least `features >= 1` features in their last
+/// dimension.
+fn check_features(features: usize, prediction: &Tensor, target: &Tensor) -> Result<()> {
+    let last = |t: &Tensor| t.dims().last().copied().unwrap_or(0);
+    if features == 0 || last(prediction) < features || last(target) < features {
+        bail!(
+            "LeadingFeatures: a loss on the first {features} features needs that many in the last dimension, got prediction {:?} and target {:?}",
+            prediction.dims(),
+            target.dims()
+        )
+    }
+    Ok(())
 }

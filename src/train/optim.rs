@@ -1,9 +1,10 @@
 //! Optimisers: PyTorch's Adam, step for step in float32.
 
 use crate::nn::Param;
+use crate::nn::errors_as;
 use crate::nn::fused::in_place::{is_f32_in_place, update_f32, with_f32};
-use crate::nn::shape::error;
 use crate::nn::shape::storage_address;
+use crate::nn::shape::{error, invalid};
 use crate::train::pool::{SPLIT_MIN, map_halves};
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Result, Tensor};
@@ -273,20 +274,38 @@ impl Optimizer for Adam {
         Ok(OptimizerState { tensors, ..self.hyper_state() })
     }
 
+    #[errors_as("Adam::load_state")]
     fn load_state(&mut self, state: &OptimizerState) -> Result<()> {
-        let module = "Adam::load_state";
-        if state.kind != "Adam" {
-            return Err(error(module, format!("the state is an optimiser of kind `{}`, not Adam", state.kind)));
-        }
-        let hyper: HashMap<&str, f64> = state.hyperparameters.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-        let get = |name: &str| hyper.get(name).copied().ok_or_else(|| error(module, format!("the state has no hyperparameter `{name}`")));
-        let (lr, betas, eps) = (get("lr")?, (get("beta1")?, get("beta2")?), get("eps")?);
-        check_hyperparameters(lr, betas, eps).map_err(|e| error(module, e))?;
-        if state.step == 0 && state.tensors.is_empty() {
+        let (lr, betas, eps) = check_hyper_state(state)?;
+        let buffers = self.check_buffers(state)?;
+        (self.lr, self.betas, self.eps, self.step_count) = (lr, betas, eps, state.step);
+        match buffers {
             // a state from before the first step (`rollback_state`): every buffer zero
-            (self.lr, self.betas, self.eps, self.step_count, self.loaded) = (lr, betas, eps, 0, false);
-            (self.exp_avg, self.exp_avg_sq) = (zeros(&self.params), zeros(&self.params));
-            return Ok(());
+            None => (self.exp_avg, self.exp_avg_sq, self.loaded) = (zeros(&self.params), zeros(&self.params), false),
+            Some((m, v)) => (self.exp_avg, self.exp_avg_sq, self.loaded) = (m, v, true),
+        }
+        Ok(())
+    }
+}
+
+/// Checks that a state is Adam's, with every hyperparameter valid, and returns `(lr, betas, eps)`.
+fn check_hyper_state(state: &OptimizerState) -> Result<(f64, (f64, f64), f64)> {
+    if state.kind != "Adam" {
+        return Err(invalid(format!("the state is an optimiser of kind `{}`, not Adam", state.kind)));
+    }
+    let hyper: HashMap<&str, f64> = state.hyperparameters.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    let get = |name: &str| hyper.get(name).copied().ok_or_else(|| invalid(format!("the state has no hyperparameter `{name}`")));
+    let (lr, betas, eps) = (get("lr")?, (get("beta1")?, get("beta2")?), get("eps")?);
+    check_hyperparameters(lr, betas, eps).map_err(invalid)?;
+    Ok((lr, betas, eps))
+}
+
+impl Adam {
+    /// Checks a state's buffers against the parameters and returns them as `(exp_avg,
+    /// exp_avg_sq)`, or `None` for a state from before the first step (no buffers).
+    fn check_buffers(&self, state: &OptimizerState) -> Result<Option<Buffers>> {
+        if state.step == 0 && state.tensors.is_empty() {
+            return Ok(None);
         }
         let buffers: HashMap<&str, &Tensor> = state.tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let mut m = vec![];
@@ -296,17 +315,17 @@ impl Optimizer for Adam {
                 let key = format!("{name}.{k}");
                 match buffers.get(key.as_str()) {
                     Some(t) if t.dims() == p.dims().as_slice() => dest.push(to_vec(t)?),
-                    Some(t) => return Err(error(module, format!("`{key}` expected shape {:?}, got {:?}", p.dims(), t.dims()))),
-                    None => return Err(error(module, format!("the state has no `{key}`"))),
+                    Some(t) => return Err(invalid(format!("`{key}` expected shape {:?}, got {:?}", p.dims(), t.dims()))),
+                    None => return Err(invalid(format!("the state has no `{key}`"))),
                 }
             }
         }
         if buffers.len() != 2 * self.params.len() {
-            return Err(error(module, format!("the state holds {} buffers for {} parameters", buffers.len(), self.params.len())));
+            return Err(invalid(format!("the state holds {} buffers for {} parameters", buffers.len(), self.params.len())));
         }
-        (self.lr, self.betas, self.eps, self.step_count, self.loaded) = (lr, betas, eps, state.step, true);
-        self.exp_avg = m;
-        self.exp_avg_sq = v;
-        Ok(())
+        Ok(Some((m, v)))
     }
 }
+
+/// Adam's two buffers per parameter, `exp_avg` and `exp_avg_sq`.
+type Buffers = (Vec<Vec<f32>>, Vec<Vec<f32>>);

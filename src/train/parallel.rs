@@ -27,11 +27,7 @@ where
     L: Loss,
     B: Sync,
 {
-    let module = "StepByStep (data-parallel step)";
-    let total: f64 = parts.iter().map(|(_, w)| w).sum();
-    if parts.is_empty() || total.is_nan() || total <= 0.0 {
-        return Err(error(module, format!("expected parts with a positive total weight, got {} parts weighing {total}", parts.len())));
-    }
+    let total = check_weights(parts)?;
     let mut results = run_parts(model, loss_fn, parts, params)?;
     let loss = results.iter().zip(parts).map(|((v, _), (_, w))| v * w).sum::<f64>() / total;
     let shares: Vec<f32> = parts.iter().map(|(_, w)| (w / total) as f32).collect();
@@ -55,11 +51,12 @@ where
     );
     let mut combined = GradStore::default();
     for (in_place, t, grads) in sums.into_iter().flatten() {
-        if in_place {
-            // the sum is in the first part's gradient; the other parts' are dropped here
-            combined.insert(&t, grads.into_iter().next().ok_or_else(|| error(module, "a parameter without parts"))?);
-        } else {
+        if !in_place {
             others.push((t, grads.into_iter().map(Some).collect()));
+        } else if let Some(sum) = grads.into_iter().next() {
+            // the sum is in the first part's gradient (an in-place sum has one); the other
+            // parts' are dropped here
+            combined.insert(&t, sum);
         }
     }
     for (t, grads) in others {
@@ -78,6 +75,21 @@ where
         }
     }
     Ok((loss, combined))
+}
+
+/// The name the data-parallel step's own errors carry (the model's and the loss's keep theirs).
+const PARALLEL_STEP: &str = "StepByStep (data-parallel step)";
+
+/// Checks that the parts weigh a positive total, and returns it.
+fn check_weights<B>(parts: &[(B, f64)]) -> Result<f64> {
+    let total: f64 = parts.iter().map(|(_, w)| w).sum();
+    if parts.is_empty() || total.is_nan() || total <= 0.0 {
+        return Err(error(
+            PARALLEL_STEP,
+            format!("expected parts with a positive total weight, got {} parts weighing {total}", parts.len()),
+        ));
+    }
+    Ok(total)
 }
 
 /// Each part's loss and the gradients of `params` (`None` where a parameter got none), the
@@ -101,7 +113,7 @@ where
             let mut store = loss.backward()?;
             Ok((value, tensors.iter().map(|t| store.remove(t)).collect()))
         });
-        std::panic::catch_unwind(run).unwrap_or_else(|_| Err(error("StepByStep (data-parallel step)", "a training thread panicked")))
+        std::panic::catch_unwind(run).unwrap_or_else(|_| Err(error(PARALLEL_STEP, "a training thread panicked")))
     };
     let mut results: Vec<Option<Result<PartGrads>>> = parts.iter().map(|_| None).collect();
     match pool() {
@@ -120,7 +132,7 @@ where
             }
         }
     }
-    results.into_iter().map(|r| r.unwrap_or_else(|| Err(error("StepByStep (data-parallel step)", "a part did not run")))).collect()
+    results.into_iter().map(|r| r.unwrap_or_else(|| Err(error(PARALLEL_STEP, "a part did not run")))).collect()
 }
 
 /// A part's loss and its gradient of each parameter, in the parameters' order.

@@ -1,7 +1,8 @@
 //! The Annotated Transformer's learning-rate schedule: a linear warm-up, then `1/sqrt(step)`.
 
 use super::optim::Optimizer;
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use candle_core::Result;
 
 /// The warm-up schedule of "Attention Is All You Need", as the Annotated Transformer writes it:
@@ -32,16 +33,16 @@ pub struct NoamSchedule {
 impl NoamSchedule {
     /// The schedule for a model of width `d_model`, `warmup` steps (at least 1) and a finite
     /// `factor >= 0`, before its first step.
+    #[errors_as]
     pub fn new(d_model: usize, warmup: u64, factor: f64) -> Result<Self> {
-        let module = "NoamSchedule";
         if d_model == 0 {
-            return Err(error(module, "d_model is 0: expected d_model >= 1"));
+            return Err(invalid("d_model is 0: expected d_model >= 1"));
         }
         if warmup == 0 {
-            return Err(error(module, "warmup is 0: expected warmup >= 1 steps"));
+            return Err(invalid("warmup is 0: expected warmup >= 1 steps"));
         }
         if !(factor.is_finite() && factor >= 0.0) {
-            return Err(error(module, format!("invalid factor {factor}: expected a finite factor >= 0")));
+            return Err(invalid(format!("invalid factor {factor}: expected a finite factor >= 0")));
         }
         Ok(NoamSchedule { d_model, warmup, factor, step_count: 0 })
     }
@@ -55,17 +56,14 @@ impl NoamSchedule {
 
     /// Counts one more step and sets `optimizer`'s learning rate to the rate of that step;
     /// returns the rate. Call it before each `optimizer.step(&grads)`.
+    #[errors_as]
     pub fn step<O: Optimizer>(&mut self, optimizer: &mut O) -> Result<f64> {
         let next = self.step_count.checked_add(1).ok_or_else(|| {
-            error(
-                "NoamSchedule::step",
-                format!("the step count is already {}, the largest a u64 holds: no step can follow", self.step_count),
-            )
+            invalid(format!("the step count is already {}, the largest a u64 holds: no step can follow", self.step_count))
         })?;
-        let lr = self.lr(next);
-        optimizer.set_lr(lr).map_err(|e| error("NoamSchedule::step", e))?;
+        optimizer.set_lr(self.lr(next)).map_err(invalid)?;
         self.step_count = next;
-        Ok(lr)
+        Ok(self.lr(next))
     }
 
     /// Steps counted so far (the rate of the last one is `lr(step_count())`).

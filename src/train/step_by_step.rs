@@ -14,6 +14,9 @@ use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
 use std::time::Instant;
 
+/// The name training's errors carry: the public method that runs them, [`StepByStep::train`].
+const TRAIN: &str = "StepByStep::train";
+
 /// The book's trainer: `StepByStep::new(model, loss, optimizer)`, `set_loaders`, `train(n)`,
 /// `losses`/`val_losses`, `predict`, checkpoints and `plot_losses`.
 ///
@@ -121,25 +124,24 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
     /// pass's statistics, or `None` when there is no validation loader. A non-finite loss stops
     /// the pass before it updates anything, naming the batch.
     fn mini_batches(&mut self, validation: bool, epoch: usize) -> Result<Option<(f64, EpochStats)>> {
-        let module = "StepByStep::train";
         let what = if validation { "validation" } else { "training" };
         let start = Instant::now();
         let loader = if validation { self.val_loader.as_mut() } else { self.train_loader.as_mut() };
         let Some(loader) = loader else {
-            return if validation { Ok(None) } else { Err(error(module, "no training loader; call set_loaders first")) };
+            return if validation { Ok(None) } else { Err(error(TRAIN, "no training loader; call set_loaders first")) };
         };
         let mut batches = loader.batches()?;
         if let Some(max) = self.max_batches {
             batches.truncate(max);
         }
         if batches.is_empty() {
-            return Err(error(module, format!("the {what} loader has no batches (an empty dataset)")));
+            return Err(error(TRAIN, format!("the {what} loader has no batches (an empty dataset)")));
         }
         self.model.set_training(!validation);
         let (mut total, mut tokens) = (0.0, None);
         for (b, batch) in batches.iter().enumerate() {
             let at = || format!("epoch {epoch}, {what} batch {}", b + 1);
-            let in_batch = |e: candle_core::Error| error(module, format!("{}: {e}", at()));
+            let in_batch = |e: candle_core::Error| error(TRAIN, format!("{}: {e}", at()));
             let parallel =
                 if validation { None } else { self.model.parallel_grads(batch, self.threads, &self.loss_fn, self.optimizer.params()) };
             let (value, grads) = match parallel {
@@ -157,7 +159,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
             };
             if !value.is_finite() {
                 return Err(error(
-                    module,
+                    TRAIN,
                     format!("the {what} loss of {} is {value} (bad data or too large a learning rate); training stopped", at()),
                 ));
             }
@@ -196,7 +198,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
                 .position(|((_, m), o)| !m.same(o))
                 .map_or(String::new(), |k| format!(" (parameter {k}, `{}`, differs)", model[k].0));
             return Err(error(
-                "StepByStep::train",
+                TRAIN,
                 format!(
                     "the optimiser holds {} parameters that are not the model's {}{first}; build it from model.parameters()",
                     opt.len(),
@@ -216,7 +218,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
         let epoch = self.total_epochs + 1;
         let lr = self.optimizer.lr();
         let run = |me: &mut Self| -> Result<()> {
-            let (loss, stats) = me.mini_batches(false, epoch)?.ok_or_else(|| error("StepByStep::train", "no training loader"))?;
+            let (loss, stats) = me.mini_batches(false, epoch)?.ok_or_else(|| error(TRAIN, "no training loader"))?;
             let val = me.mini_batches(true, epoch)?;
             me.losses.push(loss);
             me.val_losses.extend(val.map(|(v, _)| v));
@@ -231,7 +233,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
             self.optimizer.load_state(&optimizer)?;
             self.optimizer.set_lr(lr)?;
             self.model.set_training(mode);
-            return Err(error("StepByStep::train", format!("{e}; the trainer is back as it was after epoch {}", epoch - 1)));
+            return Err(error(TRAIN, format!("{e}; the trainer is back as it was after epoch {}", epoch - 1)));
         }
         Ok(())
     }

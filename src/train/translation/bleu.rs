@@ -5,7 +5,10 @@
 //! (`tests/bleu.rs` checks 436 pairs). [`BleuConfig`] gives the other options: several references
 //! per hypothesis, `none`, `floor` and `add-k` smoothing, lower-casing, no tokenizer.
 
-use candle_core::{Result, bail};
+use super::tokenize_13a::{is_python_space, split_python, tokenize_13a};
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
+use candle_core::Result;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -110,55 +113,73 @@ impl BleuConfig {
 
     /// Corpus BLEU of `hypotheses` against one or several references each (`references[i]` are
     /// those of `hypotheses[i]`; the closest in length counts for the brevity penalty).
+    #[errors_as]
     pub fn corpus_score<H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(&self, hypotheses: &[H], references: &[Rs]) -> Result<Bleu> {
-        self.strings("BleuConfig::corpus_score", hypotheses, references)
+        self.check_strings(hypotheses.len(), references)?;
+        Ok(self.strings(hypotheses, references))
     }
 
     /// Sentence BLEU of one hypothesis against one or several references.
+    #[errors_as]
     pub fn sentence_score<R: AsRef<str>>(&self, hypothesis: &str, references: &[R]) -> Result<Bleu> {
-        self.strings("BleuConfig::sentence_score", &[hypothesis], &[references])
+        self.check_strings(1, &[references])?;
+        Ok(self.strings(&[hypothesis], &[references]))
     }
 
     /// Corpus BLEU of already tokenized hypotheses against one tokenized reference each: the
     /// tokens are counted as given (no tokenizer, no lower-casing).
+    #[errors_as]
     pub fn corpus_score_tokens<Hs: AsRef<[H]>, H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(
         &self,
         hypotheses: &[Hs],
         references: &[Rs],
     ) -> Result<Bleu> {
-        self.tokens("BleuConfig::corpus_score_tokens", hypotheses, references)
+        check_sizes(hypotheses.len(), references.len())?;
+        self.check_smooth()?;
+        Ok(self.tokens(hypotheses, references))
     }
 
-    fn strings<H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(&self, what: &str, hypotheses: &[H], references: &[Rs]) -> Result<Bleu> {
-        check_sizes(what, hypotheses.len(), references.len())?;
+    /// Checks `hypotheses` hypotheses against their references (as many, none empty), then the
+    /// smoothing value.
+    fn check_strings<Rs: AsRef<[R]>, R: AsRef<str>>(&self, hypotheses: usize, references: &[Rs]) -> Result<()> {
+        check_sizes(hypotheses, references.len())?;
+        if let Some(i) = references.iter().position(|refs| refs.as_ref().is_empty()) {
+            return Err(invalid(format!("hypothesis {i} has no reference")));
+        }
+        self.check_smooth()
+    }
+
+    /// Checks the smoothing value of `floor` and `add-k`: finite and non-negative.
+    fn check_smooth(&self) -> Result<()> {
+        if let Smooth::Floor(v) | Smooth::AddK(v) = self.smooth
+            && !(v.is_finite() && v >= 0.0)
+        {
+            return Err(invalid(format!("the smoothing value must be finite and non-negative, got {v}")));
+        }
+        Ok(())
+    }
+
+    /// BLEU of checked sentences, tokenized by the config's tokenizer.
+    fn strings<H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(&self, hypotheses: &[H], references: &[Rs]) -> Bleu {
         let mut stats = Stats::default();
-        for (i, (hyp, refs)) in hypotheses.iter().zip(references).enumerate() {
-            let refs = refs.as_ref();
-            if refs.is_empty() {
-                bail!("{what}: hypothesis {i} has no reference")
-            }
-            let refs: Vec<String> = refs.iter().map(|r| self.preprocess(r.as_ref())).collect();
+        for (hyp, refs) in hypotheses.iter().zip(references) {
+            let refs: Vec<String> = refs.as_ref().iter().map(|r| self.preprocess(r.as_ref())).collect();
             let refs: Vec<Vec<&str>> = refs.iter().map(|r| split_python(r)).collect();
             let hyp = self.preprocess(hyp.as_ref());
             stats.add(&segment_stats(&split_python(&hyp), &refs));
         }
-        self.score_from(what, &stats)
+        compute_bleu(&stats, self)
     }
 
-    fn tokens<Hs: AsRef<[H]>, H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(
-        &self,
-        what: &str,
-        hypotheses: &[Hs],
-        references: &[Rs],
-    ) -> Result<Bleu> {
-        check_sizes(what, hypotheses.len(), references.len())?;
+    /// BLEU of checked token lists, counted as given.
+    fn tokens<Hs: AsRef<[H]>, H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(&self, hypotheses: &[Hs], references: &[Rs]) -> Bleu {
         let mut stats = Stats::default();
         for (hyp, reference) in hypotheses.iter().zip(references) {
             let hyp: Vec<&str> = hyp.as_ref().iter().map(AsRef::as_ref).collect();
             let reference: Vec<&str> = reference.as_ref().iter().map(AsRef::as_ref).collect();
             stats.add(&segment_stats(&hyp, &[reference]));
         }
-        self.score_from(what, &stats)
+        compute_bleu(&stats, self)
     }
 
     /// sacrebleu's `_preprocess_segment`: lower-case if asked, strip trailing whitespace, tokenize.
@@ -176,15 +197,6 @@ impl BleuConfig {
             Tokenizer::None => sentence.to_string(),
         }
     }
-
-    fn score_from(&self, what: &str, stats: &Stats) -> Result<Bleu> {
-        if let Smooth::Floor(v) | Smooth::AddK(v) = self.smooth
-            && !(v.is_finite() && v >= 0.0)
-        {
-            bail!("{what}: the smoothing value must be finite and non-negative, got {v}")
-        }
-        Ok(compute_bleu(stats, self))
-    }
 }
 
 /// Corpus BLEU with sacrebleu's defaults (`sacrebleu.corpus_bleu(hypotheses, [references])`):
@@ -192,17 +204,18 @@ impl BleuConfig {
 ///
 /// # Errors
 /// When the numbers of hypotheses and references differ, or the corpus is empty.
+#[errors_as]
 pub fn corpus_bleu<H: AsRef<str>, R: AsRef<str>>(hypotheses: &[H], references: &[R]) -> Result<Bleu> {
-    check_sizes("corpus_bleu", hypotheses.len(), references.len())?;
+    check_sizes(hypotheses.len(), references.len())?;
     let references: Vec<[&str; 1]> = references.iter().map(|r| [r.as_ref()]).collect();
-    BleuConfig::corpus().strings("corpus_bleu", hypotheses, &references)
+    Ok(BleuConfig::corpus().strings(hypotheses, &references))
 }
 
 /// Sentence BLEU with sacrebleu's defaults (`sacrebleu.sentence_bleu(hypothesis, [reference])`):
 /// `13a` tokens, `exp` smoothing and the effective order (orders the hypothesis is too short
 /// for are left out).
 pub fn sentence_bleu(hypothesis: &str, reference: &str) -> Result<Bleu> {
-    BleuConfig::sentence().strings("sentence_bleu", &[hypothesis], &[[reference]])
+    Ok(BleuConfig::sentence().strings(&[hypothesis], &[[reference]]))
 }
 
 /// Corpus BLEU of already tokenized output (a translation model's decoded tokens) against one
@@ -211,79 +224,24 @@ pub fn sentence_bleu(hypothesis: &str, reference: &str) -> Result<Bleu> {
 ///
 /// # Errors
 /// When the numbers of hypotheses and references differ, or the corpus is empty.
+#[errors_as]
 pub fn corpus_bleu_tokens<Hs: AsRef<[H]>, H: AsRef<str>, Rs: AsRef<[R]>, R: AsRef<str>>(
     hypotheses: &[Hs],
     references: &[Rs],
 ) -> Result<Bleu> {
-    BleuConfig::corpus().tokens("corpus_bleu_tokens", hypotheses, references)
+    check_sizes(hypotheses.len(), references.len())?;
+    Ok(BleuConfig::corpus().tokens(hypotheses, references))
 }
 
-fn check_sizes(what: &str, hypotheses: usize, references: usize) -> Result<()> {
+/// Checks that every hypothesis has its reference, and that there is at least one.
+fn check_sizes(hypotheses: usize, references: usize) -> Result<()> {
     if hypotheses != references {
-        bail!("{what}: {hypotheses} hypotheses but {references} references; every hypothesis needs its reference")
+        return Err(invalid(format!("{hypotheses} hypotheses but {references} references; every hypothesis needs its reference")));
     }
     if hypotheses == 0 {
-        bail!("{what}: the corpus is empty (0 hypotheses, 0 references); BLEU needs at least one pair")
+        return Err(invalid("the corpus is empty (0 hypotheses, 0 references); BLEU needs at least one pair"));
     }
     Ok(())
-}
-
-/// Python's `str.isspace`: Unicode whitespace and the separators U+001C to U+001F.
-fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.split()`: the words between runs of whitespace.
-fn split_python(s: &str) -> Vec<&str> {
-    s.split(is_python_space).filter(|w| !w.is_empty()).collect()
-}
-
-/// sacrebleu's `13a` tokenizer (mteval-v13a's), its regular expressions ported one by one:
-/// `<skipped>` and `-\n` removed, newlines to spaces, `&quot;`, `&amp;`, `&lt;`, `&gt;` unescaped;
-/// ASCII punctuation except `'`, `,`, `-` and `.` split off; `.` and `,` split off unless between
-/// digits; `-` split off after a digit; single spaces between tokens.
-pub fn tokenize_13a(line: &str) -> String {
-    let mut line = line.replace("<skipped>", "").replace("-\n", "").replace('\n', " ");
-    if line.contains('&') {
-        line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
-    }
-    // ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ', on ' line '.
-    let mut chars = vec![' '];
-    for c in line.chars() {
-        if matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/') {
-            chars.extend([' ', c, ' ']);
-        } else {
-            chars.push(c);
-        }
-    }
-    chars.push(' ');
-    let digit = |c: char| c.is_ascii_digit();
-    let stop = |c: char| c == '.' || c == ',';
-    // ([^0-9])([\.,]) -> '\1 \2 '
-    let chars = substitute(&chars, |a, b| !digit(a) && stop(b), |a, b| [a, ' ', b, ' ']);
-    // ([\.,])([^0-9]) -> ' \1 \2'
-    let chars = substitute(&chars, |a, b| stop(a) && !digit(b), |a, b| [' ', a, ' ', b]);
-    // ([0-9])(-) -> '\1 \2 '
-    let chars = substitute(&chars, |a, b| digit(a) && b == '-', |a, b| [a, ' ', b, ' ']);
-    let line: String = chars.into_iter().collect();
-    split_python(&line).join(" ")
-}
-
-/// `re.sub` of a two-character pattern: scanning left to right, every pair that matches (the
-/// pairs not overlapping) is replaced.
-fn substitute(chars: &[char], matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char) -> [char; 4]) -> Vec<char> {
-    let mut out = Vec::with_capacity(chars.len() + chars.len() / 2);
-    let mut i = 0;
-    while i < chars.len() {
-        if i + 1 < chars.len() && matches(chars[i], chars[i + 1]) {
-            out.extend(replace(chars[i], chars[i + 1]));
-            i += 2;
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// The sufficient statistics of BLEU, summed over segments.

@@ -6,10 +6,12 @@
 pub(crate) mod bleu;
 pub(crate) mod decoding;
 mod learner;
+pub(crate) mod tokenize_13a;
 pub(crate) mod trainer;
 pub(crate) mod translator;
 
-pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tokens, sentence_bleu, tokenize_13a};
+pub use bleu::{Bleu, BleuConfig, Smooth, Tokenizer, corpus_bleu, corpus_bleu_tokens, sentence_bleu};
 pub use decoding::{BeamConfig, Hypothesis, LengthPenalty, beam_search, greedy_decode};
+pub use tokenize_13a::tokenize_13a;
 pub use trainer::translation_trainer;
 pub use translator::Translator;

@@ -46,21 +46,7 @@ impl<M: Translate> Translator<M> {
     /// or at the model's `max_len` where that is smaller.
     #[errors_as("Translator::new")]
     pub fn new(model: M, src_vocab: Vocab, tgt_vocab: Vocab) -> Result<Self> {
-        let (out, words) = (model.tgt_vocab(), tgt_vocab.len());
-        if words < out {
-            return Err(invalid(format!(
-                "tgt_vocab has {words} tokens but the model outputs {out} (its tgt_vocab): ids {words}..{out} would have no word"
-            )));
-        }
-        if let Some(size) = model.src_vocab().filter(|&size| src_vocab.len() > size) {
-            let words = src_vocab.len();
-            return Err(invalid(format!(
-                "src_vocab has {words} tokens but the model embeds {size} (its src_vocab): ids {size}..{words} would be out of range"
-            )));
-        }
-        if let Some(pad) = model.pad_id() {
-            check_padding_id(pad, out, "the vocabularies and batches")?;
-        }
+        check_vocabularies(&model, &src_vocab, &tgt_vocab)?;
         let max_len = model.max_len().map_or(DEFAULT_MAX_LEN, |m| m.min(DEFAULT_MAX_LEN));
         Ok(Translator { model, src_vocab, tgt_vocab, max_len, batch_size: 100, max_pairs: quick_limit(QUICK_PAIRS) })
     }
@@ -69,22 +55,9 @@ impl<M: Translate> Translator<M> {
     /// where it has one.
     #[errors_as]
     pub fn with_max_len(mut self, max_len: usize) -> Result<Self> {
+        check_max_len(max_len, self.model.max_len())?;
         self.max_len = max_len;
-        self.check_max_len()?;
         Ok(self)
-    }
-
-    /// Checks [`max_len`](Self::max_len) (which may have been set directly) against the model's.
-    fn check_max_len(&self) -> Result<()> {
-        if self.max_len == 0 {
-            return Err(invalid("max_len must be at least 1 target token, got 0"));
-        }
-        match self.model.max_len() {
-            Some(limit) if self.max_len > limit => {
-                Err(invalid(format!("max_len {} is more than the model's max_len {limit} (the longest target it takes)", self.max_len)))
-            }
-            _ => Ok(()),
-        }
     }
 
     /// A padded batch of source ids `(N, S)`; `module`, the public item called, is the name
@@ -108,7 +81,7 @@ impl<M: Translate> Translator<M> {
     /// Translates `sentences` in batches: greedily, or by beam search with `beam_width`.
     /// `module`: the public item called, for [`Translator::sources`].
     fn translate<S: AsRef<str>>(&mut self, module: &str, sentences: &[S], beam_width: Option<usize>) -> Result<Vec<String>> {
-        self.check_max_len()?;
+        check_max_len(self.max_len, self.model.max_len())?;
         let mut out = vec![];
         for chunk in sentences.chunks(self.batch_size.max(1)) {
             let src = self.sources(module, chunk)?;
@@ -228,7 +201,7 @@ impl<M: Translate> Translator<M> {
         f: impl FnOnce(&mut M, &Tensor, &Tensor) -> Result<T>,
     ) -> Result<(T, Vec<String>, Vec<String>)> {
         if target.is_none() {
-            self.check_max_len()?;
+            check_max_len(self.max_len, self.model.max_len())?;
         }
         let src = self.sources(module, &[sentence])?;
         let tgt_ids = self.target_ids(&src, target)?;
@@ -269,5 +242,39 @@ impl<M: Translate> Translator<M> {
             (SentenceAttention::Maps(maps), src, tgt) => Ok((maps, src, tgt)),
             (SentenceAttention::Source(_), ..) => Err(invalid("this model attends once a step: use Translator::alphas")),
         }
+    }
+}
+
+/// Checks that a model and its vocabularies fit (see [`Translator::new`]).
+fn check_vocabularies<M: Translate>(model: &M, src_vocab: &Vocab, tgt_vocab: &Vocab) -> Result<()> {
+    let (out, words) = (model.tgt_vocab(), tgt_vocab.len());
+    if words < out {
+        return Err(invalid(format!(
+            "tgt_vocab has {words} tokens but the model outputs {out} (its tgt_vocab): ids {words}..{out} would have no word"
+        )));
+    }
+    if let Some(size) = model.src_vocab().filter(|&size| src_vocab.len() > size) {
+        let words = src_vocab.len();
+        return Err(invalid(format!(
+            "src_vocab has {words} tokens but the model embeds {size} (its src_vocab): ids {size}..{words} would be out of range"
+        )));
+    }
+    if let Some(pad) = model.pad_id() {
+        check_padding_id(pad, out, "the vocabularies and batches")?;
+    }
+    Ok(())
+}
+
+/// Checks a translator's [`max_len`](Translator::max_len) (which may have been set directly)
+/// against the model's, `limit`.
+fn check_max_len(max_len: usize, limit: Option<usize>) -> Result<()> {
+    if max_len == 0 {
+        return Err(invalid("max_len must be at least 1 target token, got 0"));
+    }
+    match limit {
+        Some(limit) if max_len > limit => {
+            Err(invalid(format!("max_len {max_len} is more than the model's max_len {limit} (the longest target it takes)")))
+        }
+        _ => Ok(()),
     }
 }

@@ -3,7 +3,8 @@
 
 use super::support::{check_request, for_each_row, log_sum_exp, prefix_tensor};
 use crate::models::translate::{Translate, in_eval};
-use crate::nn::shape::{Within, error};
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use candle_core::{Result, Tensor};
 
 /// How a hypothesis' score is normalised by its length `len` (the tokens its log-probability sums
@@ -91,26 +92,27 @@ pub struct Hypothesis {
 /// # Shapes
 /// - `src`: source ids `(N, S)`
 /// - returns `N` lists of `n_best` hypotheses, best first
+#[errors_as]
 pub fn beam_search<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, config: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>> {
-    let module = "beam_search";
-    check_config(module, config)?;
-    let (n, _) = check_request(module, model, src, sos, eos, config.max_len)?;
+    check_config(config)?;
+    let (n, _) = check_request(model, src, sos, eos, config.max_len)?;
     if n == 0 {
         return Ok(vec![]);
     }
-    in_eval(model, |m| search(m, src, n, sos, eos, config).within(module))
+    in_eval(model, |m| search(m, src, n, sos, eos, config))
 }
 
-fn check_config(module: &str, config: &BeamConfig) -> Result<()> {
+/// Checks a beam search's knobs: `beam_width >= 1`, `n_best` in `1..=beam_width`, a finite `alpha`.
+fn check_config(config: &BeamConfig) -> Result<()> {
     if config.beam_width == 0 {
-        return Err(error(module, "beam_width must be at least 1, got 0"));
+        return Err(invalid("beam_width must be at least 1, got 0"));
     }
     if config.n_best == 0 || config.n_best > config.beam_width {
-        return Err(error(module, format!("n_best {} must lie in 1..={} (the beam_width)", config.n_best, config.beam_width)));
+        return Err(invalid(format!("n_best {} must lie in 1..={} (the beam_width)", config.n_best, config.beam_width)));
     }
     match config.length_penalty {
         LengthPenalty::Gnmt { alpha } | LengthPenalty::Power { alpha } if !alpha.is_finite() => {
-            Err(error(module, format!("the length penalty's alpha must be finite, got {alpha}")))
+            Err(invalid(format!("the length penalty's alpha must be finite, got {alpha}")))
         }
         _ => Ok(()),
     }
@@ -168,7 +170,7 @@ fn advance_all(logits: &Tensor, searches: &mut [Search], eos: u32, config: &Beam
     let read = width.saturating_mul(2);
     let scores: Vec<f64> = searches.iter().flat_map(|s| &s.beams).map(|b| b.score).collect();
     let mut best = Vec::with_capacity(scores.len());
-    for_each_row("beam_search", logits, scores.len(), vocab, step, |r, row| best.push(best_extensions(scores[r], row, read)))?;
+    for_each_row(logits, scores.len(), vocab, step, |r, row| best.push(best_extensions(scores[r], row, read)))?;
     let (mut parents, mut offset) = (vec![], 0);
     for s in searches.iter_mut().filter(|s| !s.beams.is_empty()) {
         let k = s.beams.len();

@@ -2,7 +2,7 @@
 
 use super::support::{argmax, check_request, for_each_row, prefix_tensor};
 use crate::models::translate::{Translate, in_eval};
-use crate::nn::shape::Within;
+use crate::nn::errors_as;
 use candle_core::{Result, Tensor};
 
 /// Decodes every source sentence greedily: starting from `<sos>`, each step appends the token of
@@ -23,13 +23,13 @@ use candle_core::{Result, Tensor};
 /// # Shapes
 /// - `src`: source ids `(N, S)`
 /// - returns `N` sequences of at most `max_len` target ids each
+#[errors_as]
 pub fn greedy_decode<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<Vec<Vec<u32>>> {
-    let module = "greedy_decode";
-    let (n, _) = check_request(module, model, src, sos, eos, max_len)?;
+    let (n, _) = check_request(model, src, sos, eos, max_len)?;
     if n == 0 {
         return Ok(vec![]);
     }
-    in_eval(model, |m| run(m, src, sos, eos, max_len, n).within(module))
+    in_eval(model, |m| run(m, src, sos, eos, max_len, n))
 }
 
 fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: usize, n: usize) -> Result<Vec<Vec<u32>>> {
@@ -66,6 +66,6 @@ fn run<M: Translate>(model: &mut M, src: &Tensor, sos: u32, eos: u32, max_len: u
 /// Every row's most likely next token (not generic over the model: compiled once in the crate).
 fn most_likely(logits: &Tensor, rows: usize, vocab: usize, step: usize) -> Result<Vec<u32>> {
     let mut next = Vec::with_capacity(rows);
-    for_each_row("greedy_decode", logits, rows, vocab, step, |_, row| next.push(argmax(row)))?;
+    for_each_row(logits, rows, vocab, step, |_, row| next.push(argmax(row)))?;
     Ok(next)
 }

@@ -3,27 +3,14 @@
 use crate::models::special_ids::check_pad_id;
 use crate::models::translate::Translate;
 use crate::nn::fused::in_place::with_f32;
-use crate::nn::shape::{Within, error, invalid, invalid_shape, shape_error};
+use crate::nn::shape::{invalid, invalid_shape};
 use candle_core::{DType, Result, Tensor};
 
 /// Checks a decoding request and returns `(N, S)`: source ids `(N, S)` of an integer dtype with
 /// `S > 0` unless the batch is empty (`N = 0`, which decodes to nothing), and `S` within the model's `max_len`, `max_len > 0` target tokens whose prefixes
 /// (`<sos>` plus all but the last token, `max_len` ids) the model takes, and `<sos>` and `<eos>`
 /// in the target vocabulary, the model's padding id too, `<sos>` not the padding id.
-pub(crate) fn check_request<M: Translate>(
-    module: &str,
-    model: &M,
-    src: &Tensor,
-    sos: u32,
-    eos: u32,
-    max_len: usize,
-) -> Result<(usize, usize)> {
-    // `module` is the caller's name (greedy_decode, beam_search), put once on every check's error.
-    request_sizes(model, src, sos, eos, max_len).within(module)
-}
-
-/// The checks of [`check_request`], their errors not yet labelled.
-fn request_sizes<M: Translate>(model: &M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<(usize, usize)> {
+pub(crate) fn check_request<M: Translate>(model: &M, src: &Tensor, sos: u32, eos: u32, max_len: usize) -> Result<(usize, usize)> {
     let (n, s) = match src.dims() {
         &[n, s] if n == 0 || s > 0 => (n, s),
         d => return Err(invalid_shape("source ids of shape (N, S) with S > 0 (or N = 0, no sentences)", d)),
@@ -62,17 +49,10 @@ fn request_sizes<M: Translate>(model: &M, src: &Tensor, sos: u32, eos: u32, max_
 /// Calls `f(r, row)` for every row `r` of the next-token logits `(rows, V)`, the row as float64
 /// values: float32 logits are read where they lie and converted one row at a time into one buffer
 /// (no copy of the whole `(rows, V)` matrix, no vector per row). A row holding NaN is an error
-/// (the rows before it have been visited).
-pub(crate) fn for_each_row(
-    module: &str,
-    logits: &Tensor,
-    rows: usize,
-    vocab: usize,
-    step: usize,
-    mut f: impl FnMut(usize, &[f64]),
-) -> Result<()> {
+/// (the rows before it have been visited), [`invalid`]: the decoding function labels it.
+pub(crate) fn for_each_row(logits: &Tensor, rows: usize, vocab: usize, step: usize, mut f: impl FnMut(usize, &[f64])) -> Result<()> {
     if logits.dims() != [rows, vocab] || vocab == 0 {
-        return Err(shape_error(module, format!("next-token logits of shape ({rows}, {vocab}) at step {step}"), logits.dims()));
+        return Err(invalid_shape(format!("next-token logits of shape ({rows}, {vocab}) at step {step}"), logits.dims()));
     }
     let mut row = vec![0f64; vocab];
     let mut visit = |values: &[f32]| visit_rows(values, &mut row, &mut f);
@@ -84,7 +64,7 @@ pub(crate) fn for_each_row(
         }
     };
     match nan {
-        Some(r) => Err(error(module, format!("the model gave NaN logits at step {step} (row {r})"))),
+        Some(r) => Err(invalid(format!("the model gave NaN logits at step {step} (row {r})"))),
         None => Ok(()),
     }
 }
