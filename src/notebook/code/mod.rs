@@ -33,6 +33,13 @@ pub struct ClassView {
 
 /// The code of a lecture class as the crate runs it, beside its diagram.
 pub fn show_class(architecture: Architecture) -> Result<ClassView> {
+    let excerpts = check_excerpts(architecture)?;
+    Ok(ClassView { architecture, excerpts, diagram: draw(architecture) })
+}
+
+/// The excerpts of a lecture class, one per file: an error naming the class if excerpts.txt
+/// lacks an item its cell shows (the file is then out of step with the crate).
+fn check_excerpts(architecture: Architecture) -> Result<Vec<Excerpt>> {
     let mut excerpts = vec![];
     for source in classes::sources(architecture) {
         let mut parts = vec![];
@@ -48,7 +55,7 @@ pub fn show_class(architecture: Architecture) -> Result<ClassView> {
         }
         excerpts.push(Excerpt { path: source.path, code: parts.join("\n\n") });
     }
-    Ok(ClassView { architecture, excerpts, diagram: draw(architecture) })
+    Ok(excerpts)
 }
 
 impl ClassView {

@@ -1,7 +1,8 @@
 //! Attention weights as shaded HTML tables (`show_alphas`): one table per sequence (and head),
 //! big ones elided to what a notebook can show, with a note saying what was left out.
 
-use crate::nn::shape::{error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::invalid_shape;
 use crate::notebook::display::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
 use crate::notebook::display::print::tensor_to_text;
 use crate::notebook::display::read::{check_readable, to_f64};
@@ -36,18 +37,25 @@ pub fn show_alphas(alphas: &Tensor, source_labels: &[&str], target_labels: &[&st
 
 const MODULE: &str = "show_alphas";
 
+/// Checks that `alphas` is readable and of rank 2 to 4; returns its sizes as
+/// `(heads, N, Lt, Ls)`.
+fn check_alphas(alphas: &Tensor) -> Result<(usize, usize, usize, usize)> {
+    check_readable(alphas)?;
+    match *alphas.dims() {
+        [lt, ls] => Ok((1, 1, lt, ls)),
+        [n, lt, ls] => Ok((1, n, lt, ls)),
+        [h, n, lt, ls] => Ok((h, n, lt, ls)),
+        ref dims => Err(invalid_shape("alphas (Lt, Ls), (N, Lt, Ls) or (heads, N, Lt, Ls)", dims)),
+    }
+}
+
 impl ShowAlphas {
     /// The tables as HTML: an error naming `show_alphas` for a rank other than 2 to 4 or a dtype
     /// candle cannot convert.
+    #[errors_as("show_alphas")]
     pub fn html(&self) -> Result<String> {
-        check_readable(MODULE, &self.alphas)?;
+        let (heads, n, lt, ls) = check_alphas(&self.alphas)?;
         let dims = self.alphas.dims().to_vec();
-        let (heads, n, lt, ls) = match dims[..] {
-            [lt, ls] => (1, 1, lt, ls),
-            [n, lt, ls] => (1, n, lt, ls),
-            [h, n, lt, ls] => (h, n, lt, ls),
-            _ => return Err(shape_error(MODULE, "alphas (Lt, Ls), (N, Lt, Ls) or (heads, N, Lt, Ls)", &dims)),
-        };
         let mut s = String::from("<div style=\"display:flex;flex-wrap:wrap;align-items:flex-start\">");
         if heads == 0 || n == 0 || lt == 0 || ls == 0 {
             s.push_str(&note(&format!("no attention weights to show: alphas of shape {dims:?}")));
@@ -58,12 +66,11 @@ impl ShowAlphas {
         let hs = Axis::first(heads, MAX_PANELS / seqs.len().max(1));
         let cap = cells_per_axis(hs.len() * seqs.len());
         let (rows, cols) = (Axis::edges(lt, cap), Axis::edges(ls, cap));
-        let four = self.alphas.reshape((heads, n, lt, ls)).map_err(|e| error(MODULE, e))?;
-        let mut shown = four;
+        let mut shown = self.alphas.reshape((heads, n, lt, ls))?;
         for (dim, axis) in [&hs, &seqs, &rows, &cols].into_iter().enumerate() {
             shown = axis.select(MODULE, &shown, dim)?;
         }
-        let flat = to_f64(MODULE, &shown)?.flatten_all().and_then(|t| t.to_vec1::<f64>()).map_err(|e| error(MODULE, e))?;
+        let flat = to_f64(MODULE, &shown)?.flatten_all()?.to_vec1::<f64>()?;
         let notes = [
             if dims.len() == 4 { hs.note("heads") } else { None },
             seqs.note("sequences"),

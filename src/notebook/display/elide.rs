@@ -91,8 +91,8 @@ impl Axis {
     }
 
     /// Keeps this axis' indices of dimension `dim` of `t` (the gap left out); `t` itself when
-    /// nothing is left out.
-    pub fn select(&self, module: &str, t: &Tensor, dim: usize) -> Result<Tensor> {
+    /// nothing is left out. Its errors name `module`, the public function showing `t`.
+    pub(crate) fn select(&self, module: &str, t: &Tensor, dim: usize) -> Result<Tensor> {
         if !self.is_elided() {
             return Ok(t.clone());
         }

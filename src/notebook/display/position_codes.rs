@@ -2,7 +2,8 @@
 //! taken modulo a few bases, turned into angles, then into sines and cosines; and the distances
 //! between the codes of neighbouring positions, which only the last step keeps equal.
 
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::notebook::display::text_table::Table;
 use candle_core::Result;
 
@@ -77,12 +78,13 @@ fn two_decimals(v: f64) -> String {
     format!("{:.2}", if r == 0.0 { 0.0 } else { r })
 }
 
-fn check_codes(m: &str, codes: &[PositionCode]) -> Result<()> {
+/// Checks that there is at least one code, each of a positive length or base.
+fn check_codes(codes: &[PositionCode]) -> Result<()> {
     if codes.is_empty() {
-        return Err(error(m, "expected at least one code"));
+        return Err(invalid("expected at least one code"));
     }
     if let Some(c) = codes.iter().find(|c| c.base() == 0) {
-        return Err(error(m, format!("expected positive lengths and bases, got {c:?}")));
+        return Err(invalid(format!("expected positive lengths and bases, got {c:?}")));
     }
     Ok(())
 }
@@ -95,11 +97,11 @@ fn check_codes(m: &str, codes: &[PositionCode]) -> Result<()> {
 /// assert_eq!(t.rows[0][1..].join(" "), "0.00 0.25 0.50 0.75 0.00 0.25 0.50 0.75");
 /// # Ok::<(), candle_core::Error>(())
 /// ```
+#[errors_as]
 pub fn position_codes(codes: &[PositionCode], positions: usize) -> Result<Table> {
-    const M: &str = "position_codes";
-    check_codes(M, codes)?;
+    check_codes(codes)?;
     if positions == 0 || positions > MAX_CODE_POSITIONS {
-        return Err(error(M, format!("expected 1 to {MAX_CODE_POSITIONS} positions, got {positions}")));
+        return Err(invalid(format!("expected 1 to {MAX_CODE_POSITIONS} positions, got {positions}")));
     }
     let headers: Vec<String> = std::iter::once("Position".to_string()).chain((0..positions).map(|p| p.to_string())).collect();
     let mut table = Table::new(&headers.iter().map(String::as_str).collect::<Vec<_>>());
@@ -112,18 +114,24 @@ pub fn position_codes(codes: &[PositionCode], positions: usize) -> Result<Table>
 
 /// The code vector of position `a` minus that of `b` (one entry per code), and its length.
 /// Errors where a code has no value for one of the positions.
+#[errors_as]
 pub fn code_difference(codes: &[PositionCode], a: usize, b: usize) -> Result<(Vec<f64>, f64)> {
-    const M: &str = "code_difference";
-    check_codes(M, codes)?;
-    let diff = codes
-        .iter()
-        .map(|c| match (c.value(a), c.value(b)) {
-            (Some(x), Some(y)) => Ok(x - y),
-            _ => Err(error(M, format!("{} has no value for position {a} or {b}", c.label()))),
-        })
-        .collect::<Result<Vec<f64>>>()?;
+    check_codes(codes)?;
+    let values = check_values(codes, a, b)?;
+    let diff: Vec<f64> = values.iter().map(|(x, y)| x - y).collect();
     let distance = diff.iter().map(|d| d * d).sum::<f64>().sqrt();
     Ok((diff, distance))
+}
+
+/// Checks that every code has a value for positions `a` and `b`; returns the pairs of values.
+fn check_values(codes: &[PositionCode], a: usize, b: usize) -> Result<Vec<(f64, f64)>> {
+    codes
+        .iter()
+        .map(|c| match (c.value(a), c.value(b)) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(invalid(format!("{} has no value for position {a} or {b}", c.label()))),
+        })
+        .collect()
 }
 
 /// The lecture's boxed subtraction as a table: the codes of positions `a` and `b`, their

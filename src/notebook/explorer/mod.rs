@@ -22,7 +22,8 @@ pub use neurons::Neurons;
 
 use crate::attention::Attention;
 use crate::models::{AttentionMaps, SentenceAttention, SentenceTerms, TermMaps};
-use crate::nn::shape::{error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::{error, invalid, shape_error};
 use crate::notebook::page::output::emit;
 use candle_core::{Result, Tensor};
 
@@ -70,6 +71,9 @@ pub struct Explorer {
     pub kinds: Vec<AttentionKind>,
 }
 
+/// The name the explorer's errors carry.
+const EXPLORE: &str = "explore";
+
 /// One layer's weights of sequence `batch`: `(N, heads, Lq, Lk)`, or `(Lq, Lk)` and `(N, Lq, Lk)`
 /// for one head, as `[head][row][col]` flattened, with the head count.
 fn layer_weights(module: &str, t: &Tensor, batch: usize, rows: usize, cols: usize) -> Result<(usize, Vec<f32>)> {
@@ -100,38 +104,49 @@ fn check_range(module: &str, values: &[f32]) -> Result<()> {
     }
 }
 
+/// Checks per-layer weights of sequence `batch` for `rows` query and `cols` key tokens (see
+/// [`explore`] for the shapes), every layer with the same number of heads; returns the heads and
+/// the weights, `[layer][head][row][col]` flattened.
+fn check_layers(name: &str, layers: &[Tensor], batch: usize, rows: usize, cols: usize) -> Result<(usize, Vec<f32>)> {
+    if layers.is_empty() {
+        return Err(invalid(format!("{name}: no layers of weights")));
+    }
+    let mut heads = 0;
+    let mut weights = Vec::new();
+    for (i, t) in layers.iter().enumerate() {
+        let (h, w) = layer_weights(EXPLORE, t, batch, rows, cols).map_err(|e| invalid(format!("{name}, layer {i}: {e}")))?;
+        if i > 0 && h != heads {
+            return Err(invalid(format!("{name}: layer {i} has {h} heads, layer 0 has {heads}")));
+        }
+        heads = h;
+        weights.extend(w);
+    }
+    Ok((heads, weights))
+}
+
 impl AttentionKind {
     /// A kind from per-layer weights of sequence `batch` (see [`explore`] for the shapes).
+    #[errors_as("explore")]
     pub fn from_layers<R: AsRef<str>, C: AsRef<str>>(name: &str, layers: &[Tensor], batch: usize, rows: &[R], cols: &[C]) -> Result<Self> {
-        let module = "explore";
-        if layers.is_empty() {
-            return Err(error(module, format!("{name}: no layers of weights")));
-        }
-        let (r, c) = (rows.len(), cols.len());
-        let mut heads = 0;
-        let mut weights = Vec::new();
-        for (i, t) in layers.iter().enumerate() {
-            let (h, w) = layer_weights(module, t, batch, r, c).map_err(|e| error(module, format!("{name}, layer {i}: {e}")))?;
-            if i > 0 && h != heads {
-                return Err(error(module, format!("{name}: layer {i} has {h} heads, layer 0 has {heads}")));
-            }
-            heads = h;
-            weights.extend(w);
-        }
+        let (heads, weights) = check_layers(name, layers, batch, rows.len(), cols.len())?;
+        Ok(AttentionKind::read(name, rows, cols, layers.len(), heads, weights))
+    }
+
+    /// A kind of checked weights, without a neuron view.
+    fn read<R: AsRef<str>, C: AsRef<str>>(name: &str, rows: &[R], cols: &[C], layers: usize, heads: usize, weights: Vec<f32>) -> Self {
         let rows = rows.iter().map(|s| s.as_ref().to_string()).collect();
         let cols = cols.iter().map(|s| s.as_ref().to_string()).collect();
-        Ok(AttentionKind { name: name.to_string(), rows, cols, layers: layers.len(), heads, weights, neurons: None })
+        AttentionKind { name: name.to_string(), rows, cols, layers, heads, weights, neurons: None }
     }
 
     /// A kind built by hand (its fields are public) holds what its sizes say: at least one layer
     /// and head, `layers * heads * rows * cols` weights, each in `[0, 1]`.
     fn check(&self) -> Result<()> {
-        let module = "explore";
         let (l, h, r, c) = (self.layers, self.heads, self.rows.len(), self.cols.len());
         let want = [h, r, c].iter().try_fold(l, |n, &k| n.checked_mul(k));
         if l == 0 || h == 0 || want != Some(self.weights.len()) {
             return Err(error(
-                module,
+                EXPLORE,
                 format!(
                     "{}: expected at least one layer and head and {l} x {h} x {r} x {c} weights, got {} layers, {} heads and {} weights",
                     self.name,
@@ -141,7 +156,7 @@ impl AttentionKind {
                 ),
             ));
         }
-        check_range(module, &self.weights).map_err(|e| error(module, format!("{}: {e}", self.name)))?;
+        check_range(EXPLORE, &self.weights).map_err(|e| error(EXPLORE, format!("{}: {e}", self.name)))?;
         match &self.neurons {
             Some(n) => self.check_neurons(n),
             None => Ok(()),

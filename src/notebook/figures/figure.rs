@@ -1,6 +1,6 @@
 //! Figures as SVG (plotters, no system fonts): shown inline in a notebook, savable to a file.
 
-use crate::nn::shape::error;
+use crate::nn::shape::{Within, error, invalid};
 use crate::notebook::page::output::emit;
 use candle_core::Result;
 use plotters::coord::Shift;
@@ -91,19 +91,7 @@ pub fn with_note<'a>(root: &DrawingArea<SVGBackend<'a>, Shift>, note: Option<&st
 /// a heatmap in the area, and an area without pixels holds none of them (an empty SVG would drop
 /// what `draw` meant to show without a word).
 pub fn figure(title: &str, size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<()>) -> Result<Figure> {
-    let (w, h) = size;
-    if w == 0 || h == 0 {
-        return Err(error(
-            title,
-            format!("a figure of size {size:?} (width, height) has no pixels to draw on: expected 1 to {MAX_PIXELS} pixels each way"),
-        ));
-    }
-    if w > MAX_PIXELS || h > MAX_PIXELS {
-        return Err(error(
-            title,
-            format!("a figure of size {size:?} (width, height) is too large: expected 1 to {MAX_PIXELS} pixels each way"),
-        ));
-    }
+    check_figure_size(size).within(title)?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -112,6 +100,20 @@ pub fn figure(title: &str, size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGB
         root.present().map_err(plot_err)?;
     }
     Ok(Figure { title: title.to_string(), svg })
+}
+
+/// Checks that a figure of `size` pixels (width, height) has 1 to [`MAX_PIXELS`] pixels each way.
+fn check_figure_size(size: (u32, u32)) -> Result<()> {
+    let (w, h) = size;
+    if w == 0 || h == 0 {
+        return Err(invalid(format!(
+            "a figure of size {size:?} (width, height) has no pixels to draw on: expected 1 to {MAX_PIXELS} pixels each way"
+        )));
+    }
+    if w > MAX_PIXELS || h > MAX_PIXELS {
+        return Err(invalid(format!("a figure of size {size:?} (width, height) is too large: expected 1 to {MAX_PIXELS} pixels each way")));
+    }
+    Ok(())
 }
 
 /// Text of `size` pixels in `color`, anchored at its point by `h` and `v` (plotters' text

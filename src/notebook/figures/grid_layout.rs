@@ -140,7 +140,7 @@ const MAX_CHARS: usize = 200;
 
 /// The layout of a grid; an error naming `module` for sizes over the grid's limits or a figure
 /// over [`MAX_PIXELS`] either way.
-pub fn layout(module: &str, spec: &LayoutSpec) -> Result<Layout> {
+pub(crate) fn layout(module: &str, spec: &LayoutSpec) -> Result<Layout> {
     let d = spec.dims;
     if d.rows.saturating_mul(d.cols) > MAX_GRID_PANELS || d.lq.max(d.lk) > MAX_GRID_TOKENS || d.rows.min(d.cols).min(d.lq).min(d.lk) == 0 {
         return Err(error(

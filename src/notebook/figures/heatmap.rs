@@ -1,7 +1,8 @@
 //! Heatmap panels: a matrix as shaded cells with its values printed and labelled axes. Cells
 //! left out of an elided matrix (`None`) are drawn as `…`.
 
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::notebook::figures::figure::{anchored_text, plot_err};
 use crate::notebook::page::palette::heat_color;
 use candle_core::Result;
@@ -38,6 +39,7 @@ pub fn heatmap_panel_with(
 
 /// A heatmap of possibly elided cells: `shade` (0 to 1) and the printed `values` (or the shades
 /// themselves) row by row, `None` for the cells of a gap, drawn as `…`.
+#[errors_as("heatmap")]
 pub fn heatmap_cells(
     area: &DrawingArea<SVGBackend, Shift>,
     title: &str,
@@ -46,11 +48,7 @@ pub fn heatmap_cells(
     row_labels: &[String],
     col_labels: &[String],
 ) -> Result<()> {
-    let rows = shade.len();
-    let cols = shade.iter().map(Vec::len).max().unwrap_or(0);
-    if rows == 0 || cols == 0 {
-        return Err(error("heatmap", format!("expected a matrix with at least one row and one column, got {rows} x {cols}")));
-    }
+    let (rows, cols) = check_cells(shade)?;
     let count = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
     let area = area.titled(title, ("sans-serif", 13)).map_err(plot_err)?;
     let (w, h) = area.dim_in_pixel();
@@ -85,4 +83,15 @@ pub fn heatmap_cells(
         }
     }
     Ok(())
+}
+
+/// Checks that a heatmap has at least one row and one column; returns `(rows, cols)`, the
+/// longest row's length.
+fn check_cells(shade: &[Vec<Option<f64>>]) -> Result<(usize, usize)> {
+    let rows = shade.len();
+    let cols = shade.iter().map(Vec::len).max().unwrap_or(0);
+    if rows == 0 || cols == 0 {
+        return Err(invalid(format!("expected a matrix with at least one row and one column, got {rows} x {cols}")));
+    }
+    Ok((rows, cols))
 }

@@ -14,7 +14,8 @@
 //! # Ok::<(), candle_core::Error>(())
 //! ```
 
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::{error, invalid};
 use crate::notebook::figures::figure::Figure;
 use crate::notebook::page::html::escape;
 use candle_core::Result;
@@ -170,18 +171,25 @@ impl Diagram {
         Ok(pts)
     }
 
+    /// Checks that the diagram's size is 1 to `MAX_PIXELS` pixels each way; returns it.
+    fn check_size(&self) -> Result<(u32, u32)> {
+        let (w, h) = self.size;
+        if w == 0 || h == 0 || w > crate::notebook::figures::figure::MAX_PIXELS || h > crate::notebook::figures::figure::MAX_PIXELS {
+            return Err(invalid(format!(
+                "expected a size of 1 to {} pixels each way, got {w} x {h}",
+                crate::notebook::figures::figure::MAX_PIXELS
+            )));
+        }
+        Ok((w, h))
+    }
+
     /// The diagram as an SVG figure; an error if an arrow or a group names a missing block, or
     /// the size is zero or too large.
+    #[errors_as("Diagram")]
     pub fn figure(&self) -> Result<Figure> {
-        let (w, h) = self.size;
+        let (w, h) = self.check_size()?;
         // one marker id per diagram: a page showing several diagrams has no duplicate ids
         let marker = format!("arrowhead-{:08x}", self.title.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193)));
-        if w == 0 || h == 0 || w > crate::notebook::figures::figure::MAX_PIXELS || h > crate::notebook::figures::figure::MAX_PIXELS {
-            return Err(error(
-                "Diagram",
-                format!("expected a size of 1 to {} pixels each way, got {w} x {h}", crate::notebook::figures::figure::MAX_PIXELS),
-            ));
-        }
         let mut s = format!(
             "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
              <defs><marker id=\"{marker}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\

@@ -1,6 +1,7 @@
 //! Lecture part 2: attention heatmaps and the query with its keys.
 
-use crate::nn::shape::{error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::{invalid, invalid_shape};
 use crate::notebook::display::elide::{Axis, MAX_PANELS, cells_per_axis, grid, joined_note};
 use crate::notebook::display::read::{check_readable, read_matrix, read_values, to_f64};
 use crate::notebook::figures::figure::{Figure, NOTE_HEIGHT, draw_legend, figure, figure_size, plot_err, with_note};
@@ -23,43 +24,19 @@ pub fn figure9() -> Result<Figure> {
 /// the sequences (`point_labels` in the lecture): empty, or one per sequence. Big weights show
 /// at most 10 panels (the first sequences and heads) of at most 40 x 40 cells (the first and last
 /// steps), and a note above them says what was left out.
+#[errors_as]
 pub fn plot_attention(alphas: &Tensor, titles: &[String], source_labels: &[String], target_labels: &[String]) -> Result<Figure> {
+    let (heads, n, lt, ls) = check_attention(alphas, titles, source_labels, target_labels)?;
     const M: &str = "plot_attention";
-    check_readable(M, alphas)?;
-    let (heads, n, lt, ls) = match *alphas.dims() {
-        [n, lt, ls] => (1, n, lt, ls),
-        [h, n, lt, ls] => (h, n, lt, ls),
-        ref d => return Err(shape_error(M, "alphas (N, Lt, Ls) or (heads, N, Lt, Ls)", d)),
-    };
-    if source_labels.len() != ls || target_labels.len() != lt {
-        return Err(error(
-            M,
-            format!(
-                "expected {ls} source and {lt} target labels for alphas {:?}, got {} source and {} target labels",
-                alphas.dims(),
-                source_labels.len(),
-                target_labels.len()
-            ),
-        ));
-    }
-    if !titles.is_empty() && titles.len() != n {
-        return Err(error(
-            M,
-            format!("expected no titles or one per sequence ({n}) for alphas {:?}, got {} titles", alphas.dims(), titles.len()),
-        ));
-    }
-    if heads == 0 || n == 0 || lt == 0 || ls == 0 {
-        return Err(shape_error(M, "alphas with at least one head, sequence, target and source step", alphas.dims()));
-    }
     let seqs = Axis::first(n, MAX_PANELS);
     let hs = Axis::first(heads, MAX_PANELS / seqs.len());
     let cap = cells_per_axis(hs.len() * seqs.len());
     let (rows, cols) = (Axis::edges(lt, cap), Axis::edges(ls, cap));
-    let mut shown = alphas.reshape((heads, n, lt, ls)).map_err(|e| error(M, e))?;
+    let mut shown = alphas.reshape((heads, n, lt, ls))?;
     for (dim, axis) in [&hs, &seqs, &rows, &cols].into_iter().enumerate() {
         shown = axis.select(M, &shown, dim)?;
     }
-    let flat = to_f64(M, &shown)?.flatten_all().and_then(|t| t.to_vec1::<f64>()).map_err(|e| error(M, e))?;
+    let flat = to_f64(M, &shown)?.flatten_all()?.to_vec1::<f64>()?;
     let rank4 = alphas.rank() == 4;
     let note = joined_note(&[
         if rank4 { hs.note("heads") } else { None },
@@ -92,44 +69,51 @@ pub fn plot_attention(alphas: &Tensor, titles: &[String], source_labels: &[Strin
     })
 }
 
+/// Checks that `alphas` is readable, `(N, Lt, Ls)` or `(heads, N, Lt, Ls)` with no size zero,
+/// with `Ls` source and `Lt` target labels and no titles or one per sequence; returns
+/// `(heads, N, Lt, Ls)`.
+fn check_attention(
+    alphas: &Tensor,
+    titles: &[String],
+    source_labels: &[String],
+    target_labels: &[String],
+) -> Result<(usize, usize, usize, usize)> {
+    check_readable(alphas)?;
+    let (heads, n, lt, ls) = match *alphas.dims() {
+        [n, lt, ls] => (1, n, lt, ls),
+        [h, n, lt, ls] => (h, n, lt, ls),
+        ref d => return Err(invalid_shape("alphas (N, Lt, Ls) or (heads, N, Lt, Ls)", d)),
+    };
+    if source_labels.len() != ls || target_labels.len() != lt {
+        return Err(invalid(format!(
+            "expected {ls} source and {lt} target labels for alphas {:?}, got {} source and {} target labels",
+            alphas.dims(),
+            source_labels.len(),
+            target_labels.len()
+        )));
+    }
+    if !titles.is_empty() && titles.len() != n {
+        return Err(invalid(format!(
+            "expected no titles or one per sequence ({n}) for alphas {:?}, got {} titles",
+            alphas.dims(),
+            titles.len()
+        )));
+    }
+    if heads == 0 || n == 0 || lt == 0 || ls == 0 {
+        return Err(invalid_shape("alphas with at least one head, sequence, target and source step", alphas.dims()));
+    }
+    Ok((heads, n, lt, ls))
+}
+
 /// The most keys `query_and_keys` draws.
 pub const MAX_KEYS: usize = 26;
 
 /// A query, its keys and (optionally) the context vector as arrows from the origin, with the
 /// unit circle; the legend gives each key's norm and its cosine with the query
 /// (`query_and_keys`). `q` is `(D,)` with `D = 2`, `keys` is `(L, 2)`, `context` is `(2,)`.
+#[errors_as]
 pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Result<Figure> {
-    const M: &str = "query_and_keys";
-    let (_, q) = read_values(M, q)?;
-    let ks = read_matrix(M, keys, "keys (L, 2)")?;
-    if q.len() != 2 || keys.dims().get(1) != Some(&2) {
-        return Err(error(
-            M,
-            format!(
-                "only two dimensions can be drawn: expected a query of 2 values and keys (L, 2), got a query of {} values and keys {:?}",
-                q.len(),
-                keys.dims()
-            ),
-        ));
-    }
-    if ks.len() > MAX_KEYS {
-        return Err(error(M, format!("expected at most {MAX_KEYS} keys (one legend entry each), got keys {:?}", keys.dims())));
-    }
-    let ctx = match context {
-        Some(c) => Some(read_values(M, c)?.1),
-        None => None,
-    };
-    if let Some(c) = &ctx
-        && c.len() != 2
-    {
-        return Err(error(M, format!("only two dimensions can be drawn: expected a context of 2 values, got {}", c.len())));
-    }
-    for (what, v) in std::iter::once(("the query", &q)).chain(ks.iter().map(|k| ("a key", k))).chain(ctx.iter().map(|c| ("the context", c)))
-    {
-        if let Some(bad) = v.iter().find(|x| !x.is_finite()) {
-            return Err(error(M, format!("{what} holds {bad}: only finite vectors can be drawn")));
-        }
-    }
+    let (q, ks, ctx) = check_vectors(q, keys, context)?;
     let norm = |v: &[f64]| v[0].hypot(v[1]);
     let qn = norm(&q);
     // The unit circle's window, widened to hold the longest vector.
@@ -175,4 +159,40 @@ pub fn query_and_keys(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Re
         draw_legend(&mut chart, SeriesLabelPosition::LowerLeft, 11)?;
         Ok(())
     })
+}
+
+/// The values of a query, keys and context `query_and_keys` draws: an error naming it unless
+/// the query and the context hold 2 finite values, and `keys` is `(L, 2)` with at most
+/// [`MAX_KEYS`] keys, all finite.
+#[allow(clippy::type_complexity)]
+fn check_vectors(q: &Tensor, keys: &Tensor, context: Option<&Tensor>) -> Result<(Vec<f64>, Vec<Vec<f64>>, Option<Vec<f64>>)> {
+    const M: &str = "query_and_keys";
+    let (_, q) = read_values(M, q)?;
+    let ks = read_matrix(M, keys, "keys (L, 2)")?;
+    if q.len() != 2 || keys.dims().get(1) != Some(&2) {
+        return Err(invalid(format!(
+            "only two dimensions can be drawn: expected a query of 2 values and keys (L, 2), got a query of {} values and keys {:?}",
+            q.len(),
+            keys.dims()
+        )));
+    }
+    if ks.len() > MAX_KEYS {
+        return Err(invalid(format!("expected at most {MAX_KEYS} keys (one legend entry each), got keys {:?}", keys.dims())));
+    }
+    let ctx = match context {
+        Some(c) => Some(read_values(M, c)?.1),
+        None => None,
+    };
+    if let Some(c) = &ctx
+        && c.len() != 2
+    {
+        return Err(invalid(format!("only two dimensions can be drawn: expected a context of 2 values, got {}", c.len())));
+    }
+    for (what, v) in std::iter::once(("the query", &q)).chain(ks.iter().map(|k| ("a key", k))).chain(ctx.iter().map(|c| ("the context", c)))
+    {
+        if let Some(bad) = v.iter().find(|x| !x.is_finite()) {
+            return Err(invalid(format!("{what} holds {bad}: only finite vectors can be drawn")));
+        }
+    }
+    Ok((q, ks, ctx))
 }

@@ -2,7 +2,8 @@
 //! and a bar chart of validation losses.
 
 use crate::data::Trajectories;
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::notebook::figures::figure::{Figure, anchored_text, figure, plot_err};
 use crate::notebook::page::palette::{PRED_COLOR, SOURCE_COLOR, TARGET_COLOR};
 use candle_core::Result;
@@ -71,28 +72,14 @@ fn bounds<'a>(points: impl Iterator<Item = &'a [f64; 3]>) -> Option<((f64, f64),
 /// diamond); with `predicted` (`N * pred_len` points, e.g. a model's inverse-scaled output), the
 /// predictions too (green dotted). Longitude along x, latitude along y; the legend right of the
 /// plot, where it hides no point.
+#[errors_as]
 pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 3]]>, count: usize, title: &str) -> Result<Figure> {
-    let module = "plot_trajectories";
-    // fields edited after generating (public for the notebook) are checked before any slicing
-    trajectories.check().map_err(|e| error(module, e))?;
-    let n = count.min(trajectories.len());
+    let (n, ((x0, x1), (y0, y1))) = check_trajectories(trajectories, predicted, count)?;
     let (s, p) = (trajectories.seq_len, trajectories.pred_len);
-    if n == 0 {
-        return Err(error(module, format!("nothing to draw: {} trajectories, count {count}", trajectories.len())));
-    }
-    if let Some(pred) = predicted
-        && pred.len() < n * p
-    {
-        return Err(error(module, format!("expected at least {} predicted points ({n} trajectories of {p}), got {}", n * p, pred.len())));
-    }
     let observed = |i: usize| &trajectories.sources[i * s..(i + 1) * s];
     let future = |i: usize| &trajectories.targets[i * p..(i + 1) * p];
     let guess = |i: usize| predicted.map(|pr| &pr[i * p..(i + 1) * p]);
-    let all = (0..n).flat_map(|i| observed(i).iter().chain(future(i)).chain(guess(i).unwrap_or(&[])));
-    let Some(((x0, x1), (y0, y1))) = bounds(all) else {
-        return Err(error(module, "no finite point to draw"));
-    };
-    figure(module, (PLOT_W + LEGEND_W, 600), |root| {
+    figure("plot_trajectories", (PLOT_W + LEGEND_W, 600), |root| {
         let (plot, side) = root.split_horizontally(PLOT_W);
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 16))
@@ -145,15 +132,45 @@ pub fn plot_trajectories(trajectories: &Trajectories, predicted: Option<&[[f64; 
     })
 }
 
+/// Checks what `plot_trajectories` draws: the trajectories' fields (edited after generating,
+/// public for the notebook) before any slicing, at least one trajectory, enough predicted
+/// points, and a finite point; returns how many trajectories are drawn and their bounds.
+#[allow(clippy::type_complexity)]
+fn check_trajectories(
+    trajectories: &Trajectories,
+    predicted: Option<&[[f64; 3]]>,
+    count: usize,
+) -> Result<(usize, ((f64, f64), (f64, f64)))> {
+    trajectories.check().map_err(invalid)?;
+    let n = count.min(trajectories.len());
+    let (s, p) = (trajectories.seq_len, trajectories.pred_len);
+    if n == 0 {
+        return Err(invalid(format!("nothing to draw: {} trajectories, count {count}", trajectories.len())));
+    }
+    if let Some(pred) = predicted
+        && pred.len() < n * p
+    {
+        return Err(invalid(format!("expected at least {} predicted points ({n} trajectories of {p}), got {}", n * p, pred.len())));
+    }
+    let observed = |i: usize| &trajectories.sources[i * s..(i + 1) * s];
+    let future = |i: usize| &trajectories.targets[i * p..(i + 1) * p];
+    let guess = |i: usize| predicted.map(|pr| &pr[i * p..(i + 1) * p]);
+    let all = (0..n).flat_map(|i| observed(i).iter().chain(future(i)).chain(guess(i).unwrap_or(&[])));
+    let Some(bounds) = bounds(all) else {
+        return Err(invalid("no finite point to draw"));
+    };
+    Ok((n, bounds))
+}
+
 /// One bar per `(label, value)`, value printed above each bar (e.g. validation losses).
+#[errors_as]
 pub fn plot_bars(bars: &[(&str, f64)], title: &str, y_desc: &str) -> Result<Figure> {
-    let module = "plot_bars";
     if bars.is_empty() || bars.iter().any(|(_, v)| !v.is_finite() || *v < 0.0) {
-        return Err(error(module, format!("expected at least one bar, each finite and non-negative, got {bars:?}")));
+        return Err(invalid(format!("expected at least one bar, each finite and non-negative, got {bars:?}")));
     }
     let top = bars.iter().map(|(_, v)| *v).fold(0.0, f64::max).max(f64::MIN_POSITIVE) * 1.2;
     let n = bars.len();
-    figure(module, (120 * n as u32 + 160, 380), |root| {
+    figure("plot_bars", (120 * n as u32 + 160, 380), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 16))
             .margin(10)

@@ -1,7 +1,8 @@
 //! Lines on log-log axes: how a quantity grows with another across orders of magnitude (tokens
 //! per second against parameters, say, as `make bench-scale` draws for docs/performance.md).
 
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::notebook::figures::figure::{Figure, draw_legend, figure, plot_err};
 use crate::notebook::page::palette::{SOURCE_COLOR, TARGET_COLOR};
 use candle_core::Result;
@@ -42,16 +43,16 @@ fn short(v: f64) -> String {
 /// # Shapes
 /// - `series`: one or more lines, each of one or more `(x, y)` points (sorted by `x` or not: the
 ///   line joins them in the order given)
+#[errors_as]
 pub fn plot_loglog(title: &str, x_desc: &str, y_desc: &str, series: &[LogLogSeries]) -> Result<Figure> {
-    let module = "plot_loglog";
     if series.is_empty() || series.iter().any(|s| s.points.is_empty()) {
-        return Err(error(module, "expected at least one series, each with at least one point"));
+        return Err(invalid("expected at least one series, each with at least one point"));
     }
     if let Some((s, (x, y))) = series.iter().flat_map(|s| s.points.iter().map(move |p| (s, p))).find(|(_, (x, y))| {
         let bad = |v: &f64| !(v.is_finite() && *v > 0.0);
         bad(x) || bad(y)
     }) {
-        return Err(error(module, format!("series `{}`: the point ({x}, {y}) is not positive and finite (log axes)", s.label)));
+        return Err(invalid(format!("series `{}`: the point ({x}, {y}) is not positive and finite (log axes)", s.label)));
     }
     let (x_lo, x_hi) = decades(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
     let (y_lo, y_hi) = decades(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));

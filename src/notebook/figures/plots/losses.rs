@@ -1,6 +1,7 @@
 //! Training and validation losses, and `StepByStep::plot_losses`.
 
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::notebook::figures::figure::{Figure, draw_legend, figure, plot_err};
 use crate::notebook::page::palette::{SOURCE_COLOR, TARGET_COLOR};
 use crate::train::Batches;
@@ -33,7 +34,9 @@ pub struct LogAxis {
 /// [`MAX_DECADES`] decades below the largest loss. Subnormal losses cannot be drawn on a log
 /// axis: when they are all there is, the axis is the decade above [`f64::MIN_POSITIVE`] and the
 /// note says they are not shown. An error if no loss is positive and finite.
+#[errors_as("plot_losses")]
 pub fn log_axis(values: &[f64]) -> Result<LogAxis> {
+    check_drawable(values)?;
     let drawable = |v: &f64| v.is_finite() && *v >= f64::MIN_POSITIVE;
     let max = values.iter().copied().filter(drawable).fold(f64::NAN, f64::max);
     let (lo, hi, floor) = if !max.is_nan() {
@@ -41,14 +44,9 @@ pub fn log_axis(values: &[f64]) -> Result<LogAxis> {
         let floor = (max / 10f64.powi(MAX_DECADES)).max(f64::MIN_POSITIVE);
         let min = values.iter().copied().filter(|v| drawable(v) && *v >= floor).fold(max, f64::min);
         ((min / 1.25), (max * 1.25).min(f64::MAX), floor)
-    } else if values.iter().any(|v| v.is_finite() && *v > 0.0) {
+    } else {
         // Subnormal losses only: an empty axis, the caption saying what was left out.
         (f64::MIN_POSITIVE, f64::MIN_POSITIVE * 10.0, f64::MIN_POSITIVE)
-    } else {
-        return Err(error(
-            "plot_losses",
-            format!("expected at least one finite positive loss, got {} losses and none drawable; train first", values.len()),
-        ));
     };
     let cut = values.iter().filter(|v| v.is_finite() && **v > 0.0 && **v < floor).count();
     let bad = values.iter().filter(|v| !v.is_finite() || **v <= 0.0).count();
@@ -61,6 +59,15 @@ pub fn log_axis(values: &[f64]) -> Result<LogAxis> {
     }
     let note = if notes.is_empty() { None } else { Some(notes.join("; ")) };
     Ok(LogAxis { lo, hi, floor, note })
+}
+
+/// Checks that at least one loss is positive and finite (if only subnormal ones are, the axis
+/// shows none of them).
+fn check_drawable(values: &[f64]) -> Result<()> {
+    if values.iter().any(|v| v.is_finite() && *v > 0.0) {
+        return Ok(());
+    }
+    Err(invalid(format!("expected at least one finite positive loss, got {} losses and none drawable; train first", values.len())))
 }
 
 /// An axis label: plain decimals for ordinary losses, scientific notation otherwise.

@@ -1,7 +1,8 @@
 //! Lecture part 3: positional encoding as dials, curves and distance meshes.
 
 use crate::attention::positional_encoding_table;
-use crate::nn::shape::{Within, check_size, error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::{check_size, invalid, invalid_shape};
 use crate::notebook::display::elide::{Axis, MAX_CELLS, grid, joined_note};
 use crate::notebook::display::read::{check_readable, read_matrix, to_f64};
 use crate::notebook::figures::figure::{Figure, NOTE_HEIGHT, anchored_text, draw_legend, figure, figure_size, plot_err, with_note};
@@ -55,17 +56,18 @@ fn labelled_rows<'a>(
 
 /// Positions as angles: for each base, position `p` turns `p / base` of a full circle
 /// (`encoding_degrees`).
+#[errors_as]
 pub fn encoding_degrees(seqs: &[usize], tot: usize) -> Result<Figure> {
-    const M: &str = "encoding_degrees";
     if seqs.is_empty() || tot == 0 || seqs.contains(&0) {
-        return Err(error(M, format!("expected positive bases and tot, got bases {seqs:?} and tot {tot}")));
+        return Err(invalid(format!("expected positive bases and tot, got bases {seqs:?} and tot {tot}")));
     }
     if seqs.len() > MAX_DIALS || tot > MAX_DIALS {
-        return Err(error(
-            M,
-            format!("expected at most {MAX_DIALS} bases and positions (one dial each), got {} bases and tot {tot}", seqs.len()),
-        ));
+        return Err(invalid(format!(
+            "expected at most {MAX_DIALS} bases and positions (one dial each), got {} bases and tot {tot}",
+            seqs.len()
+        )));
     }
+    const M: &str = "encoding_degrees";
     let labels: Vec<String> = seqs.iter().map(|b| format!("base {b}")).collect();
     let size = figure_size(M, (90, 80, tot), (30, 85, seqs.len()))?;
     figure(M, size, |root| {
@@ -87,20 +89,18 @@ pub fn encoding_degrees(seqs: &[usize], tot: usize) -> Result<Figure> {
 
 /// The angular speeds of the sinusoidal encoding as dials: dimension pair `i` turns
 /// `exp(-2i ln(10000) / d_model)` radians per position (`exponential_dials`).
+#[errors_as]
 pub fn exponential_dials(d_model: usize, max_len: usize) -> Result<Figure> {
-    const M: &str = "exponential_dials";
     if d_model < 2 || max_len == 0 {
-        return Err(error(M, format!("expected d_model >= 2 and max_len > 0, got {d_model} and {max_len}")));
+        return Err(invalid(format!("expected d_model >= 2 and max_len > 0, got {d_model} and {max_len}")));
     }
+    if d_model / 2 > MAX_DIALS || max_len > MAX_DIALS {
+        return Err(invalid(format!(
+            "expected at most {MAX_DIALS} dimension pairs and positions (one dial each), got d_model {d_model} and max_len {max_len}"
+        )));
+    }
+    const M: &str = "exponential_dials";
     let pairs = d_model / 2;
-    if pairs > MAX_DIALS || max_len > MAX_DIALS {
-        return Err(error(
-            M,
-            format!(
-                "expected at most {MAX_DIALS} dimension pairs and positions (one dial each), got d_model {d_model} and max_len {max_len}"
-            ),
-        ));
-    }
     let speeds: Vec<f64> = (0..pairs).map(|i| (-(2.0 * i as f64) * (10000f64).ln() / d_model as f64).exp()).collect();
     let labels: Vec<String> = speeds.iter().enumerate().map(|(i, w)| format!("dims {},{}: w={w:.3}", 2 * i, 2 * i + 1)).collect();
     let size = figure_size(M, (130, 75, max_len), (30, 85, pairs))?;
@@ -124,13 +124,10 @@ pub fn exponential_dials(d_model: usize, max_len: usize) -> Result<Figure> {
 /// A matrix as a heatmap with its values printed, shaded from its minimum to its maximum
 /// (`plot_mesh`). Rows and columns are labelled with their indices. A matrix of more than 40
 /// rows or columns shows its first and last 20, and a note above says so.
+#[errors_as]
 pub fn plot_mesh(matrix: &Tensor, title: &str, axis_label: &str) -> Result<Figure> {
+    let (r, c) = check_matrix(matrix)?;
     const M: &str = "plot_mesh";
-    check_readable(M, matrix)?;
-    let (r, c) = match *matrix.dims() {
-        [r, c] if r > 0 && c > 0 => (r, c),
-        ref d => return Err(shape_error(M, "a 2-D matrix with at least one row and one column", d)),
-    };
     let (rows, cols) = (Axis::edges(r, MAX_CELLS), Axis::edges(c, MAX_CELLS));
     let shown = cols.select(M, &rows.select(M, matrix, 0)?, 1)?;
     let m = read_matrix(M, &shown, "a matrix")?;
@@ -153,18 +150,26 @@ pub fn plot_mesh(matrix: &Tensor, title: &str, axis_label: &str) -> Result<Figur
     })
 }
 
+/// Checks that `matrix` is readable and 2-D with at least one row and one column; returns its
+/// sizes.
+fn check_matrix(matrix: &Tensor) -> Result<(usize, usize)> {
+    check_readable(matrix)?;
+    match *matrix.dims() {
+        [r, c] if r > 0 && c > 0 => Ok((r, c)),
+        ref d => Err(invalid_shape("a 2-D matrix with at least one row and one column", d)),
+    }
+}
+
 /// The sinusoidal encoding of `max_len` positions in `d_model` dimensions: one curve per
 /// dimension over the positions (sines solid, cosines dashed) and the table as a heatmap.
+#[errors_as]
 pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
-    const M: &str = "encoding_curves";
     if max_len == 0 || d_model == 0 || max_len > MAX_CURVE_POSITIONS || d_model > MAX_CURVES {
-        return Err(error(
-            M,
-            format!(
-                "expected 1 to {MAX_CURVE_POSITIONS} positions and 1 to {MAX_CURVES} dimensions (one curve each), got {max_len} and {d_model}"
-            ),
-        ));
+        return Err(invalid(format!(
+            "expected 1 to {MAX_CURVE_POSITIONS} positions and 1 to {MAX_CURVES} dimensions (one curve each), got {max_len} and {d_model}"
+        )));
     }
+    const M: &str = "encoding_curves";
     let table = read_matrix(M, &positional_encoding_table(max_len, d_model)?, "an encoding table")?;
     // The table panel is 380 pixels tall: at most 20 positions fit.
     let (rows, cols) = (Axis::edges(max_len, MAX_CELLS / 2), Axis::edges(d_model, MAX_CELLS));
@@ -205,20 +210,24 @@ pub fn encoding_curves(max_len: usize, d_model: usize) -> Result<Figure> {
 
 /// Euclidean distances between the first `n` rows of an encoding table `(max_len, d_model)`:
 /// `(n, n)`, with `n <= max_len`.
+#[errors_as]
 pub fn encoding_distances(table: &Tensor, n: usize) -> Result<Tensor> {
-    const M: &str = "encoding_distances";
-    check_readable(M, table)?;
+    check_table(table, n)?;
+    let rows = to_f64("encoding_distances", &table.narrow(0, 0, n)?)?.to_dtype(DType::F32)?;
+    rows.unsqueeze(1)?.broadcast_sub(&rows.unsqueeze(0)?)?.sqr()?.sum(2)?.sqrt()
+}
+
+/// Checks that `table` is a readable `(max_len, d_model)` table with at least `n` rows, and that
+/// `(n, n, d_model)` can be made.
+fn check_table(table: &Tensor, n: usize) -> Result<()> {
+    check_readable(table)?;
     let (len, d) = match *table.dims() {
         [len, d] => (len, d),
-        ref dims => return Err(shape_error(M, "an encoding table (max_len, d_model)", dims)),
+        ref dims => return Err(invalid_shape("an encoding table (max_len, d_model)", dims)),
     };
     if n > len {
-        return Err(error(M, format!("expected n <= max_len = {len} rows of the table {:?}, got n = {n}", table.dims())));
+        return Err(invalid(format!("expected n <= max_len = {len} rows of the table {:?}, got n = {n}", table.dims())));
     }
-    check_size(&[n, n, d]).within(M)?;
-    let distances = || -> Result<Tensor> {
-        let rows = to_f64(M, &table.narrow(0, 0, n)?)?.to_dtype(DType::F32)?;
-        rows.unsqueeze(1)?.broadcast_sub(&rows.unsqueeze(0)?)?.sqr()?.sum(2)?.sqrt()
-    };
-    distances().map_err(|e| error(M, e))
+    check_size(&[n, n, d])?;
+    Ok(())
 }

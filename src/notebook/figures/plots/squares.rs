@@ -1,7 +1,8 @@
 //! Lecture part 1: the squares, the sequences and the predictions.
 
 use crate::data::{CORNERS, walk};
-use crate::nn::shape::{error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::{error, invalid, invalid_shape, shape_error};
 use crate::notebook::display::read::read_values;
 use crate::notebook::figures::figure::{Figure, NOTE_HEIGHT, figure, figure_size, plot_err, with_note};
 use crate::notebook::page::palette::{CORNER_COLORS, SOURCE_COLOR, TARGET_COLOR};
@@ -131,20 +132,22 @@ pub const MAX_DATA_ROWS: usize = 20;
 /// The first `5 * n_rows` sequences of a data set, titled by direction (`plot_data`): one
 /// direction per sequence. At most [`MAX_DATA_ROWS`] rows are drawn, and no more than the data
 /// fill; the figure says so when sequences are left out.
+#[errors_as]
 pub fn plot_data(points: &[Vec<[f64; 2]>], directions: &[i64], n_rows: usize) -> Result<Figure> {
-    const M: &str = "plot_data";
     if points.len() != directions.len() {
-        return Err(error(
-            M,
-            format!("expected one direction per sequence, got {} sequences and {} directions", points.len(), directions.len()),
-        ));
+        return Err(invalid(format!(
+            "expected one direction per sequence, got {} sequences and {} directions",
+            points.len(),
+            directions.len()
+        )));
     }
     if n_rows == 0 || points.is_empty() {
-        return Err(error(
-            M,
-            format!("expected at least one row and one sequence to draw, got n_rows = {n_rows} and {} sequences", points.len()),
-        ));
+        return Err(invalid(format!(
+            "expected at least one row and one sequence to draw, got n_rows = {n_rows} and {} sequences",
+            points.len()
+        )));
     }
+    const M: &str = "plot_data";
     let rows = n_rows.min(points.len().div_ceil(5)).min(MAX_DATA_ROWS);
     let n = (5 * rows).min(points.len());
     let asked = n_rows.saturating_mul(5).min(points.len());
@@ -168,27 +171,10 @@ pub fn plot_data(points: &[Vec<[f64; 2]>], directions: &[i64], n_rows: usize) ->
 /// Actual sequences (solid) and predicted targets (dashed) for the first 10 test sequences
 /// (`sequence_pred`). `full` is `(N, L, 2)`, `predicted` is `(N, target_len, 2)` with
 /// `target_len < L`, and `directions` holds one direction per sequence.
+#[errors_as]
 pub fn sequence_pred(full: &Tensor, predicted: &Tensor, directions: &[i64]) -> Result<Figure> {
+    let (n, l, tl) = check_pred(full, predicted, directions)?;
     const M: &str = "sequence_pred";
-    let dims = |t: &Tensor| match *t.dims() {
-        [n, l, 2] => Some((n, l)),
-        _ => None,
-    };
-    let (Some((n, l)), Some((pn, tl))) = (dims(full), dims(predicted)) else {
-        return Err(error(M, format!("expected full (N, L, 2) and predicted (N, T, 2), got {:?} and {:?}", full.dims(), predicted.dims())));
-    };
-    if pn != n || tl >= l {
-        return Err(error(
-            M,
-            format!("expected full (N, L, 2) and predicted (N, T, 2) with T < L, got {:?} and {:?}", full.dims(), predicted.dims()),
-        ));
-    }
-    if directions.len() != n {
-        return Err(error(M, format!("expected one direction per sequence ({n}), got {} directions", directions.len())));
-    }
-    if n == 0 {
-        return Err(shape_error(M, "at least one sequence to draw in full (N, L, 2)", full.dims()));
-    }
     let shown = n.min(10);
     let full = rows_of(M, full, shown)?;
     let pred = rows_of(M, predicted, shown)?;
@@ -210,4 +196,30 @@ pub fn sequence_pred(full: &Tensor, predicted: &Tensor, directions: &[i64]) -> R
         }
         Ok(())
     })
+}
+
+/// Checks `sequence_pred`'s input: `full` `(N, L, 2)` with `N >= 1`, `predicted` `(N, T, 2)`
+/// with `T < L`, and one direction per sequence; returns `(N, L, T)`.
+fn check_pred(full: &Tensor, predicted: &Tensor, directions: &[i64]) -> Result<(usize, usize, usize)> {
+    let dims = |t: &Tensor| match *t.dims() {
+        [n, l, 2] => Some((n, l)),
+        _ => None,
+    };
+    let (Some((n, l)), Some((pn, tl))) = (dims(full), dims(predicted)) else {
+        return Err(invalid(format!("expected full (N, L, 2) and predicted (N, T, 2), got {:?} and {:?}", full.dims(), predicted.dims())));
+    };
+    if pn != n || tl >= l {
+        return Err(invalid(format!(
+            "expected full (N, L, 2) and predicted (N, T, 2) with T < L, got {:?} and {:?}",
+            full.dims(),
+            predicted.dims()
+        )));
+    }
+    if directions.len() != n {
+        return Err(invalid(format!("expected one direction per sequence ({n}), got {} directions", directions.len())));
+    }
+    if n == 0 {
+        return Err(invalid_shape("at least one sequence to draw in full (N, L, 2)", full.dims()));
+    }
+    Ok((n, l, tl))
 }
