@@ -2,7 +2,8 @@
 //! around the centre of Florence, drawn with Python's `random` module as 001 draws them.
 
 use super::scaler::MinMaxScaler;
-use crate::nn::shape::{Within, error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::{error, invalid, shape_error};
 use crate::repro::PyRandom;
 use candle_core::{DType, Device, Result, Tensor};
 
@@ -63,43 +64,23 @@ pub struct Trajectories {
 
 impl Trajectories {
     /// Trajectories from their points, checked as [`Trajectories::check`] does.
+    #[errors_as("Trajectories::new")]
     pub fn new(sources: Vec<[f64; 3]>, targets: Vec<[f64; 3]>, seq_len: usize, pred_len: usize) -> Result<Self> {
-        let t = Trajectories { sources, targets, seq_len, pred_len };
-        t.checked("Trajectories::new")?;
-        Ok(t)
+        check_invariant(&sources, &targets, seq_len, pred_len)?;
+        Ok(Trajectories { sources, targets, seq_len, pred_len })
     }
 
     /// Checks the invariant the methods rely on (the fields are public, so nothing else keeps
     /// it): `seq_len` and `pred_len` at least 1, `sources` a whole number `N` of trajectories of
     /// `seq_len` points and `targets` exactly `N * pred_len` points. Returns `N`.
+    #[errors_as]
     pub fn check(&self) -> Result<usize> {
-        self.checked("Trajectories::check")
+        self.check_invariant()
     }
 
-    /// [`Trajectories::check`], its errors under `module`.
-    fn checked(&self, module: &str) -> Result<usize> {
-        let (s, p) = (self.seq_len, self.pred_len);
-        if s == 0 || p == 0 {
-            let field = if s == 0 { "seq_len" } else { "pred_len" };
-            return Err(error(module, format!("Trajectories.{field} must be at least 1, got seq_len = {s}, pred_len = {p}")));
-        }
-        if !self.sources.len().is_multiple_of(s) {
-            return Err(error(
-                module,
-                format!("Trajectories.sources holds {} points, not a whole number of trajectories of seq_len = {s}", self.sources.len()),
-            ));
-        }
-        let n = self.sources.len() / s;
-        if n.checked_mul(p) != Some(self.targets.len()) {
-            return Err(error(
-                module,
-                format!(
-                    "Trajectories.targets holds {} points, expected {n} trajectories (from sources) of pred_len = {p}",
-                    self.targets.len()
-                ),
-            ));
-        }
-        Ok(n)
+    /// [`Trajectories::check`], unlabelled: the door of each method labels it.
+    fn check_invariant(&self) -> Result<usize> {
+        check_invariant(&self.sources, &self.targets, self.seq_len, self.pred_len)
     }
 
     /// Number of trajectories (the whole ones in `sources`, if the invariant is broken).
@@ -113,50 +94,78 @@ impl Trajectories {
 
     /// The observed points, `(N, seq_len, 3)` in `f32`. An error if the invariant
     /// ([`Trajectories::check`]) is broken or a value is not finite in `f32`.
+    #[errors_as]
     pub fn sources_tensor(&self) -> Result<Tensor> {
-        let module = "Trajectories::sources_tensor";
-        let n = self.checked(module)?;
-        points_tensor(module, "sources", &self.sources, n, self.seq_len)
+        let n = self.check_invariant()?;
+        let flat = check_f32("sources", &self.sources, n, self.seq_len)?;
+        Tensor::from_vec(flat, (n, self.seq_len, 3), &Device::Cpu)
     }
 
     /// The future points, `(N, pred_len, 3)` in `f32`, checked as
     /// [`Trajectories::sources_tensor`] is.
+    #[errors_as]
     pub fn targets_tensor(&self) -> Result<Tensor> {
-        let module = "Trajectories::targets_tensor";
-        let n = self.checked(module)?;
-        points_tensor(module, "targets", &self.targets, n, self.pred_len)
+        let n = self.check_invariant()?;
+        let flat = check_f32("targets", &self.targets, n, self.pred_len)?;
+        Tensor::from_vec(flat, (n, self.pred_len, 3), &Device::Cpu)
     }
 
     /// Source and target as one sequence, `(N, seq_len + pred_len, 3)` in `f32`: the lecture's
     /// encoder-decoders split it at `input_len` themselves.
+    #[errors_as]
     pub fn full_tensor(&self) -> Result<Tensor> {
-        let module = "Trajectories::full_tensor";
-        let n = self.checked(module)?;
-        let sources = points_tensor(module, "sources", &self.sources, n, self.seq_len)?;
-        let targets = points_tensor(module, "targets", &self.targets, n, self.pred_len)?;
+        let n = self.check_invariant()?;
+        let sources = check_f32("sources", &self.sources, n, self.seq_len)?;
+        let targets = check_f32("targets", &self.targets, n, self.pred_len)?;
+        let sources = Tensor::from_vec(sources, (n, self.seq_len, 3), &Device::Cpu)?;
+        let targets = Tensor::from_vec(targets, (n, self.pred_len, 3), &Device::Cpu)?;
         Tensor::cat(&[sources, targets], 1)
     }
 
     /// Every point through a fitted scaler (timestamps included).
+    #[errors_as]
     pub fn scaled(&self, scaler: &MinMaxScaler) -> Result<Trajectories> {
-        let module = "Trajectories::scaled";
-        self.checked(module)?;
-        let sources = scaler.transform(&self.sources).within(module)?;
-        let targets = scaler.transform(&self.targets).within(module)?;
+        self.check_invariant()?;
+        let sources = scaler.transform(&self.sources)?;
+        let targets = scaler.transform(&self.targets)?;
         Ok(Trajectories { sources, targets, ..self.clone() })
     }
 
     /// The simplest forecast: every future point repeats the last observed one. Trajectories
     /// that break the invariant ([`Trajectories::check`]) have no last observed points to repeat:
     /// an error says which field is off.
+    #[errors_as]
     pub fn repeat_last(&self) -> Result<Vec<[f64; 3]>> {
-        self.checked("Trajectories::repeat_last")?;
+        self.check_invariant()?;
         Ok(self
             .sources
             .chunks_exact(self.seq_len)
             .flat_map(|observed| std::iter::repeat_n(observed[self.seq_len - 1], self.pred_len))
             .collect())
     }
+}
+
+/// Checks the invariant of [`Trajectories`] on its fields (see [`Trajectories::check`]);
+/// returns the number of trajectories `N`.
+fn check_invariant(sources: &[[f64; 3]], targets: &[[f64; 3]], s: usize, p: usize) -> Result<usize> {
+    if s == 0 || p == 0 {
+        let field = if s == 0 { "seq_len" } else { "pred_len" };
+        return Err(invalid(format!("Trajectories.{field} must be at least 1, got seq_len = {s}, pred_len = {p}")));
+    }
+    if !sources.len().is_multiple_of(s) {
+        return Err(invalid(format!(
+            "Trajectories.sources holds {} points, not a whole number of trajectories of seq_len = {s}",
+            sources.len()
+        )));
+    }
+    let n = sources.len() / s;
+    if n.checked_mul(p) != Some(targets.len()) {
+        return Err(invalid(format!(
+            "Trajectories.targets holds {} points, expected {n} trajectories (from sources) of pred_len = {p}",
+            targets.len()
+        )));
+    }
+    Ok(n)
 }
 
 /// Rows of points from a tensor `(..., 3)`, any float dtype.
@@ -181,23 +190,23 @@ pub fn lat_lon_mse(predicted: &[[f64; 3]], target: &[[f64; 3]]) -> Result<f64> {
     Ok(sum / (2 * target.len()) as f64)
 }
 
-/// `(n, len, 3)` in `f32` from rows of points (`field` names them in errors): exactly `n * len`
-/// of them, every value finite in `f32`.
-fn points_tensor(module: &str, field: &str, points: &[[f64; 3]], n: usize, len: usize) -> Result<Tensor> {
+/// Checks rows of points (`field` names them in errors) for a `(n, len, 3)` tensor in `f32`:
+/// exactly `n * len` of them, every value finite in `f32`. Returns the values, flat, in `f32`.
+fn check_f32(field: &str, points: &[[f64; 3]], n: usize, len: usize) -> Result<Vec<f32>> {
     if n.checked_mul(len) != Some(points.len()) {
-        return Err(error(module, format!("Trajectories.{field} holds {} points, expected {n} * {len}", points.len())));
+        return Err(invalid(format!("Trajectories.{field} holds {} points, expected {n} * {len}", points.len())));
     }
     let mut flat = Vec::with_capacity(points.len() * 3);
     for (k, p) in points.iter().enumerate() {
         for &v in p {
             let x = v as f32;
             if !x.is_finite() {
-                return Err(error(module, format!("Trajectories.{field}[{k}] = {p:?} has a value that is not finite in float32")));
+                return Err(invalid(format!("Trajectories.{field}[{k}] = {p:?} has a value that is not finite in float32")));
             }
             flat.push(x);
         }
     }
-    Tensor::from_vec(flat, (n, len, 3), &Device::Cpu)
+    Ok(flat)
 }
 
 /// `n` trajectories drawn from `rng` in 001's order: for each, `seq_len` observed points (the
@@ -209,14 +218,15 @@ fn points_tensor(module: &str, field: &str, points: &[[f64; 3]], n: usize, len: 
 /// [`GpsConfig::MAX_POINTS`] points in all, a non-finite `start`, `interval_minutes` not
 /// positive, `max_offset` or `step` negative or not finite, or values the trajectories would
 /// take beyond `f32`'s range (the exercise's tensors).
+#[errors_as]
 pub fn generate_gps_trajectories(rng: &mut PyRandom, n: usize, cfg: &GpsConfig) -> Result<Trajectories> {
-    generate(rng, n, cfg, "generate_gps_trajectories")
+    check_request(n, cfg)?;
+    generate(rng, n, cfg)
 }
 
-/// Checks a request for `n` trajectories of `cfg` (see [`generate_gps_trajectories`]), its
-/// errors under `module`.
-fn check_request(module: &str, n: usize, cfg: &GpsConfig) -> Result<()> {
-    let fail = |msg: String| Err(error(module, msg));
+/// Checks a request for `n` trajectories of `cfg` (see [`generate_gps_trajectories`]).
+fn check_request(n: usize, cfg: &GpsConfig) -> Result<()> {
+    let fail = |msg: String| Err(invalid(msg));
     let (s, p) = (cfg.seq_len, cfg.pred_len);
     if n == 0 {
         return fail(format!("n (the number of trajectories) must be at least 1, got n = {n}"));
@@ -275,17 +285,16 @@ fn check_request(module: &str, n: usize, cfg: &GpsConfig) -> Result<()> {
 }
 
 /// `Vec::with_capacity`, an error instead of an abort where the memory cannot be had.
-fn reserve(module: &str, len: usize) -> Result<Vec<[f64; 3]>> {
+fn reserve(len: usize) -> Result<Vec<[f64; 3]>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|e| error(module, format!("cannot allocate {len} points: {e}")))?;
+    v.try_reserve_exact(len).map_err(|e| invalid(format!("cannot allocate {len} points: {e}")))?;
     Ok(v)
 }
 
-/// [`generate_gps_trajectories`], its errors under `module`.
-fn generate(rng: &mut PyRandom, n: usize, cfg: &GpsConfig, module: &str) -> Result<Trajectories> {
-    check_request(module, n, cfg)?;
+/// [`generate_gps_trajectories`] on a request [`check_request`] has checked.
+fn generate(rng: &mut PyRandom, n: usize, cfg: &GpsConfig) -> Result<Trajectories> {
     let dt = cfg.interval_minutes * 60.0;
-    let (mut sources, mut targets) = (reserve(module, n * cfg.seq_len)?, reserve(module, n * cfg.pred_len)?);
+    let (mut sources, mut targets) = (reserve(n * cfg.seq_len)?, reserve(n * cfg.pred_len)?);
     for _ in 0..n {
         let mut time = cfg.start;
         let mut last = [0.0; 3];
@@ -315,13 +324,11 @@ pub struct GpsSplits {
 }
 
 /// 1000 training, 100 validation and 20 test trajectories from `random.seed(seed)`; `cfg` is
-/// checked as [`generate_gps_trajectories`] checks it.
+/// checked as [`generate_gps_trajectories`] checks it (for the largest split: the smaller ones
+/// then pass too).
+#[errors_as]
 pub fn gps_splits(seed: i128, cfg: &GpsConfig) -> Result<GpsSplits> {
-    let module = "gps_splits";
+    check_request(1000, cfg)?;
     let mut rng = PyRandom::new(seed);
-    Ok(GpsSplits {
-        train: generate(&mut rng, 1000, cfg, module)?,
-        valid: generate(&mut rng, 100, cfg, module)?,
-        test: generate(&mut rng, 20, cfg, module)?,
-    })
+    Ok(GpsSplits { train: generate(&mut rng, 1000, cfg)?, valid: generate(&mut rng, 100, cfg)?, test: generate(&mut rng, 20, cfg)? })
 }

@@ -1,5 +1,7 @@
 //! `TensorDataset` and a `DataLoader` that shuffles as PyTorch's does.
 
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::repro::{self, Generator};
 use candle_core::{Result, Tensor, bail};
 
@@ -11,11 +13,9 @@ pub struct TensorDataset {
 }
 
 impl TensorDataset {
+    #[errors_as]
     pub fn new(x: &Tensor, y: &Tensor) -> Result<Self> {
-        let (nx, ny) = (x.dims().first().copied(), y.dims().first().copied());
-        if nx.is_none() || nx != ny || x.rank() == 0 {
-            bail!("TensorDataset: expected tensors with the same first dimension, got {:?} and {:?}", x.dims(), y.dims())
-        }
+        check_same_first_dim(x, y)?;
         Ok(TensorDataset { x: x.contiguous()?, y: y.contiguous()? })
     }
 
@@ -36,6 +36,15 @@ impl TensorDataset {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// Checks that `x` and `y` have a first dimension, the same.
+fn check_same_first_dim(x: &Tensor, y: &Tensor) -> Result<()> {
+    let (nx, ny) = (x.dims().first().copied(), y.dims().first().copied());
+    if nx.is_none() || nx != ny || x.rank() == 0 {
+        return Err(invalid(format!("expected tensors with the same first dimension, got {:?} and {:?}", x.dims(), y.dims())));
+    }
+    Ok(())
 }
 
 /// A loader given `&dataset` shares its tensors (candle's storage is reference-counted), as a

@@ -1,5 +1,7 @@
 //! The lecture's "squares": noisy walks around the corners of a square, equal to NumPy's.
 
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use crate::repro::RandomState;
 use candle_core::{Device, Result, Tensor, bail};
 
@@ -61,14 +63,21 @@ impl Sequences {
     }
 
     /// All sequences as one float32 tensor `(N, L, 2)`; they must share one length.
+    #[errors_as]
     pub fn to_tensor(&self) -> Result<Tensor> {
-        let Some(first) = self.points.first() else { bail!("Sequences::to_tensor: there are no sequences") };
-        let l = first.len();
-        if let Some((i, p)) = self.points.iter().enumerate().find(|(_, p)| p.len() != l) {
-            bail!("Sequences::to_tensor: sequences have different lengths ({l} and {} at index {i}); pad them first", p.len())
-        }
+        let l = self.check_one_length()?;
         let flat: Vec<f32> = self.points.iter().flatten().flat_map(|p| [p[0] as f32, p[1] as f32]).collect();
         Tensor::from_vec(flat, (self.points.len(), l, 2), &Device::Cpu)
+    }
+
+    /// Checks that there is at least one sequence and that all share one length; returns it.
+    fn check_one_length(&self) -> Result<usize> {
+        let Some(first) = self.points.first() else { return Err(invalid("there are no sequences")) };
+        let l = first.len();
+        if let Some((i, p)) = self.points.iter().enumerate().find(|(_, p)| p.len() != l) {
+            return Err(invalid(format!("sequences have different lengths ({l} and {} at index {i}); pad them first", p.len())));
+        }
+        Ok(l)
     }
 
     /// The directions as an `(N,)` tensor of 0/1 (float32).

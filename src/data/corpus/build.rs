@@ -3,7 +3,8 @@
 
 use super::config::CorpusConfig;
 use super::generate::Sampler;
-use candle_core::{Result, bail};
+use crate::nn::shape::error;
+use candle_core::Result;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// When this many draws in a row bring no new sentence of an allowed length, the grammar is
@@ -34,7 +35,17 @@ pub fn tokens(sentence: &str) -> Vec<&str> {
 /// the grammar can give within the length bounds is an error, raised once [`STALL_DRAWS`] draws
 /// in a row bring nothing new.
 pub fn generate_corpus(cfg: &CorpusConfig) -> Result<Corpus> {
-    cfg.check()?;
+    cfg.check_config()?;
+    let mut pairs = draw_pairs(cfg)?;
+    let test = pairs.split_off(cfg.train + cfg.valid);
+    let valid = pairs.split_off(cfg.train);
+    Ok(Corpus { train: pairs, valid, test })
+}
+
+/// The `cfg.total()` distinct pairs of [`generate_corpus`], in the order drawn; an error naming
+/// `generate_corpus` once [`STALL_DRAWS`] draws in a row bring nothing new, or should the grammar
+/// ever draw a sentence it refuses to render.
+fn draw_pairs(cfg: &CorpusConfig) -> Result<Vec<Pair>> {
     let total = cfg.total();
     let mut sampler = Sampler::new(cfg.seed, &cfg.mix);
     let mut seen: HashSet<String> = HashSet::with_capacity(total);
@@ -42,20 +53,25 @@ pub fn generate_corpus(cfg: &CorpusConfig) -> Result<Corpus> {
     let (mut draws, mut stalled) = (0usize, 0usize);
     while pairs.len() < total {
         if stalled >= STALL_DRAWS {
-            bail!(
-                "generate_corpus: asked for {total} distinct sentences of {} to {} tokens, but the grammar gave only {} in {draws} draws \
-                 (the last {STALL_DRAWS} brought nothing new); ask for fewer pairs or widen min_len..max_len",
-                cfg.min_len,
-                cfg.max_len,
-                pairs.len()
-            )
+            return Err(error(
+                "generate_corpus",
+                format!(
+                    "asked for {total} distinct sentences of {} to {} tokens, but the grammar gave only {} in {draws} draws \
+                     (the last {STALL_DRAWS} brought nothing new); ask for fewer pairs or widen min_len..max_len",
+                    cfg.min_len,
+                    cfg.max_len,
+                    pairs.len()
+                ),
+            ));
         }
         draws += 1;
         stalled += 1;
         let sentence = sampler.sentence();
         let (de, en) = match sentence.render() {
             Ok(p) => p,
-            Err(e) => bail!("generate_corpus: draw {draws} built a sentence the grammar refuses ({e}): {sentence:?}"),
+            Err(e) => {
+                return Err(error("generate_corpus", format!("draw {draws} built a sentence the grammar refuses ({e}): {sentence:?}")));
+            }
         };
         let fits = |s: &str| (cfg.min_len..=cfg.max_len).contains(&s.split_whitespace().count());
         if fits(&de) && fits(&en) && !seen.contains(&de) {
@@ -64,9 +80,7 @@ pub fn generate_corpus(cfg: &CorpusConfig) -> Result<Corpus> {
             stalled = 0;
         }
     }
-    let test = pairs.split_off(cfg.train + cfg.valid);
-    let valid = pairs.split_off(cfg.train);
-    Ok(Corpus { train: pairs, valid, test })
+    Ok(pairs)
 }
 
 /// Counts over a corpus: word types as the tokenizer will see them (lower-cased), and sentence

@@ -96,7 +96,7 @@ impl Clause {
     }
 
     /// Checks what the renderer cannot say correctly in both languages.
-    pub fn check(&self) -> Result<()> {
+    pub fn check_grammar(&self) -> Result<()> {
         let v = self.verb.lemma();
         match (self.verb.complement, &self.object) {
             (Complement::Object(_), None) => bail!("corpus: `{v}` is transitive, the clause has no object"),
@@ -240,8 +240,8 @@ impl Sentence {
     }
 
     /// Checks the sentence: each clause, and that the clauses fit together.
-    pub fn check(&self) -> Result<()> {
-        self.main.check()?;
+    pub fn check_grammar(&self) -> Result<()> {
+        self.main.check_grammar()?;
         let v = self.main.verb.lemma();
         if self.front_adverb && self.main.adverb.is_none() {
             bail!("corpus: front_adverb is set but the main clause has no adverb")
@@ -257,7 +257,7 @@ impl Sentence {
             None if dass || ob => bail!("corpus: `{v}` needs a `dass` or `ob` clause"),
             None => {}
             Some(s) => {
-                s.clause.check()?;
+                s.clause.check_grammar()?;
                 if matches!(s.clause.verb.complement, Complement::Clause { .. }) {
                     bail!("corpus: `{}` in a subordinate clause would need a clause of its own", s.clause.verb.lemma())
                 }

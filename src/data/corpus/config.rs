@@ -100,7 +100,7 @@ impl CorpusConfig {
     }
 
     /// Refuses sizes and probabilities the generator cannot honour.
-    pub fn check(&self) -> Result<()> {
+    pub fn check_config(&self) -> Result<()> {
         if self.train == 0 {
             bail!("CorpusConfig: expected at least one training pair, got train = 0")
         }

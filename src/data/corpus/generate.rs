@@ -1,7 +1,7 @@
 //! Random abstract sentences: each choice drawn from the crate's own MT19937
 //! [`Generator`], over tables in a fixed order, so a seed gives the same
 //! sentences on every machine. Semantic classes keep them sensible (people read books, dogs
-//! bark); the draws respect every rule of [`Sentence::check`], so each one renders.
+//! bark); the draws respect every rule of [`Sentence::check_grammar`], so each one renders.
 
 use super::clause::{Clause, Conj, Pp, Sentence, Subordinate, Tense};
 use super::config::GrammarMix;

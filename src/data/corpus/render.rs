@@ -16,9 +16,9 @@ use super::phrase::{Case, Det, Nominal, Words};
 use candle_core::Result;
 
 impl Sentence {
-    /// The German and the English of the sentence, after [`check`](Sentence::check).
+    /// The German and the English of the sentence, after [`check_grammar`](Sentence::check_grammar).
     pub fn render(&self) -> Result<(String, String)> {
-        self.check()?;
+        self.check_grammar()?;
         let (mut de, mut en) = (Words::default(), Words::default());
         self.write_german(&mut de);
         self.write_english(&mut en);

@@ -3,7 +3,8 @@
 
 use super::tokenizer::tokenize;
 use super::vocab::{EOS_ID, PAD_ID, SOS_ID, Vocab};
-use crate::nn::shape::{Within, check_size, error, shape_error};
+use crate::nn::errors_as;
+use crate::nn::shape::{Within, check_size, error, invalid, shape_error};
 use candle_core::{Device, Result, Tensor};
 
 /// A pair of encoded sentences: source ids, target ids (`<sos>` ... `<eos>`).
@@ -28,31 +29,56 @@ pub fn encode_pairs<S: AsRef<str>, T: AsRef<str>>(
 /// with `max_len`, no source or target (specials included) is longer than `max_len` (the
 /// Transformer's positional table). Errors name `module`, the 0-based pair index and the sizes.
 pub fn check_pairs(module: &str, pairs: &[EncodedPair], max_len: Option<usize>) -> Result<()> {
+    check_encoded(pairs, max_len).within(module)
+}
+
+/// [`check_pairs`], unlabelled: the door that calls it labels it.
+pub(crate) fn check_encoded(pairs: &[EncodedPair], max_len: Option<usize>) -> Result<()> {
     if pairs.is_empty() {
-        return Err(error(module, "no sentence pairs (empty corpus)"));
+        return Err(invalid("no sentence pairs (empty corpus)"));
     }
-    pairs.iter().enumerate().try_for_each(|(i, p)| check_pair(module, i, p, max_len))
+    pairs.iter().enumerate().try_for_each(|(i, p)| check_pair(i, p, max_len))
 }
 
 /// Checks one pair, `i` being its index in the caller's list.
-fn check_pair(module: &str, i: usize, (src, tgt): &EncodedPair, max_len: Option<usize>) -> Result<()> {
+fn check_pair(i: usize, (src, tgt): &EncodedPair, max_len: Option<usize>) -> Result<()> {
     if src.is_empty() {
-        return Err(error(module, format!("pair {i}: the source is empty")));
+        return Err(invalid(format!("pair {i}: the source is empty")));
     }
     if tgt.len() < 2 || tgt[0] != SOS_ID || tgt[tgt.len() - 1] != EOS_ID {
-        return Err(error(module, format!("pair {i}: the target must be <sos> ... <eos> (ids {SOS_ID} ... {EOS_ID}), got {tgt:?}")));
+        return Err(invalid(format!("pair {i}: the target must be <sos> ... <eos> (ids {SOS_ID} ... {EOS_ID}), got {tgt:?}")));
     }
     for (side, ids) in [("source", src), ("target", tgt)] {
         if let Some(p) = ids.iter().position(|&id| id == PAD_ID) {
-            return Err(error(module, format!("pair {i}: the {side} holds the padding id {PAD_ID} at position {p}")));
+            return Err(invalid(format!("pair {i}: the {side} holds the padding id {PAD_ID} at position {p}")));
         }
         if let Some(m) = max_len
             && ids.len() > m
         {
-            return Err(error(module, format!("pair {i}: the {side} has {} tokens, more than max_len = {m}", ids.len())));
+            return Err(invalid(format!("pair {i}: the {side} has {} tokens, more than max_len = {m}", ids.len())));
         }
     }
     Ok(())
+}
+
+/// The rows of ids of one side of a batch, borrowed from the pairs.
+type Rows<'a> = Vec<&'a [u32]>;
+
+/// Checks the pairs at `indices` of `pairs` for [`TranslationBatch::new`]: at least one index,
+/// each in range, each pair as [`check_pairs`] checks it (without `max_len`). Returns the chosen
+/// sources and targets.
+fn check_indices<'a>(pairs: &'a [EncodedPair], indices: &[usize]) -> Result<(Rows<'a>, Rows<'a>)> {
+    if indices.is_empty() {
+        return Err(invalid("no pair to batch (empty index list)"));
+    }
+    let (mut src, mut tgt) = (Vec::with_capacity(indices.len()), Vec::with_capacity(indices.len()));
+    for &i in indices {
+        let pair = pairs.get(i).ok_or_else(|| invalid(format!("pair index {i} is out of range for {} pairs", pairs.len())))?;
+        check_pair(i, pair, None)?;
+        src.push(pair.0.as_slice());
+        tgt.push(pair.1.as_slice());
+    }
+    Ok((src, tgt))
 }
 
 /// Source and target ids of a few sentence pairs, padded with `<pad>` (0) to the longest of
@@ -74,21 +100,15 @@ pub struct TranslationBatch {
 impl TranslationBatch {
     /// Pads the pairs at `indices` of `pairs` into one batch, in the order of `indices`.
     /// The pairs are checked as [`check_pairs`] checks them (without `max_len`).
+    #[errors_as("TranslationBatch::new")]
     pub fn new(pairs: &[EncodedPair], indices: &[usize]) -> Result<Self> {
-        let module = "TranslationBatch::new";
-        if indices.is_empty() {
-            return Err(error(module, "no pair to batch (empty index list)"));
-        }
-        let mut chosen = Vec::with_capacity(indices.len());
-        for &i in indices {
-            let pair = pairs.get(i).ok_or_else(|| error(module, format!("pair index {i} is out of range for {} pairs", pairs.len())))?;
-            check_pair(module, i, pair, None)?;
-            chosen.push(pair);
-        }
-        let src_lengths: Vec<usize> = chosen.iter().map(|(s, _)| s.len()).collect();
-        let tgt_lengths: Vec<usize> = chosen.iter().map(|(_, t)| t.len()).collect();
-        let src = pad_rows(module, &chosen.iter().map(|(s, _)| s).collect::<Vec<_>>())?;
-        let tgt = pad_rows(module, &chosen.iter().map(|(_, t)| t).collect::<Vec<_>>())?;
+        let (src_rows, tgt_rows) = check_indices(pairs, indices)?;
+        let src_width = check_rows(&src_rows)?;
+        let tgt_width = check_rows(&tgt_rows)?;
+        let src_lengths: Vec<usize> = src_rows.iter().map(|s| s.len()).collect();
+        let tgt_lengths: Vec<usize> = tgt_rows.iter().map(|t| t.len()).collect();
+        let src = padded(&src_rows, src_width)?;
+        let tgt = padded(&tgt_rows, tgt_width)?;
         Ok(TranslationBatch { src, tgt, src_lengths, tgt_lengths, indices: indices.to_vec() })
     }
 
@@ -157,8 +177,20 @@ impl TranslationBatch {
 /// # Shapes
 /// - `rows`: `N` rows of ids; returns `(N, longest)` `u32` on the CPU
 pub fn pad_rows<R: AsRef<[u32]>>(module: &str, rows: &[R]) -> Result<Tensor> {
+    let width = check_rows(rows).within(module)?;
+    padded(rows, width)
+}
+
+/// Checks that rows of ids padded to the longest make a tensor small enough to make; returns the
+/// longest row's length.
+fn check_rows<R: AsRef<[u32]>>(rows: &[R]) -> Result<usize> {
     let width = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
-    check_size(&[rows.len(), width]).within(module)?;
+    check_size(&[rows.len(), width])?;
+    Ok(width)
+}
+
+/// [`pad_rows`] on rows [`check_rows`] has checked, `width` their longest length.
+fn padded<R: AsRef<[u32]>>(rows: &[R], width: usize) -> Result<Tensor> {
     let mut data = vec![PAD_ID; rows.len() * width];
     for (r, row) in rows.iter().enumerate() {
         data[r * width..r * width + row.as_ref().len()].copy_from_slice(row.as_ref());

@@ -2,8 +2,9 @@
 //! shuffled order drawn from the crate's deterministic generator, as torchtext's
 //! `BucketIterator` (with its `pool`) makes them.
 
-use super::batch::{EncodedPair, TranslationBatch, check_pairs};
-use crate::nn::shape::error;
+use super::batch::{EncodedPair, TranslationBatch, check_encoded};
+use crate::nn::errors_as;
+use crate::nn::shape::{error, invalid};
 use crate::repro::Generator;
 use candle_core::Result;
 
@@ -38,16 +39,16 @@ impl BucketIterator {
     /// A shuffling iterator over `pairs` (made by [`super::encode_pairs`]) with batches of at
     /// most `batch_size` pairs and a generator seeded with `seed`.
     ///
-    /// The pairs are checked up front (see [`check_pairs`]): with `max_len` (the Transformer's
+    /// The pairs are checked up front (see [`super::check_pairs`]): with `max_len` (the Transformer's
     /// `max_len`), a source or target longer than it is an error naming the pair's 0-based
     /// index and its length; so are an empty list, a target not wrapped in `<sos>` ... `<eos>`
     /// and a padding id inside a sentence.
+    #[errors_as("BucketIterator::new")]
     pub fn new(pairs: Vec<EncodedPair>, batch_size: usize, max_len: Option<usize>, seed: u64) -> Result<Self> {
-        let module = "BucketIterator::new";
         if batch_size == 0 {
-            return Err(error(module, "batch_size must be positive, got 0"));
+            return Err(invalid("batch_size must be positive, got 0"));
         }
-        check_pairs(module, &pairs, max_len)?;
+        check_encoded(&pairs, max_len)?;
         Ok(BucketIterator { pairs, batch_size, max_tokens: None, pool: DEFAULT_POOL, shuffle: true, generator: Generator::new(seed) })
     }
 

@@ -16,14 +16,15 @@
 //! are dropped, and a last line without `\n` counts as a line. Fields are trimmed of surrounding
 //! spaces.
 
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::invalid;
 use candle_core::Result;
 use std::path::Path;
 
 /// The lines of a file, checked for UTF-8, with `\r\n`, a final newline and a byte-order mark
-/// handled as the module documents. `loader` names the public function in errors.
-fn read_lines(loader: &str, path: &Path) -> Result<Vec<String>> {
-    let bytes = std::fs::read(path).map_err(|e| error(loader, format!("cannot read {}: {e}", path.display())))?;
+/// handled as the module documents.
+fn check_lines(path: &Path) -> Result<Vec<String>> {
+    let bytes = std::fs::read(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&bytes);
     let mut body = bytes;
     if let Some(rest) = body.strip_suffix(b"\n".as_slice()) {
@@ -37,7 +38,7 @@ fn read_lines(loader: &str, path: &Path) -> Result<Vec<String>> {
         .map(|(i, raw)| {
             let raw = raw.strip_suffix(b"\r".as_slice()).unwrap_or(raw);
             std::str::from_utf8(raw).map(str::to_string).map_err(|e| {
-                error(loader, format!("{} line {}: invalid UTF-8 at byte {} of the line", path.display(), i + 1, e.valid_up_to() + 1))
+                invalid(format!("{} line {}: invalid UTF-8 at byte {} of the line", path.display(), i + 1, e.valid_up_to() + 1))
             })
         })
         .collect()
@@ -56,16 +57,21 @@ fn read_lines(loader: &str, path: &Path) -> Result<Vec<String>> {
 /// println!("{} pairs, the first: {:?}", pairs.len(), pairs[0]);
 /// # Ok(()) }
 /// ```
+#[errors_as]
 pub fn read_tsv_pairs(path: impl AsRef<Path>) -> Result<Vec<(String, String)>> {
-    let loader = "read_tsv_pairs";
-    let path = path.as_ref();
-    let lines = read_lines(loader, path)?;
+    let lines = check_lines(path.as_ref())?;
+    check_tsv(path.as_ref(), &lines)
+}
+
+/// The pairs of a tab-separated file's `lines` (read from `path`), each line checked as
+/// [`read_tsv_pairs`] documents.
+fn check_tsv(path: &Path, lines: &[String]) -> Result<Vec<(String, String)>> {
     let mut pairs = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let at = |what: &str| error(loader, format!("{} line {}: {what}", path.display(), i + 1));
+        let at = |what: &str| invalid(format!("{} line {}: {what}", path.display(), i + 1));
         let mut columns = line.split('\t');
         let source = columns.next().unwrap_or("").trim();
         let Some(target) = columns.next().map(str::trim) else {
@@ -80,7 +86,7 @@ pub fn read_tsv_pairs(path: impl AsRef<Path>) -> Result<Vec<(String, String)>> {
         pairs.push((source.to_string(), target.to_string()));
     }
     if pairs.is_empty() {
-        return Err(error(loader, format!("{}: empty corpus, no sentence pair in {} lines", path.display(), lines.len())));
+        return Err(invalid(format!("{}: empty corpus, no sentence pair in {} lines", path.display(), lines.len())));
     }
     Ok(pairs)
 }
@@ -92,47 +98,50 @@ pub fn read_tsv_pairs(path: impl AsRef<Path>) -> Result<Vec<(String, String)>> {
 /// - A line blank in both files is skipped; a line blank in one file only is an error naming
 ///   that file and the 1-based line (the files have most likely slipped out of alignment).
 /// - Invalid UTF-8 and files without any pair are errors naming the file(s) and line.
+#[errors_as]
 pub fn read_aligned_pairs(source: impl AsRef<Path>, target: impl AsRef<Path>) -> Result<Vec<(String, String)>> {
-    let loader = "read_aligned_pairs";
-    let (sp, tp) = (source.as_ref(), target.as_ref());
-    let src = read_lines(loader, sp)?;
-    let tgt = read_lines(loader, tp)?;
+    let src = check_lines(source.as_ref())?;
+    let tgt = check_lines(target.as_ref())?;
+    check_aligned((source.as_ref(), &src), (target.as_ref(), &tgt))
+}
+
+/// The pairs of two line-aligned files, each given as its path and its lines, checked as
+/// [`read_aligned_pairs`] documents.
+fn check_aligned((sp, src): (&Path, &[String]), (tp, tgt): (&Path, &[String])) -> Result<Vec<(String, String)>> {
     if src.len() != tgt.len() {
-        return Err(error(
-            loader,
-            format!("unequal line counts: {} has {} lines, {} has {} lines", sp.display(), src.len(), tp.display(), tgt.len()),
-        ));
+        return Err(invalid(format!(
+            "unequal line counts: {} has {} lines, {} has {} lines",
+            sp.display(),
+            src.len(),
+            tp.display(),
+            tgt.len()
+        )));
     }
     let mut pairs = Vec::with_capacity(src.len());
-    for (i, (s, t)) in src.iter().zip(&tgt).enumerate() {
+    for (i, (s, t)) in src.iter().zip(tgt).enumerate() {
         let (s, t) = (s.trim(), t.trim());
         match (s.is_empty(), t.is_empty()) {
             (true, true) => continue,
-            (true, false) => return Err(blank_one_side(loader, sp, tp, i)),
-            (false, true) => return Err(blank_one_side(loader, tp, sp, i)),
+            (true, false) => return Err(blank_one_side(sp, tp, i)),
+            (false, true) => return Err(blank_one_side(tp, sp, i)),
             (false, false) => pairs.push((s.to_string(), t.to_string())),
         }
     }
     if pairs.is_empty() {
-        return Err(error(
-            loader,
-            format!("empty corpus, no sentence pair in {} and {} ({} lines each)", sp.display(), tp.display(), src.len()),
-        ));
+        return Err(invalid(format!("empty corpus, no sentence pair in {} and {} ({} lines each)", sp.display(), tp.display(), src.len())));
     }
     Ok(pairs)
 }
 
-fn blank_one_side(loader: &str, blank: &Path, other: &Path, i: usize) -> candle_core::Error {
-    error(
-        loader,
-        format!(
-            "{} line {}: blank line, but line {} of {} is not (are the files aligned?)",
-            blank.display(),
-            i + 1,
-            i + 1,
-            other.display()
-        ),
-    )
+/// The error for line `i` blank in `blank` but not in `other`.
+fn blank_one_side(blank: &Path, other: &Path, i: usize) -> candle_core::Error {
+    invalid(format!(
+        "{} line {}: blank line, but line {} of {} is not (are the files aligned?)",
+        blank.display(),
+        i + 1,
+        i + 1,
+        other.display()
+    ))
 }
 
 /// The first 60 characters of a line, for error messages.

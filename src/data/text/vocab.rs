@@ -2,7 +2,8 @@
 //! `build_vocab` builds it: four specials first, then the tokens by descending frequency.
 
 use super::tokenizer::{detokenize, tokenize};
-use crate::nn::shape::error;
+use crate::nn::errors_as;
+use crate::nn::shape::{error, invalid};
 use candle_core::Result;
 use std::collections::HashMap;
 
@@ -58,22 +59,9 @@ impl Vocab {
 
     /// A vocabulary from its tokens in id order (a saved vocabulary read back): the first four
     /// must be the specials, and no token may appear twice.
+    #[errors_as]
     pub fn from_tokens<I: IntoIterator<Item = S>, S: Into<String>>(tokens: I) -> Result<Self> {
-        let module = "Vocab::from_tokens";
-        let tokens: Vec<String> = tokens.into_iter().map(Into::into).collect();
-        if tokens.len() < SPECIALS.len() || tokens[..SPECIALS.len()] != SPECIALS {
-            let got: Vec<&str> = tokens.iter().take(SPECIALS.len()).map(String::as_str).collect();
-            return Err(error(module, format!("expected the specials {SPECIALS:?} first, got {got:?}")));
-        }
-        if tokens.len() > u32::MAX as usize {
-            return Err(error(module, format!("{} tokens do not fit u32 ids", tokens.len())));
-        }
-        let mut ids = HashMap::with_capacity(tokens.len());
-        for (i, t) in tokens.iter().enumerate() {
-            if let Some(first) = ids.insert(t.clone(), i as u32) {
-                return Err(error(module, format!("token {t:?} appears twice, at ids {first} and {i}")));
-            }
-        }
+        let (tokens, ids) = check_tokens(tokens.into_iter().map(Into::into).collect())?;
         Ok(Vocab { tokens, ids })
     }
 
@@ -138,29 +126,57 @@ impl Vocab {
     /// # Shapes
     /// - `ids`: `L` ids
     /// - returns at most `L` tokens
+    #[errors_as]
     pub fn decode(&self, ids: &[u32]) -> Result<Vec<String>> {
+        self.check_known(ids)?;
         let mut out = Vec::with_capacity(ids.len());
-        for (i, &id) in ids.iter().enumerate() {
+        for &id in ids {
             match id {
                 EOS_ID => break,
                 PAD_ID | SOS_ID => continue,
-                _ => {}
+                _ => out.push(self.tokens[id as usize].clone()),
             }
-            let token = self.tokens.get(id as usize).ok_or_else(|| {
-                error(
-                    "Vocab::decode",
-                    format!("unknown id {id} at position {i}: the vocabulary has {} tokens (ids 0..{})", self.len(), self.len()),
-                )
-            })?;
-            out.push(token.clone());
         }
         Ok(out)
+    }
+
+    /// Checks that every id [`Vocab::decode`] reads (those before the first `<eos>`) is in the
+    /// vocabulary.
+    fn check_known(&self, ids: &[u32]) -> Result<()> {
+        let read = ids.iter().take_while(|&&id| id != EOS_ID);
+        if let Some((i, id)) = read.enumerate().find(|&(_, &id)| id as usize >= self.len()) {
+            return Err(invalid(format!(
+                "unknown id {id} at position {i}: the vocabulary has {} tokens (ids 0..{})",
+                self.len(),
+                self.len()
+            )));
+        }
+        Ok(())
     }
 
     /// [`Vocab::decode`]s ids, then [`detokenize`]s the tokens into a sentence.
     pub fn decode_str(&self, ids: &[u32]) -> Result<String> {
         Ok(detokenize(&self.decode(ids)?))
     }
+}
+
+/// Checks a vocabulary's tokens in id order: the four specials first, no token twice, ids that
+/// fit `u32`. Returns the tokens and the map from token to id.
+fn check_tokens(tokens: Vec<String>) -> Result<(Vec<String>, HashMap<String, u32>)> {
+    if tokens.len() < SPECIALS.len() || tokens[..SPECIALS.len()] != SPECIALS {
+        let got: Vec<&str> = tokens.iter().take(SPECIALS.len()).map(String::as_str).collect();
+        return Err(invalid(format!("expected the specials {SPECIALS:?} first, got {got:?}")));
+    }
+    if tokens.len() > u32::MAX as usize {
+        return Err(invalid(format!("{} tokens do not fit u32 ids", tokens.len())));
+    }
+    let mut ids = HashMap::with_capacity(tokens.len());
+    for (i, t) in tokens.iter().enumerate() {
+        if let Some(first) = ids.insert(t.clone(), i as u32) {
+            return Err(invalid(format!("token {t:?} appears twice, at ids {first} and {i}")));
+        }
+    }
+    Ok((tokens, ids))
 }
 
 /// The token counts behind [`Vocab::build`].
