@@ -1,8 +1,8 @@
 //! The position-wise feed-forward block: linear, ReLU, linear.
 
+use super::errors_as;
 use super::linear::Linear;
 use super::module::{Walk, Walker};
-use super::shape::Within;
 use candle_core::{Result, Tensor};
 
 /// `nn.Sequential(Linear(d_in, ff_units), ReLU(), Linear(ff_units, d_out))`, named `0` and `2`
@@ -14,9 +14,10 @@ pub struct FeedForward {
 }
 
 impl FeedForward {
+    #[errors_as]
     pub fn new(d_in: usize, ff_units: usize, d_out: usize) -> Result<Self> {
-        let layer0 = Linear::new(d_in, ff_units).within("FeedForward")?;
-        let layer2 = Linear::new(ff_units, d_out).within("FeedForward")?;
+        let layer0 = Linear::new(d_in, ff_units)?;
+        let layer2 = Linear::new(ff_units, d_out)?;
         Ok(FeedForward { layer0, layer2 })
     }
 

@@ -1,10 +1,10 @@
 //! `nn.GRU`, batch-first, any number of layers, optionally bidirectional.
 
+use super::errors_as;
 use super::fused::gru_sequence::gru_sequence;
 use super::ops::sigmoid;
-use super::packed::{check_lengths, keep_mask, reverse_within};
+use super::packed::{keep_mask, reverse_within};
 use super::rnn::{CellKind, Recurrent, RnnWeights, by_steps};
-use super::shape::{Within, error};
 use candle_core::{Result, Tensor};
 
 /// The GRU cell kind (gates `r, z, n`).
@@ -39,8 +39,10 @@ impl Recurrent<GruKind> {
     ///   outputs, as in PyTorch
     /// - `h0`: optional initial state `(layers*dirs, N, H)` (zeros when `None`)
     /// - returns the last layer's outputs `(N, L, dirs*H)` and the final states `(layers*dirs, N, H)`
+    #[errors_as("GRU")]
     pub fn forward(&self, x: &Tensor, h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
         let n = self.check_input_any_batch(x)?;
+        self.check_state(n, h0)?;
         let h0 = self.initial_state(x, n, h0)?;
         if n == 0 {
             let out = Tensor::zeros((0, x.dim(1)?, self.directions() * self.hidden_size), x.dtype(), x.device())?;
@@ -69,11 +71,10 @@ impl Recurrent<GruKind> {
     /// - `h0`: optional initial state `(layers*dirs, N, H)` (zeros when `None`)
     /// - returns the outputs `(N, L, dirs*H)`, zero at padded steps, and the final states
     ///   `(layers*dirs, N, H)`, taken at each sequence's last real step
+    #[errors_as("GRU (padded batch)")]
     pub fn forward_padded(&self, x: &Tensor, lengths: &[usize], h0: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
-        const MODULE: &str = "GRU (padded batch)";
-        let n = self.check_input_any_batch(x).map_err(|e| error(MODULE, e))?;
-        check_lengths(lengths, n, x.dim(1)?).within(MODULE)?;
-        let h0 = self.initial_state(x, n, h0).map_err(|e| error(MODULE, e))?;
+        let n = self.check_padded(x, true, lengths, &[h0])?;
+        let h0 = self.initial_state(x, n, h0)?;
         if n == 0 {
             let out = Tensor::zeros((0, x.dim(1)?, self.directions() * self.hidden_size), x.dtype(), x.device())?;
             return Ok((out, h0));

@@ -1,9 +1,10 @@
 //! `nn.LayerNorm` with a backward pass (candle's own layer norm records none).
 
+use super::errors_as;
 use super::fused::layer_norm::layer_norm_node;
 use super::module::{Walk, Walker};
 use super::param::Param;
-use super::shape::{Within, check_input_dtype, check_last_dim, check_size};
+use super::shape::{check_input_dtype, check_last_dim, check_size, invalid};
 use candle_core::{D, DType, Device, Result, Tensor, bail};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
@@ -17,11 +18,12 @@ pub struct LayerNorm {
 }
 
 impl LayerNorm {
+    #[errors_as]
     pub fn new(d_model: usize) -> Result<Self> {
         if d_model == 0 {
-            bail!("LayerNorm: d_model must be positive")
+            return Err(invalid("d_model must be positive"));
         }
-        check_size(&[d_model]).within("LayerNorm")?;
+        check_size(&[d_model])?;
         Ok(LayerNorm {
             weight: Param::new(&Tensor::ones(d_model, DType::F32, &Device::Cpu)?)?,
             bias: Param::new(&Tensor::zeros(d_model, DType::F32, &Device::Cpu)?)?,
@@ -35,11 +37,11 @@ impl LayerNorm {
     /// # Shapes
     /// - `x`: `(..., D)` with `D = d_model`
     /// - returns `(..., D)`
+    #[errors_as]
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        check_last_dim(x, self.d_model, "d_model").within("LayerNorm")?;
-        let weight = self.weight.tensor();
-        check_input_dtype(x, weight.dtype()).within("LayerNorm")?;
-        layer_norm(x, &weight, &self.bias.tensor(), self.eps)
+        check_last_dim(x, self.d_model, "d_model")?;
+        check_input_dtype(x, self.weight.tensor().dtype())?;
+        layer_norm(x, &self.weight.tensor(), &self.bias.tensor(), self.eps)
     }
 }
 

@@ -1,5 +1,6 @@
 //! `nn.LSTM`, batch-first, any number of layers, optionally bidirectional.
 
+use super::errors_as;
 use super::fused::cells::lstm_step_node;
 use super::ops::sigmoid;
 use super::rnn::{CellKind, Recurrent, RnnWeights};
@@ -45,8 +46,11 @@ impl Recurrent<LstmKind> {
     /// - `state`: optional `(h0, c0)`, each `(layers*dirs, N, H)` (zeros when `None`)
     /// - returns the last layer's outputs `(N, L, dirs*H)` and the final `(h_n, c_n)`, each
     ///   `(layers*dirs, N, H)`
+    #[errors_as("LSTM")]
     pub fn forward(&self, x: &Tensor, state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, (Tensor, Tensor))> {
         let n = self.check_input_any_batch(x)?;
+        self.check_state(n, state.map(|s| s.0))?;
+        self.check_state(n, state.map(|s| s.1))?;
         let h0 = self.initial_state(x, n, state.map(|s| s.0))?;
         let c0 = self.initial_state(x, n, state.map(|s| s.1))?;
         if n == 0 {

@@ -1,9 +1,10 @@
 //! `nn.LSTMCell`: one LSTM step, as the blog post's attention decoder takes one token at a time.
 
+use super::errors_as;
 use super::lstm::{LstmKind, lstm_cell};
 use super::module::{Walk, Walker};
 use super::rnn::{CellKind, RnnWeights};
-use super::shape::{Within, check_float, check_size, error, shape_error};
+use super::shape::{check_float, check_size, error, invalid, invalid_shape};
 use candle_core::{Result, Tensor};
 
 /// `nn.LSTMCell(input_size, hidden_size)`: parameters `weight_ih (4H, F)`, `weight_hh (4H, H)`,
@@ -17,12 +18,12 @@ pub struct LstmCell {
 }
 
 impl LstmCell {
+    #[errors_as("LSTMCell")]
     pub fn new(input_size: usize, hidden_size: usize) -> Result<Self> {
-        let module = "LSTMCell";
         if input_size == 0 || hidden_size == 0 {
-            return Err(error(module, format!("sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}")));
+            return Err(invalid(format!("sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}")));
         }
-        check_size(&[LstmKind::GATES.saturating_mul(hidden_size), input_size.max(hidden_size)]).within(module)?;
+        check_size(&[LstmKind::GATES.saturating_mul(hidden_size), input_size.max(hidden_size)])?;
         Ok(LstmCell { input_size, hidden_size, weights: RnnWeights::new(LstmKind::GATES, input_size, hidden_size)? })
     }
 
@@ -32,33 +33,11 @@ impl LstmCell {
     /// - `x`: `(N, F)` with `F = input_size` (`N = 0`, an empty batch, gives empty states)
     /// - `state`: optional `(h, c)`, each `(N, H)` (zeros when `None`)
     /// - returns `(h', c')`, each `(N, H)`
+    #[errors_as("LSTMCell")]
     pub fn forward(&self, x: &Tensor, state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, Tensor)> {
-        let module = "LSTMCell";
-        // The sizes are public fields: checked against the weights they describe.
-        if !self.weights.fits(LstmKind::GATES, self.input_size, self.hidden_size) {
-            return Err(error(
-                module,
-                format!(
-                    "input_size = {} and hidden_size = {} do not describe its weights (the fields were changed)",
-                    self.input_size, self.hidden_size
-                ),
-            ));
-        }
-        check_float(x).within(module)?;
-        let n = match x.dims() {
-            &[n, f] if f == self.input_size => n,
-            d => return Err(shape_error(module, format!("an input (N, {})", self.input_size), d)),
-        };
-        let want = [n, self.hidden_size];
+        let n = self.check_step(x, state)?;
         let (h, c) = match state {
-            Some((h, c)) => {
-                for (name, t) in [("h", h), ("c", c)] {
-                    if t.dims() != want {
-                        return Err(shape_error(module, format!("a state `{name}` of shape {want:?}"), t.dims()));
-                    }
-                }
-                (h.clone(), c.clone())
-            }
+            Some((h, c)) => (h.clone(), c.clone()),
             None => {
                 let zeros = Tensor::zeros((n, self.hidden_size), x.dtype(), x.device())?;
                 (zeros.clone(), zeros)
@@ -68,7 +47,36 @@ impl LstmCell {
             return Ok((h, c)); // an empty batch: empty states, as in PyTorch
         }
         let gi = self.weights.add_input_bias(&x.matmul(&self.weights.weight_ih.t()?)?)?;
-        lstm_cell(&self.weights, &gi, &h, &c).map_err(|e| error(module, e))
+        self.step(&gi, &h, &c)
+    }
+
+    /// Checks the fields against the weights, an input `(N, input_size)` and a given state
+    /// `(h, c)`, each `(N, H)`; returns `N`.
+    fn check_step(&self, x: &Tensor, state: Option<(&Tensor, &Tensor)>) -> Result<usize> {
+        // The sizes are public fields: checked against the weights they describe.
+        if !self.weights.fits(LstmKind::GATES, self.input_size, self.hidden_size) {
+            return Err(invalid(format!(
+                "input_size = {} and hidden_size = {} do not describe its weights (the fields were changed)",
+                self.input_size, self.hidden_size
+            )));
+        }
+        check_float(x)?;
+        let n = match x.dims() {
+            &[n, f] if f == self.input_size => n,
+            d => return Err(invalid_shape(format!("an input (N, {})", self.input_size), d)),
+        };
+        let want = [n, self.hidden_size];
+        for (name, t) in state.iter().flat_map(|&(h, c)| [("h", h), ("c", c)]) {
+            if t.dims() != want {
+                return Err(invalid_shape(format!("a state `{name}` of shape {want:?}"), t.dims()));
+            }
+        }
+        Ok(n)
+    }
+
+    /// [`lstm_cell`] from the input gates `gi`, an error in it reading as the cell's on one line.
+    fn step(&self, gi: &Tensor, h: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
+        lstm_cell(&self.weights, gi, h, c).map_err(|e| error("LSTMCell", e))
     }
 }
 

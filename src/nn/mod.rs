@@ -24,6 +24,7 @@ pub(crate) mod module;
 pub(crate) mod ops;
 pub(crate) mod packed;
 pub(crate) mod param;
+mod pickle_entry;
 mod pickle_scan;
 pub(crate) mod pytorch;
 pub(crate) mod rnn;

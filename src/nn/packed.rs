@@ -6,10 +6,11 @@
 //! length, so it starts at that sequence's last real token, not at the padding. The final states
 //! are therefore those at each sequence's true length.
 
+use super::errors_as;
 use super::fused::lstm_sequence::lstm_sequence;
 use super::lstm::{Lstm, lstm_cell};
-use super::rnn::RnnWeights;
-use super::shape::{Within, error, invalid, shape_error};
+use super::rnn::{CellKind, Recurrent, RnnWeights};
+use super::shape::{Within, error, invalid};
 use candle_core::{DType, Device, Result, Tensor};
 
 const MODULE: &str = "LSTM (padded batch)";
@@ -41,6 +42,22 @@ pub fn reverse_within(x: &Tensor, lengths: &[usize]) -> Result<Tensor> {
     let (n, l, f) = x.dims3()?;
     let index = Tensor::from_vec(reversed_positions(lengths, l), (n, l, 1), x.device())?.broadcast_as((n, l, f))?.contiguous()?;
     x.gather(&index, 1)
+}
+
+impl<C: CellKind> Recurrent<C> {
+    /// Checks a padded batch as its pass reads it: the input as the layer's forward checks it
+    /// (an empty batch allowed when `any_batch`), the lengths, and the given initial states. The
+    /// layer's own checks keep its name beneath the pass's (`GRU (padded batch): GRU: ...`).
+    /// Returns `N`.
+    pub(crate) fn check_padded(&self, x: &Tensor, any_batch: bool, lengths: &[usize], states: &[Option<&Tensor>]) -> Result<usize> {
+        let input = if any_batch { self.check_input_any_batch(x) } else { self.check_input(x) };
+        let n = input.within(C::NAME).map_err(invalid)?;
+        check_lengths(lengths, n, x.dim(1)?)?;
+        for &given in states {
+            self.check_state(n, given).within(C::NAME).map_err(invalid)?;
+        }
+        Ok(n)
+    }
 }
 
 /// `1` where `t < lengths[i]`, else `0`: `(N, L)` in `dtype`.
@@ -86,16 +103,18 @@ impl Lstm {
     /// - `state`: optional `(h0, c0)`, each `(layers*dirs, N, H)` (zeros when `None`)
     /// - returns the outputs `(N, L, dirs*H)`, zero at padded steps, and the final `(h_n, c_n)`,
     ///   each `(layers*dirs, N, H)`, taken at each sequence's last real step
+    #[errors_as("LSTM (padded batch)")]
     pub fn forward_padded(&self, x: &Tensor, lengths: &[usize], state: Option<(&Tensor, &Tensor)>) -> Result<(Tensor, (Tensor, Tensor))> {
-        let n = self.check_input(x).map_err(|e| error(MODULE, e))?;
-        let l = x.dim(1)?;
-        check_lengths(lengths, n, l).within(MODULE)?;
-        let h0 = self.initial_state(x, n, state.map(|s| s.0)).map_err(|e| error(MODULE, e))?;
-        let c0 = self.initial_state(x, n, state.map(|s| s.1)).map_err(|e| error(MODULE, e))?;
-        if h0.dims() != c0.dims() {
-            return Err(shape_error(MODULE, format!("c0 shaped like h0 {:?}", h0.dims()), c0.dims()));
-        }
-        let keep = keep_mask(lengths, l, x.dtype(), x.device())?;
+        let n = self.check_padded(x, false, lengths, &[state.map(|s| s.0), state.map(|s| s.1)])?;
+        let h0 = self.initial_state(x, n, state.map(|s| s.0))?;
+        let c0 = self.initial_state(x, n, state.map(|s| s.1))?;
+        let keep = keep_mask(lengths, x.dim(1)?, x.dtype(), x.device())?;
+        self.padded_layers(x, lengths, &keep, &h0, &c0)
+    }
+
+    /// The layers and directions of [`Lstm::forward_padded`] from the initial states `h0`, `c0`;
+    /// an error in them reads as the padded pass's on one line.
+    fn padded_layers(&self, x: &Tensor, lengths: &[usize], keep: &Tensor, h0: &Tensor, c0: &Tensor) -> Result<(Tensor, (Tensor, Tensor))> {
         let run = || -> Result<(Tensor, (Tensor, Tensor))> {
             let dirs = self.directions();
             let mut input = x.clone();
@@ -105,7 +124,7 @@ impl Lstm {
                 for (dir, w) in weights.iter().enumerate() {
                     let k = layer * dirs + dir;
                     let seq = if dir == 1 { reverse_within(&input, lengths)? } else { input.clone() };
-                    let (mut out, (h, c)) = run_direction(w, &seq, lengths, &keep, h0.get(k)?, c0.get(k)?)?;
+                    let (mut out, (h, c)) = run_direction(w, &seq, lengths, keep, h0.get(k)?, c0.get(k)?)?;
                     if dir == 1 {
                         out = reverse_within(&out, lengths)?;
                     }

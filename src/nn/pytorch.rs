@@ -33,6 +33,7 @@
 //! allocation of the declared size.
 
 use super::param::Param;
+use super::pickle_entry::malformed;
 use super::pickle_scan::check_copies;
 use super::shape::error;
 use candle_core::pickle::{Object, PthTensors, Stack, TensorInfo};
@@ -153,65 +154,6 @@ fn zip_len(path: &Path) -> Result<u64> {
     Ok(len.len())
 }
 
-/// The arguments of a call in the pickle (`REDUCE`), when they are a tuple.
-fn call_args<'a>(args: &'a Object, call: &str, at_least: usize, expected: &str) -> std::result::Result<&'a [Object], String> {
-    match args {
-        Object::Tuple(args) if args.len() >= at_least => Ok(args),
-        Object::Tuple(args) => Err(format!("{call} has {} arguments, expected {expected}", args.len())),
-        _ => Err(format!("the arguments of {call} are not a tuple")),
-    }
-}
-
-fn is_class(o: &Object, module: &str, class: &str) -> bool {
-    matches!(o, Object::Class { module_name, class_name } if module_name == module && class_name == class)
-}
-
-/// Checks what candle 0.11's `Object::into_tensor_info` and `rebuild_args` take apart by
-/// position (`Vec::remove`, which panics past the end) before they do: each call the value goes
-/// through must have enough arguments, and the storage its tuple of five. A value that is no
-/// tensor at all is left to candle, which skips it. Mirrors `into_tensor_info`'s order.
-fn malformed(value: &Object) -> std::result::Result<(), String> {
-    let Object::Reduce { callable, args } = value else { return Ok(()) };
-    let (callable, args) = if is_class(callable, "torch._tensor", "_rebuild_from_type_v2") {
-        let args = call_args(args, "_rebuild_from_type_v2", 3, "(function, type, args, state)")?;
-        (&args[0], &args[2])
-    } else if is_class(callable, "torch._utils", "_rebuild_parameter") {
-        let args = call_args(args, "_rebuild_parameter", 1, "(data, requires_grad, backward_hooks)")?;
-        match &args[0] {
-            Object::Reduce { callable, args } => (&**callable, &**args),
-            _ => return Err("the data of _rebuild_parameter is not a tensor".into()),
-        }
-    } else {
-        (&**callable, &**args)
-    };
-    if !is_class(callable, "torch._utils", "_rebuild_tensor_v2") {
-        return Ok(());
-    }
-    let expected = "(storage, storage_offset, size, stride, requires_grad, backward_hooks)";
-    let args = call_args(args, "_rebuild_tensor_v2", 4, expected)?;
-    let Object::PersistentLoad(storage) = &args[0] else {
-        return Err("the storage of _rebuild_tensor_v2 is not a persistent id".into());
-    };
-    match &**storage {
-        Object::Tuple(s) if s.len() >= 5 => {}
-        Object::Tuple(s) => {
-            return Err(format!("its storage is a tuple of {}, expected 5 ('storage', class, key, location, size)", s.len()));
-        }
-        _ => return Err("its storage is not a tuple ('storage', class, key, location, size)".into()),
-    }
-    match &args[1] {
-        Object::Int(o) if *o >= 0 => {}
-        Object::Long(o) if (0..=i64::from(i32::MAX)).contains(o) => {}
-        o => return Err(format!("its storage offset is {o:?}, expected a count of elements")),
-    }
-    if let (Object::Tuple(size), Object::Tuple(stride)) = (&args[2], &args[3])
-        && size.len() != stride.len()
-    {
-        return Err(format!("its size has {} dimensions and its stride {}", size.len(), stride.len()));
-    }
-    Ok(())
-}
-
 /// Checks that a tensor's data, as its shape and dtype declare it, is in the archive: candle
 /// allocates the whole tensor from the declared shape before it reads a byte, so a shape far
 /// larger than the data would have it ask for any amount of memory.
@@ -313,13 +255,19 @@ fn get(pth: &PthTensors, path: &Path, name: &str) -> Result<Tensor> {
 ///  The file must be in PyTorch's zip format (what `torch.save` writes since PyTorch 1.6); the
 ///  tensors are read by candle (`candle_core::pickle`).
 pub fn read_pytorch<P: AsRef<Path>>(path: P) -> Result<Vec<(String, Tensor)>> {
+    let listed = check_readable(path.as_ref())?;
     let path = path.as_ref();
+    let pth = open(path)?;
+    listed.tensors.iter().map(|(name, _)| Ok((name.clone(), get(&pth, path, name)?))).collect()
+}
+
+/// Lists the file's tensors (see [`contents`]) and checks that candle can read each one.
+fn check_readable(path: &Path) -> Result<Contents> {
     let listed = contents(path)?;
     if let Some((name, Entry::Unreadable(d))) = listed.tensors.iter().find(|(_, e)| matches!(e, Entry::Unreadable(_))) {
         return Err(error(MODULE, format!("{}: `{name}` is {d}, which candle cannot read", path.display())));
     }
-    let pth = open(path)?;
-    listed.tensors.iter().map(|(name, _)| Ok((name.clone(), get(&pth, path, name)?))).collect()
+    Ok(listed)
 }
 
 /// The checks of one named tensor against what the module expects: dtype and shape.
@@ -341,6 +289,15 @@ fn check(problems: &mut Vec<String>, name: &str, entry: &Entry, expected: &[usiz
 /// `buffers` (the module's [`named_parameters`](super::Walk::named_parameters) and
 /// [`named_buffers`](super::Walk::named_buffers)); see the rules above.
 pub fn load_pytorch_into(path: &Path, params: &[(String, Param)], buffers: &[(String, Tensor)]) -> Result<()> {
+    for (p, t) in check_state_dict(path, params, buffers)? {
+        p.set(&t)?;
+    }
+    Ok(())
+}
+
+/// Checks a `.pt` state_dict against `params` and `buffers` and reads it: each parameter with
+/// its value in float32, or every problem in one error.
+fn check_state_dict<'a>(path: &Path, params: &'a [(String, Param)], buffers: &[(String, Tensor)]) -> Result<Vec<(&'a Param, Tensor)>> {
     let listed = contents(path)?;
     let in_file: HashMap<&str, &Entry> = listed.tensors.iter().map(|(n, e)| (n.as_str(), e)).collect();
     let mut problems = vec![];
@@ -392,8 +349,5 @@ pub fn load_pytorch_into(path: &Path, params: &[(String, Param)], buffers: &[(St
         }
         return Err(error(MODULE, message));
     }
-    for (p, t) in values {
-        p.set(&t)?;
-    }
-    Ok(())
+    Ok(values)
 }

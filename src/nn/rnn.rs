@@ -8,7 +8,7 @@ use super::fused::kernels::add_bias;
 use super::module::{Walk, Walker};
 use super::ops::reverse_time;
 use super::param::Param;
-use super::shape::{Within, check_float, check_size, error, shape_error};
+use super::shape::{Within, check_float, check_size, error, invalid, invalid_shape};
 use crate::repro::uniform_init;
 use candle_core::{Result, Tensor, bail};
 use std::marker::PhantomData;
@@ -103,14 +103,16 @@ fn run_stack<S>(
     reverse: impl Fn(&Tensor) -> Result<Tensor>,
     direction: impl Fn(&RnnWeights, &Tensor, S) -> Result<(Tensor, S)>,
 ) -> Result<(Tensor, Vec<S>)> {
+    if initial.len() < weights.len() {
+        bail!("recurrent layer: missing an initial state")
+    }
     let mut input = x.clone();
     let mut finals = Vec::with_capacity(weights.len());
     let mut initial = initial.into_iter();
     for layer in weights.chunks(dirs) {
         let mut outs = vec![];
-        for (dir, w) in layer.iter().enumerate() {
+        for ((dir, w), state) in layer.iter().enumerate().zip(initial.by_ref()) {
             let seq = if dir == 1 { reverse(&input)? } else { input.clone() };
-            let Some(state) = initial.next() else { bail!("recurrent layer: missing an initial state") };
             let (mut out, state) = direction(w, &w.input_gates(&seq)?, state)?;
             if dir == 1 {
                 out = reverse(&out)?;
@@ -172,16 +174,8 @@ impl<C: CellKind> Recurrent<C> {
     /// Any number of layers, optionally bidirectional. Draws every parameter uniformly in
     /// `±1/sqrt(hidden_size)`, layer by layer and direction by direction, as PyTorch does.
     pub fn with_layers(input_size: usize, hidden_size: usize, num_layers: usize, bidirectional: bool) -> Result<Self> {
-        if input_size == 0 || hidden_size == 0 || num_layers == 0 {
-            bail!(
-                "{}: sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}, num_layers = {num_layers}",
-                C::NAME
-            )
-        }
+        Self::check_sizes(input_size, hidden_size, num_layers, bidirectional).within(C::NAME)?;
         let dirs = if bidirectional { 2 } else { 1 };
-        let rows = C::GATES.saturating_mul(hidden_size);
-        check_size(&[rows, input_size.max(hidden_size.saturating_mul(dirs))]).within(C::NAME)?;
-        check_size(&[num_layers, dirs, rows]).within(C::NAME)?;
         let mut weights = vec![];
         for l in 0..num_layers {
             let inp = if l == 0 { input_size } else { hidden_size * dirs };
@@ -190,6 +184,20 @@ impl<C: CellKind> Recurrent<C> {
             }
         }
         Ok(Recurrent { input_size, hidden_size, num_layers, bidirectional, weights, kind: PhantomData })
+    }
+
+    /// Checks the sizes of a new stack: positive, and its tensors not too large to make.
+    fn check_sizes(input_size: usize, hidden_size: usize, num_layers: usize, bidirectional: bool) -> Result<()> {
+        if input_size == 0 || hidden_size == 0 || num_layers == 0 {
+            return Err(invalid(format!(
+                "sizes must be positive, got input_size = {input_size}, hidden_size = {hidden_size}, num_layers = {num_layers}"
+            )));
+        }
+        let dirs = if bidirectional { 2 } else { 1 };
+        let rows = C::GATES.saturating_mul(hidden_size);
+        check_size(&[rows, input_size.max(hidden_size.saturating_mul(dirs))])?;
+        check_size(&[num_layers, dirs, rows])?;
+        Ok(())
     }
 
     /// 2 when bidirectional, else 1.
@@ -210,27 +218,24 @@ impl<C: CellKind> Recurrent<C> {
         if fits {
             return Ok(());
         }
-        Err(error(
-            C::NAME,
-            format!(
-                "input_size = {}, hidden_size = {h}, num_layers = {}, bidirectional = {} do not describe its {} weight blocks (the fields were changed)",
-                self.input_size,
-                self.num_layers,
-                self.bidirectional,
-                self.weights.len()
-            ),
-        ))
+        Err(invalid(format!(
+            "input_size = {}, hidden_size = {h}, num_layers = {}, bidirectional = {} do not describe its {} weight blocks (the fields were changed)",
+            self.input_size,
+            self.num_layers,
+            self.bidirectional,
+            self.weights.len()
+        )))
     }
 
     /// The weights are f32: another float dtype is named here rather than in candle's matmul.
     fn check_dtype(&self, x: &Tensor) -> Result<()> {
         self.check_fields()?;
-        check_float(x).within(C::NAME)?;
+        check_float(x)?;
         if x.dtype() != candle_core::DType::F32 {
-            return Err(error(
-                C::NAME,
-                format!("the input is {:?} and the weights are F32: convert the input with .to_dtype(DType::F32)", x.dtype()),
-            ));
+            return Err(invalid(format!(
+                "the input is {:?} and the weights are F32: convert the input with .to_dtype(DType::F32)",
+                x.dtype()
+            )));
         }
         Ok(())
     }
@@ -240,7 +245,7 @@ impl<C: CellKind> Recurrent<C> {
         self.check_dtype(x)?;
         match x.dims() {
             &[n, l, f] if f == self.input_size && l > 0 && n > 0 => Ok(n),
-            d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with N, L > 0", self.input_size), d)),
+            d => Err(invalid_shape(format!("a batch-first input (N, L, {}) with N, L > 0", self.input_size), d)),
         }
     }
 
@@ -250,17 +255,29 @@ impl<C: CellKind> Recurrent<C> {
         self.check_dtype(x)?;
         match x.dims() {
             &[n, l, f] if f == self.input_size && l > 0 => Ok(n),
-            d => Err(shape_error(C::NAME, format!("a batch-first input (N, L, {}) with L > 0", self.input_size), d)),
+            d => Err(invalid_shape(format!("a batch-first input (N, L, {}) with L > 0", self.input_size), d)),
         }
     }
 
-    /// A given initial state, checked against `(layers*dirs, N, H)`, or zeros.
-    pub(crate) fn initial_state(&self, x: &Tensor, n: usize, given: Option<&Tensor>) -> Result<Tensor> {
-        let shape = (self.num_layers * self.directions(), n, self.hidden_size);
+    /// The shape of a state of `n` sequences: `(layers*dirs, N, H)`.
+    fn state_shape(&self, n: usize) -> (usize, usize, usize) {
+        (self.num_layers * self.directions(), n, self.hidden_size)
+    }
+
+    /// Checks a given initial state against `(layers*dirs, N, H)`.
+    pub(crate) fn check_state(&self, n: usize, given: Option<&Tensor>) -> Result<()> {
+        let shape = self.state_shape(n);
         match given {
-            Some(h) if h.dims() == [shape.0, shape.1, shape.2] => Ok(h.clone()),
-            Some(h) => Err(shape_error(C::NAME, format!("a state of shape {shape:?}"), h.dims())),
-            None => Tensor::zeros(shape, x.dtype(), x.device()),
+            Some(h) if h.dims() != [shape.0, shape.1, shape.2] => Err(invalid_shape(format!("a state of shape {shape:?}"), h.dims())),
+            _ => Ok(()),
+        }
+    }
+
+    /// A given initial state ([`Recurrent::check_state`] checked it), or zeros.
+    pub(crate) fn initial_state(&self, x: &Tensor, n: usize, given: Option<&Tensor>) -> Result<Tensor> {
+        match given {
+            Some(h) => Ok(h.clone()),
+            None => Tensor::zeros(self.state_shape(n), x.dtype(), x.device()),
         }
     }
 

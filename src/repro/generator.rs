@@ -42,13 +42,16 @@ fn check_bounds(module: &str, from: f64, to: f64) -> Result<()> {
     Ok(())
 }
 
-fn numel(module: &str, shape: &Shape) -> Result<usize> {
+/// Checks that a shape has a dimension and at most [`MAX_DRAW`] values; returns it and its
+/// number of values.
+fn check_shape(module: &str, shape: impl Into<Shape>) -> Result<(Shape, usize)> {
+    let shape = shape.into();
     if shape.rank() == 0 {
         bail!("{module}: expected a shape with at least one dimension, got an empty shape ()")
     }
     let n = shape.dims().iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     match n {
-        Some(n) if n <= MAX_DRAW => Ok(n),
+        Some(n) if n <= MAX_DRAW => Ok((shape, n)),
         _ => bail!("{module}: a shape of {:?} is too large (at most {MAX_DRAW} values)", shape.dims()),
     }
 }
@@ -206,8 +209,7 @@ impl Generator {
 
     /// A tensor of uniforms in `[from, to)`.
     pub fn rand_range<S: Into<Shape>>(&mut self, shape: S, from: f64, to: f64) -> Result<Tensor> {
-        let shape = shape.into();
-        let n = numel("repro::rand", &shape)?;
+        let (shape, n) = check_shape("repro::rand", shape)?;
         let mut data = vec![0f32; n];
         self.fill_uniform(&mut data, from, to)?;
         Tensor::from_vec(data, shape, &Device::Cpu)
@@ -225,8 +227,7 @@ impl Generator {
 
     /// A tensor of normals with the given mean and standard deviation.
     pub fn normal<S: Into<Shape>>(&mut self, shape: S, mean: f64, std: f64) -> Result<Tensor> {
-        let shape = shape.into();
-        let n = numel("repro::normal", &shape)?;
+        let (shape, n) = check_shape("repro::normal", shape)?;
         let mut data = vec![0f32; n];
         self.fill_normal(&mut data, mean, std)?;
         Tensor::from_vec(data, shape, &Device::Cpu)
@@ -234,8 +235,7 @@ impl Generator {
 
     /// A tensor of zeros and ones, each one with probability `p`.
     pub fn bernoulli<S: Into<Shape>>(&mut self, shape: S, p: f64) -> Result<Tensor> {
-        let shape = shape.into();
-        let n = numel("repro::bernoulli", &shape)?;
+        let (shape, n) = check_shape("repro::bernoulli", shape)?;
         let mut data = vec![0f32; n];
         self.fill_bernoulli(&mut data, p)?;
         Tensor::from_vec(data, shape, &Device::Cpu)
