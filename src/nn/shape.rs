@@ -92,9 +92,10 @@ pub fn label_of(here: &str) -> String {
     segments.push(&here[start..]);
     segments.pop(); // the nested item itself
     let function = segments.pop().unwrap_or(here);
-    // a type's impl elsewhere than the type reads `<impl path::Type>`, a trait's `<Type as Trait>`
+    // an impl elsewhere than its type reads `<impl path::Type>` (`<impl Trait for Type>`), a
+    // trait's method in its type's module `<Type as Trait>`
     let ty = segments.pop().map(|s| match s.strip_prefix("<impl ").and_then(|s| s.strip_suffix('>')) {
-        Some(inner) => inner,
+        Some(inner) => inner.rsplit_once(" for ").map_or(inner, |(_, ty)| ty),
         None => s.strip_prefix('<').and_then(|s| s.split_once(" as ")).map_or(s, |(t, _)| t),
     });
     let ty = ty
@@ -246,6 +247,10 @@ mod tests {
         assert_eq!(at("terms::<impl attention_zoo::models::transformer::model::Transformer>::score_terms"), "Transformer::score_terms");
         assert_eq!(at("<impl attention_zoo::train::Translator<_>>::fit"), "Translator::fit");
         assert_eq!(at("<attention_zoo::nn::Linear as attention_zoo::nn::Module>::forward"), "Linear");
+        assert_eq!(
+            at("transformer::translate::<impl attention_zoo::models::Translate for attention_zoo::models::Transformer>::select_rows"),
+            "Transformer::select_rows"
+        );
     }
 
     #[test]
