@@ -118,8 +118,18 @@ impl<'ast> Visit<'ast> for Doors<'_> {
 }
 
 #[test]
-fn public_functions_of_the_lecture_rooms_check_at_the_door_and_label_once() {
+fn every_public_function_checks_at_the_door_and_labels_once() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders: Vec<String> = std::fs::read_dir(&src)
+        .expect("src/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    folders.sort();
+    let mut rooms = ROOMS.map(String::from).to_vec();
+    rooms.sort();
+    assert_eq!(folders, rooms, "the rule reads every folder of src/");
     let (mut found, mut public) = (vec![], 0);
     for room in ROOMS {
         let mut paths = vec![];
@@ -166,4 +176,18 @@ fn the_rule_sees_a_check_below_the_door_and_a_second_label() {
         Ok(y.checked_len())
     });
     assert!(problems("g", 1, &door).is_empty());
+    // a function that is not public raises no error with bail! below its checks
+    let hidden: Block = syn::parse_quote!({
+        if n == 0 {
+            bail!("empty");
+        }
+        let rows = x.dim(0)?;
+        if rows > n {
+            bail!("too many rows");
+        }
+        Ok(rows)
+    });
+    let found = hidden_problems("h", &hidden);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("bail! below the checks"));
 }
