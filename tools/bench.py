@@ -156,7 +156,8 @@ def main(binary):
     env1 = dict(os.environ, RAYON_NUM_THREADS="1")
     probe = json.loads(subprocess.run([binary, "peak=2"], env=env1, check=True, capture_output=True, text=True).stdout)
     peak = probe["peak_gflops"]
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
+    from cpu_class import cpu_class
+    _, cpu = cpu_class(json.loads(subprocess.run([binary, "peak=1"], env=env1, check=True, capture_output=True, text=True).stdout))
     torch.set_num_threads(2)
     print(f"\ntranslators, one epoch each on the generated corpus, two threads each; {cpu}; peak {peak:.0f} GFLOP/s "
           f"(FMA probe, 2 threads, {probe['vector']});"

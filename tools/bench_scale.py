@@ -216,8 +216,9 @@ def main(binary, out_dir):
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     probes = {t: run_json([binary, f"peak={t}"], env) for t in (1, 2)}
     peaks, vector = {t: p["peak_gflops"] for t, p in probes.items()}, probes[1]["vector"]
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
-    print(f"{cpu}, {os.cpu_count()} cores; FMA probe on its widest vectors, {vector}: {peaks[2]:.0f} GFLOP/s on 2 threads, "
+    from cpu_class import cpu_class
+    cpu_info, cpu = cpu_class(probes[1])
+    print(f"{cpu}, {os.cpu_count()} cores; FMA probe on its widest vectors: {peaks[2]:.0f} GFLOP/s on 2 threads, "
           f"{peaks[1]:.0f} on one; {REPEATS} runs a side, alternating")
     print(f"{'size (d, heads, d_ff, layers)':<32}{'thr':>4}{'params':>9}{'tokens':>8}{'lecture/nn tok/s':>17}{'ours tok/s':>11}"
           f"{'speed-up':>9}{'range':>12}{'PyTorch GFLOP/s':>18}{'ours GFLOP/s':>15}{'RSS lecture/nn/ours MiB':>26}   loss lecture | nn | ours")
@@ -285,13 +286,13 @@ def main(binary, out_dir):
           f"(ours with the KV cache, PyTorch the whole prefix each step): {decode['tokens']} tokens, PyTorch {t_rate:.0f} tok/s, "
           f"ours {o_rate:.0f} tok/s, {o_rate / t_rate:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x), same translations {same} of "
           f"{decode['sentences']}, RSS {decode['torch_rss_mib']:.0f} / {decode['ours_rss_mib']:.0f} MiB")
-    result = {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "vector": vector, "cores": os.cpu_count(), "peak_gflops": peaks, "repeats": REPEATS,
+    result = {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "cpu_class": cpu_info, "vector": vector, "cores": os.cpu_count(), "peak_gflops": peaks, "repeats": REPEATS,
               "rows": rows, "decode": decode, "profiles": profiles}
     path = os.path.join(out_dir, "scale.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
     print(f"\nwrote {path}")
-    print(f"\n{cpu}, {vector}, {time.strftime('%Y-%m-%d')}:")
+    print(f"\n{cpu}, {time.strftime('%Y-%m-%d')}:")
     print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | peak RSS lecture / nn / ours |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:

@@ -110,7 +110,13 @@ fn main() -> Result<()> {
     }
     if let Some(threads) = which.iter().find_map(|w| w.strip_prefix("peak=")) {
         let threads = threads.parse().map_err(|_| candle_core::Error::Msg(format!("bench: peak=THREADS, got {threads}")))?;
-        println!("{{\"peak_gflops\": {:.2}, \"threads\": {threads}, \"vector\": \"{}\"}}", peak::fma_peak(threads), peak::vector_width());
+        let (gflops, ghz) = (peak::fma_peak(threads), peak::clock_ghz());
+        let rate = peak::fmas_per_cycle(gflops / threads as f64, ghz);
+        println!(
+            "{{\"peak_gflops\": {gflops:.2}, \"threads\": {threads}, \"vector\": \"{}\", \"lanes\": {}, \"clock_ghz\": {ghz:.3}, \"fmas_per_cycle\": {rate:.2}}}",
+            peak::vector_width(),
+            peak::lanes()
+        );
         return Ok(());
     }
     if let Some(path) = which.iter().find_map(|w| w.strip_prefix("seeds=")) {

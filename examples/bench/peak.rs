@@ -27,6 +27,53 @@ pub fn vector_width() -> &'static str {
     "scalar"
 }
 
+/// The vector width's lanes: 16, 8 or 1.
+pub fn lanes() -> usize {
+    match vector_width() {
+        w if w.starts_with("AVX-512") => 16,
+        w if w.starts_with("AVX2") => 8,
+        _ => 1,
+    }
+}
+
+/// The clock one core runs at while busy, in GHz: a chain of dependent integer additions (one
+/// cycle each on every x86-64 core) timed, the best of three. A virtual machine's
+/// `/proc/cpuinfo` gives a nominal clock; this is the one the probes ran at.
+pub fn clock_ghz() -> f64 {
+    (0..3).map(|_| clock_once()).fold(0.0, f64::max)
+}
+
+/// With the clock, the rate of the widest FMAs: vector FMAs a cycle and core (2 where AVX-512
+/// runs at full width, 1 where it is split into two 256-bit halves).
+pub fn fmas_per_cycle(peak_one_thread: f64, ghz: f64) -> f64 {
+    peak_one_thread / (2.0 * lanes() as f64 * ghz)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn clock_once() -> f64 {
+    const ADDS: u64 = 1 << 29;
+    let start = Instant::now();
+    let mut x: u64 = 0;
+    // 8 dependent additions a round: the chain is the loop's critical path
+    for _ in 0..ADDS / 8 {
+        // SAFETY: register-only additions, no memory, no flags the compiler relies on.
+        unsafe {
+            std::arch::asm!(
+                "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
+                "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
+                x = inout(reg) x, options(nomem, nostack)
+            );
+        }
+    }
+    std::hint::black_box(x);
+    ADDS as f64 / start.elapsed().as_secs_f64() / 1e9
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn clock_once() -> f64 {
+    f64::NAN
+}
+
 fn once(threads: usize) -> f64 {
     let start = Instant::now();
     let flops: f64 = std::thread::scope(|s| {
