@@ -3,7 +3,7 @@
 use crate::nn::errors_as;
 use crate::nn::shape::invalid;
 use crate::repro::{self, Generator};
-use candle_core::{Result, Tensor, bail};
+use candle_core::{Result, Tensor};
 
 /// `TensorDataset(x, y)`: pairs of rows of two tensors with the same first dimension.
 #[derive(Clone, Debug)]
@@ -87,9 +87,10 @@ impl DataLoader {
 
     /// Both constructors, without a generic argument: compiled once in the crate, not in each
     /// notebook cell that makes a loader.
+    #[errors_as("DataLoader")]
     fn of(dataset: TensorDataset, batch_size: usize, generator: Option<Generator>) -> Result<Self> {
         if batch_size == 0 {
-            bail!("DataLoader: batch_size must be positive, got 0")
+            return Err(invalid("batch_size must be positive, got 0"));
         }
         Ok(DataLoader { dataset, batch_size, shuffle: generator.is_some(), generator })
     }

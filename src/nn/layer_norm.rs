@@ -5,7 +5,7 @@ use super::fused::layer_norm::layer_norm_node;
 use super::module::{Walk, Walker};
 use super::param::Param;
 use super::shape::{check_input_dtype, check_last_dim, check_size, invalid};
-use candle_core::{D, DType, Device, Result, Tensor, bail};
+use candle_core::{D, DType, Device, Result, Tensor};
 
 /// `nn.LayerNorm(d_model)` over the last dimension, with a backward pass (candle's own layer
 /// norm records none). Parameters `weight` (ones) and `bias` (zeros); eps 1e-5.
@@ -48,15 +48,16 @@ impl LayerNorm {
 /// Layer normalisation over the last dimension (biased variance), differentiable: on the CPU in
 /// f32 one graph node with a hand-written backward pass (the kernel wing's); otherwise candle's
 /// tensor operations.
+#[errors_as]
 pub fn layer_norm(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64) -> Result<Tensor> {
-    let Some(&n) = x.dims().last() else { bail!("layer_norm: expected x (..., D), got a scalar") };
+    let Some(&n) = x.dims().last() else { return Err(invalid("expected x (..., D), got a scalar")) };
     // PyTorch accepts any eps >= 0 (0 divides a constant row by zero, there as here); a negative,
     // NaN or infinite eps turns every row into NaN or zeros without a word
     if !(eps.is_finite() && eps >= 0.0) {
-        bail!("layer_norm: eps must be a finite number >= 0 (PyTorch's default is 1e-5), got {eps}")
+        return Err(invalid(format!("eps must be a finite number >= 0 (PyTorch's default is 1e-5), got {eps}")));
     }
     if weight.dims() != [n] || bias.dims() != [n] {
-        bail!("layer_norm: expected weight and bias ({n}) for x {:?}, got {:?} and {:?}", x.dims(), weight.dims(), bias.dims())
+        return Err(invalid(format!("expected weight and bias ({n}) for x {:?}, got {:?} and {:?}", x.dims(), weight.dims(), bias.dims())));
     }
     if let Some(y) = layer_norm_node(x, weight, bias, eps)? {
         return Ok(y);

@@ -1,6 +1,7 @@
 //! Loss functions.
 
-use crate::nn::shape::{Within, check_float, check_same_dtype};
+use crate::nn::errors_as;
+use crate::nn::shape::{check_float, check_same_dtype, invalid};
 use candle_core::{Result, Tensor, bail};
 
 /// A loss function: predictions and targets in, a scalar tensor out. `Sync`, as a data-parallel
@@ -22,15 +23,16 @@ impl MSELoss {
 }
 
 impl Loss for MSELoss {
+    #[errors_as("MSELoss")]
     fn loss(&self, prediction: &Tensor, target: &Tensor) -> Result<Tensor> {
         if prediction.dims() != target.dims() {
-            bail!("MSELoss: prediction {:?} and target {:?} must have the same shape", prediction.dims(), target.dims())
+            return Err(invalid(format!("prediction {:?} and target {:?} must have the same shape", prediction.dims(), target.dims())));
         }
-        check_float(prediction).within("MSELoss")?;
-        check_float(target).within("MSELoss")?;
-        check_same_dtype(&[("prediction", prediction), ("target", target)]).within("MSELoss")?;
+        check_float(prediction)?;
+        check_float(target)?;
+        check_same_dtype(&[("prediction", prediction), ("target", target)])?;
         if prediction.elem_count() == 0 {
-            bail!("MSELoss: the prediction and target {:?} are empty: their mean is undefined", prediction.dims())
+            return Err(invalid(format!("the prediction and target {:?} are empty: their mean is undefined", prediction.dims())));
         }
         (prediction - target)?.sqr()?.mean_all()
     }
