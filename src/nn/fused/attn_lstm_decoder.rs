@@ -143,7 +143,7 @@ impl Kernel3 for AttnLstmSequence {
         let (g, m, p) = (values(grad)?, values(mem)?, values(params)?);
         let guard = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let Some(kept) = guard.as_ref() else {
-            return Err(unexpected(format!("attention LSTM decoder backward: the forward pass kept nothing")));
+            return Err(unexpected("attention LSTM decoder backward: the forward pass kept nothing"));
         };
         if g.len() != n * t * (h + s) || kept.gates.len() != t * n * h * 5 {
             return Err(unexpected(format!("attention LSTM decoder backward: expected {} gradients, got {}", n * t * (h + s), g.len())));

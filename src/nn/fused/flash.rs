@@ -217,9 +217,9 @@ impl Flash {
         let Some(m) = &self.mask else { return f(None) };
         let (storage, _) = m.tensor.storage_and_layout();
         let Storage::Cpu(candle_core::CpuStorage::F32(data)) = &*storage else {
-            return Err(unexpected(format!("flash-attention: expected a float32 CPU mask")));
+            return Err(unexpected("flash-attention: expected a float32 CPU mask"));
         };
-        let Some(values) = data.get(m.start..) else { return Err(unexpected(format!("flash-attention: a mask shorter than its layout"))) };
+        let Some(values) = data.get(m.start..) else { return Err(unexpected("flash-attention: a mask shorter than its layout")) };
         f(Some((values, m.strides)))
     }
 
@@ -249,7 +249,7 @@ impl Kernel3 for Flash {
         let outputs = vec![(&mut out[..], s.lq * s.dv), (&mut lse[..], s.lq)];
         self.with_mask(|mask| {
             each_head(count, outputs, |i, c| {
-                let [o, l] = c else { return Err(unexpected(format!("flash-attention: expected an output and a log-sum-exp"))) };
+                let [o, l] = c else { return Err(unexpected("flash-attention: expected an output and a log-sum-exp")) };
                 forward_head(s, self.scale, &self.head(i, q, kt, v, mask), o, l)
             })
         })?;
@@ -272,11 +272,11 @@ impl Kernel3 for Flash {
         let mut slices = Vec::with_capacity(5);
         for (storage, layout) in &guards {
             let Storage::Cpu(cpu) = &**storage else {
-                return Err(unexpected(format!("flash-attention: expected CPU tensors in the backward pass")));
+                return Err(unexpected("flash-attention: expected CPU tensors in the backward pass"));
             };
             slices.push(cpu_f32(Self::OP, cpu, layout)?);
         }
-        let [q, kt, v, o, g] = slices[..] else { return Err(unexpected(format!("flash-attention: expected five tensors"))) };
+        let [q, kt, v, o, g] = slices[..] else { return Err(unexpected("flash-attention: expected five tensors")) };
         let count = self.check(q.len(), kt.len(), v.len())?;
         if o.len() != count * s.lq * s.dv || g.len() != o.len() {
             return Err(unexpected(format!(
@@ -287,13 +287,13 @@ impl Kernel3 for Flash {
         }
         let lse = lock(&self.lse).clone();
         if lse.len() != count * s.lq {
-            return Err(unexpected(format!("flash-attention: the backward pass ran before the forward pass")));
+            return Err(unexpected("flash-attention: the backward pass ran before the forward pass"));
         }
         let (mut dq, mut dkt, mut dv) = (vec![0f32; q.len()], vec![0f32; kt.len()], vec![0f32; v.len()]);
         let outputs = vec![(&mut dq[..], s.lq * s.d), (&mut dkt[..], s.d * s.lk), (&mut dv[..], s.lk * s.dv)];
         self.with_mask(|mask| {
             each_head(count, outputs, |i, c| {
-                let [dq, dkt, dv] = c else { return Err(unexpected(format!("flash-attention: expected three gradients"))) };
+                let [dq, dkt, dv] = c else { return Err(unexpected("flash-attention: expected three gradients")) };
                 let (o, g, l) = (&o[i * s.lq * s.dv..][..s.lq * s.dv], &g[i * s.lq * s.dv..][..s.lq * s.dv], &lse[i * s.lq..][..s.lq]);
                 backward_head(s, self.scale, &self.head(i, q, kt, v, mask), o, g, l, dq, dkt, dv)
             })

@@ -31,7 +31,7 @@ pub fn with_f32_pair<R>(a: &Tensor, b: &Tensor, f: impl FnOnce(&[f32], &[f32]) -
     let (a, b) = (copy(a)?, copy(b)?);
     match call(&a, &b) {
         Some(r) => Ok(r),
-        None => return Err(unexpected(format!("with_f32_pair: the function already ran"))),
+        None => Err(unexpected("with_f32_pair: the function already ran")),
     }
 }
 
@@ -63,14 +63,14 @@ impl<F: FnOnce(&mut [f32])> InplaceOp1 for Update<F> {
     }
 
     fn cpu_fwd(&self, s: &mut CpuStorage, l: &Layout) -> Result<()> {
-        let CpuStorage::F32(data) = s else { return Err(unexpected(format!("update_f32: expected f32 storage"))) };
+        let CpuStorage::F32(data) = s else { return Err(unexpected("update_f32: expected f32 storage")) };
         let Some((start, end)) = l.contiguous_offsets() else {
-            return Err(unexpected(format!("update_f32: expected a contiguous tensor")));
+            return Err(unexpected("update_f32: expected a contiguous tensor"));
         };
-        let Some(values) = data.get_mut(start..end) else { return Err(unexpected(format!("update_f32: storage shorter than its layout"))) };
+        let Some(values) = data.get_mut(start..end) else { return Err(unexpected("update_f32: storage shorter than its layout")) };
         match self.0.borrow_mut().take() {
             Some(f) => f(values),
-            None => return Err(unexpected(format!("update_f32: the update already ran"))),
+            None => return Err(unexpected("update_f32: the update already ran")),
         }
         Ok(())
     }

@@ -190,7 +190,7 @@ impl CustomOp2 for BiasAddOp {
 /// backward sums the gradient's columns in one pass (candle's sum over leading dimensions walks
 /// its strides element by element, which made the bias gradients a third of a Transformer step).
 pub fn add_bias(y: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let Some(&n) = y.dims().last() else { return Err(unexpected(format!("add_bias: expected y (..., n), got a scalar"))) };
+    let Some(&n) = y.dims().last() else { return Err(unexpected("add_bias: expected y (..., n), got a scalar")) };
     if b.dims() != [n] {
         return Err(unexpected(format!("add_bias: expected a bias ({n}) for y {:?}, got {:?}", y.dims(), b.dims())));
     }
@@ -222,7 +222,7 @@ impl Kernel1 for SoftmaxOp {
 pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
     check_float(x).within("softmax")?;
     let Some(&n) = x.dims().last() else {
-        return Err(unexpected(format!("softmax: expected a tensor with at least one dimension, got a scalar")));
+        return Err(unexpected("softmax: expected a tensor with at least one dimension, got a scalar"));
     };
     if fused(&[x]) {
         return x.contiguous()?.apply_op1(Node1(SoftmaxOp { n }));

@@ -78,7 +78,7 @@ impl Kernel1 for MaskedSoftmax {
 /// - `scores`: `(..., Lq, Lk)`; `mask`: broadcasting to it
 /// - returns the weights, shaped like `scores`
 pub(crate) fn masked_softmax(scores: &Tensor, scale: f64, mask: Option<&Tensor>) -> Result<Tensor> {
-    let Some(&n) = scores.dims().last() else { return Err(unexpected(format!("masked_softmax: expected scores (..., Lk), got a scalar"))) };
+    let Some(&n) = scores.dims().last() else { return Err(unexpected("masked_softmax: expected scores (..., Lk), got a scalar")) };
     let cpu = |t: &Tensor| t.dtype() == DType::F32 && matches!(t.device(), Device::Cpu);
     if !cpu(scores) || mask.is_some_and(|m| !matches!(m.device(), Device::Cpu)) || scores.elem_count() == 0 {
         let mut z = (scores * scale)?;
@@ -93,7 +93,7 @@ pub(crate) fn masked_softmax(scores: &Tensor, scale: f64, mask: Option<&Tensor>)
             let broadcast = m.to_dtype(DType::F32)?.contiguous()?.broadcast_as(scores.shape())?;
             let (storage, layout) = broadcast.storage_and_layout();
             let Storage::Cpu(CpuStorage::F32(data)) = &*storage else {
-                return Err(unexpected(format!("masked_softmax: expected the mask on the CPU")));
+                return Err(unexpected("masked_softmax: expected the mask on the CPU"));
             };
             let start = layout.start_offset();
             Some(Mask { values: data[start..].to_vec(), strides: layout.stride().to_vec() })

@@ -35,7 +35,7 @@ pub(crate) fn cpu_f32<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a
     }
     match l.contiguous_offsets() {
         Some((start, end)) => data.get(start..end).ok_or_else(|| unexpected(format!("{op}: storage shorter than its layout"))),
-        None => return Err(unexpected(format!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()))),
+        None => Err(unexpected(format!("{op}: expected a contiguous tensor, got shape {:?} strides {:?}", l.dims(), l.stride()))),
     }
 }
 

@@ -4,6 +4,6 @@
 /// CPU storage, a forward pass before its backward): never a user's input, which the public
 /// doors check (`nn::shape`), so this error is a bug of the crate. It names the kernel and what
 /// it got.
-pub(crate) fn unexpected(message: String) -> candle_core::Error {
-    candle_core::Error::Msg(message)
+pub(crate) fn unexpected(message: impl std::fmt::Display) -> candle_core::Error {
+    candle_core::Error::Msg(message.to_string())
 }
