@@ -14,9 +14,11 @@ use super::loss::Loss;
 use super::pool::{SPLIT_MIN, map_halves, pool};
 use crate::nn::Param;
 use crate::nn::fused::in_place::{is_f32_in_place, update_f32, with_f32};
+use crate::nn::fused::transposed::{StepWeights, TransposedCopy, with_transposed};
 use crate::nn::shape::{error, storage_address};
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
+use std::sync::Arc;
 
 /// The weighted mean of the parts' losses and of their gradients of `params` (the store holds
 /// only those): `parts` holds each part's batch and weight (its share of the mean, e.g. its
@@ -105,9 +107,11 @@ where
     B: Sync,
 {
     let tensors: Vec<Tensor> = params.iter().map(Param::tensor).collect();
-    let one = |mut replica: M, batch: &B| -> Result<PartGrads> {
+    // made once for every part's forward products; dropped as the last part's forward pass ends
+    let weights = step_weights(params);
+    let one = |mut replica: M, batch: &B, weights: Arc<StepWeights>| -> Result<PartGrads> {
         let run = std::panic::AssertUnwindSafe(|| -> Result<PartGrads> {
-            let (yhat, y) = replica.forward_batch(batch)?;
+            let (yhat, y) = with_transposed(weights, || replica.forward_batch(batch))?;
             let loss = loss_fn.loss(&yhat, &y)?;
             let value = loss.to_scalar::<f32>()? as f64;
             let mut store = loss.backward()?;
@@ -121,18 +125,27 @@ where
             let replicas: Vec<M> = parts.iter().map(|_| model.clone()).collect();
             pool.scope(|s| {
                 for ((slot, (batch, _)), replica) in results.iter_mut().zip(parts).zip(replicas) {
-                    let one = &one;
-                    s.spawn(move |_| *slot = Some(one(replica, batch)));
+                    let (one, weights) = (&one, weights.clone());
+                    s.spawn(move |_| *slot = Some(one(replica, batch, weights)));
                 }
+                drop(weights);
             })
         }
         None => {
             for (slot, (batch, _)) in results.iter_mut().zip(parts) {
-                *slot = Some(one(model.clone(), batch));
+                *slot = Some(one(model.clone(), batch, weights.clone()));
             }
         }
     }
     results.into_iter().map(|r| r.unwrap_or_else(|| Err(error(PARALLEL_STEP, "a part did not run")))).collect()
+}
+
+/// The wide weights among `params` in transposed copies for a step's forward passes
+/// (`nn::fused::transposed`: the same products, faster), made on the training pool's two threads.
+pub(crate) fn step_weights(params: &[Param]) -> Arc<StepWeights> {
+    let tensors: Vec<Tensor> = params.iter().map(Param::tensor).collect();
+    let copies = map_halves(tensors, Tensor::elem_count, SPLIT_MIN, |half| half.iter().filter_map(TransposedCopy::of).collect::<Vec<_>>());
+    StepWeights::of(copies.into_iter().flatten())
 }
 
 /// A part's loss and its gradient of each parameter, in the parameters' order.

@@ -4,10 +4,12 @@ use super::batches::{Batches, Learner};
 use super::clip::clip_grad_norm;
 use super::loss::{Loss, MSELoss};
 use super::optim::{Adam, Optimizer};
+use super::parallel::step_weights;
 use super::progress::{EpochStats, progress_line};
 use super::quick::{QUICK_BATCHES, quick_limit};
 use super::schedule::NoamSchedule;
 use crate::data::DataLoader;
+use crate::nn::fused::transposed::with_transposed;
 use crate::nn::shape::error;
 use crate::repro;
 use candle_core::backprop::GradStore;
@@ -150,7 +152,9 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
                     (value, Some(grads))
                 }
                 None => {
-                    let (yhat, y) = self.model.forward_batch(batch).map_err(in_batch)?;
+                    let mut forward = || self.model.forward_batch(batch);
+                    let (yhat, y) = if validation { forward() } else { with_transposed(step_weights(self.optimizer.params()), forward) }
+                        .map_err(in_batch)?;
                     let loss = self.loss_fn.loss(&yhat, &y).map_err(in_batch)?;
                     let value = loss.to_scalar::<f32>()? as f64;
                     let grads = if validation || !value.is_finite() { None } else { Some(loss.backward().map_err(in_batch)?) };

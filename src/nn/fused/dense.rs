@@ -14,6 +14,7 @@
 
 use super::kernels::{FUSED_LINEAR_MAX_IN, add_bias, add_to_rows, column_sums, fused, linear_backward, linear_forward, with_last_dim};
 use super::node::{Fused3, Node3, XwbKernel};
+use super::transposed::transpose;
 use super::unexpected::unexpected;
 use candle_core::{CpuStorage, Device, Result, Storage, Tensor};
 
@@ -227,27 +228,6 @@ pub(crate) fn weight_grads(dg: Vec<f32>, width: usize, inputs: &[(&[f32], usize)
     Ok((dws, db))
 }
 
-/// The transpose `(cols, rows)` of a row-major `(rows, cols)` matrix, tile by tile (16 by 16):
-/// element by element, every write of a column went to another cache line (50 us for a GRU's
-/// `(384, 128)` hidden weight, 1.6% of a GRU translator's training).
-pub(crate) fn transpose(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    const TILE: usize = 16;
-    let mut t = vec![0f32; a.len()];
-    for r0 in (0..rows).step_by(TILE) {
-        let r1 = (r0 + TILE).min(rows);
-        let block = &a[r0 * cols..r1 * cols];
-        for c0 in (0..cols).step_by(TILE) {
-            for c in c0..(c0 + TILE).min(cols) {
-                // column c of the block's rows, written as a contiguous run of t's row c
-                for (d, src) in t[c * rows + r0..c * rows + r1].iter_mut().zip(block.chunks_exact(cols)) {
-                    *d = src[c];
-                }
-            }
-        }
-    }
-    t
-}
-
 /// `y (rows, n_out) = x (rows, n_in) @ W^T + b` for `W (n_out, n_in)`.
 pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Result<Vec<f32>> {
     if n_in == 0 || !x.len().is_multiple_of(n_in) || Some(w.len()) != n_in.checked_mul(n_out) || b.len() != n_out {
@@ -262,8 +242,14 @@ pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out:
     let Some(size) = rows.checked_mul(n_out) else { return Err(unexpected(format!("dense_forward: ({rows}, {n_out}) overflows"))) };
     let mut y = vec![0f32; size];
     let xs = Strided { data: x, rs: n_in, cs: 1 };
-    let wt = Strided { data: w, rs: 1, cs: n_in };
-    product(rows, n_out, n_in, &mut y, (n_out, 1), xs, wt)?;
+    // `W^T` as a view of `W`, or from the step's transposed copy (the same values, read in rows)
+    super::transposed::with_copy_of(w, n_out, n_in, |copy| {
+        let wt = match copy {
+            Some(t) => Strided { data: t, rs: n_out, cs: 1 },
+            None => Strided { data: w, rs: 1, cs: n_in },
+        };
+        product(rows, n_out, n_in, &mut y, (n_out, 1), xs, wt)
+    })?;
     add_to_rows(&mut y, b);
     Ok(y)
 }

@@ -6,7 +6,7 @@ use candle_core::{Device, Tensor, Var};
 fn transpose_moves_every_element() {
     for (rows, cols) in [(384, 128), (17, 33), (1, 5), (5, 1), (0, 3)] {
         let a: Vec<f32> = (0..rows * cols).map(|v| v as f32).collect();
-        let t = super::dense::transpose(&a, rows, cols);
+        let t = super::transposed::transpose(&a, rows, cols);
         for r in 0..rows {
             for c in 0..cols {
                 assert_eq!(t[c * rows + r], a[r * cols + c], "({rows}, {cols}) at ({r}, {c})");
@@ -66,5 +66,32 @@ fn equals_candles_matmul_to_the_bit() {
                 assert_eq!(values(f), values(p), "gradient of {name}, x {x_dims:?}");
             }
         }
+    }
+}
+
+/// Inside the scope the wide layer reads the copy, and gives the same bits, forward and
+/// backward, for shapes that fill gemm's panels and shapes that leave remainders.
+#[test]
+fn the_copy_gives_the_same_bits() {
+    let dev = Device::Cpu;
+    for (rows, n_in, n_out) in [(300, 512, 700), (37, 33, 65), (1, 17, 1), (0, 40, 20)] {
+        let x = Var::from_tensor(&Tensor::randn(0f32, 1.0, (rows, n_in), &dev).unwrap()).unwrap();
+        let w = Var::from_tensor(&Tensor::randn(0f32, 0.1, (n_out, n_in), &dev).unwrap()).unwrap();
+        let b = Var::from_tensor(&Tensor::randn(0f32, 1.0, n_out, &dev).unwrap()).unwrap();
+        let weights = super::transposed::StepWeights::of(super::transposed::TransposedCopy::of(&w));
+        let inside = super::transposed::with_transposed(weights.clone(), || {
+            crate::nn::fused::in_place::with_f32(&w, |v| {
+                super::transposed::with_copy_of(v, n_out, n_in, |c| assert!(c.is_some(), "the weight is in the table"))
+            });
+            crate::nn::fused::dense::linear(&x, &w, Some(&b)).unwrap()
+        });
+        let outside = crate::nn::fused::dense::linear(&x, &w, Some(&b)).unwrap();
+        assert_eq!(values(&inside), values(&outside), "({rows}, {n_in}) -> {n_out}");
+        let (gi, go) = (inside.sum_all().unwrap().backward().unwrap(), outside.sum_all().unwrap().backward().unwrap());
+        for v in [&x, &w, &b] {
+            assert_eq!(values(gi.get(v).unwrap()), values(go.get(v).unwrap()));
+        }
+        // closed after the pass: nothing is looked up
+        crate::nn::fused::in_place::with_f32(&w, |v| super::transposed::with_copy_of(v, n_out, n_in, |c| assert!(c.is_none())));
     }
 }

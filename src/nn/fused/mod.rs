@@ -22,6 +22,7 @@
 //! | `flash`, `simd_rows` | scaled dot-product attention over 64 keys or more as one node: tiled, an online softmax, the weights recomputed in the backward pass, a vectorised `exp` | the Transformer's passes that read no weights (`attention::unused_weights`) |
 //! | `heads`, `masked_softmax` | splitting/merging attention heads; `softmax(scores * scale + mask)` | the vectorised multi-head attention, `attend` |
 //! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
+//! | `transposed` | a training step's wide weights transposed once, for every forward product that reads them | `train::parallel_grads`, `dense` |
 //! | `heap` | glibc's allocator told to keep freed tensors' memory (opt-in, see `crate::tuning`) | `tuning::keep_freed_memory` |
 
 pub(crate) mod attn_lstm_decoder;
@@ -48,4 +49,5 @@ pub(crate) mod node;
 pub(crate) mod padding;
 pub(crate) mod rows;
 pub(crate) mod simd_rows;
+pub(crate) mod transposed;
 pub(crate) mod unexpected;
