@@ -58,21 +58,56 @@ pub(crate) struct Strided<'a> {
     pub(crate) cs: usize,
 }
 
-/// `dst (m, n) = lhs (m, k) @ rhs (k, n)`, `dst` with strides `(dst_rs, dst_cs)`, through gemm
-/// with candle's arguments (no accumulation into `dst`, candle's thread count).
-fn product(m: usize, n: usize, k: usize, dst: &mut [f32], dst_strides: (usize, usize), lhs: Strided, rhs: Strided) -> Result<()> {
+/// A new `(m, n)` matrix `lhs (m, k) @ rhs (k, n)` laid out with `strides` (row-major `(n, 1)`
+/// or column-major `(1, m)`), through gemm with candle's arguments (no accumulation, candle's
+/// thread count). The buffer is not zero-filled first: gemm writes each of its `m * n` places
+/// before it reads any (and fills it with zeros for `k == 0`).
+fn product_new(m: usize, n: usize, k: usize, strides: (usize, usize), lhs: Strided, rhs: Strided) -> Result<Vec<f32>> {
+    let Some(size) = m.checked_mul(n) else { return Err(unexpected(format!("dense product: ({m}, {n}) overflows"))) };
+    if m > 1 && n > 1 && strides != (n, 1) && strides != (1, m) {
+        return Err(unexpected(format!("dense product: strides {strides:?} do not lay out a ({m}, {n}) matrix")));
+    }
     let threads = candle_core::utils::get_num_threads();
-    product_into(m, n, k, dst, dst_strides, lhs, rhs, false, threads)
+    let mut dst = Vec::with_capacity(size);
+    // SAFETY: the spare capacity holds `size` floats; the strides place the `m * n` elements at
+    // `m * n` distinct places below `size` (checked above and in `product_raw`), so all of them
+    // are written, and without accumulation gemm reads none before writing it.
+    unsafe {
+        product_raw(m, n, k, dst.spare_capacity_mut().as_mut_ptr().cast::<f32>(), size, strides, lhs, rhs, false, threads)?;
+        dst.set_len(size);
+    }
+    Ok(dst)
 }
 
-/// [`product`] with `accumulate` (`dst += lhs @ rhs` instead of `dst = lhs @ rhs`) and the
-/// number of threads gemm may use.
+/// `dst (m, n) = lhs (m, k) @ rhs (k, n)` (or `dst += ...` with `accumulate`), `dst` with strides
+/// `(dst_rs, dst_cs)`, through gemm on at most `threads` threads.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn product_into(
     m: usize,
     n: usize,
     k: usize,
     dst: &mut [f32],
+    dst_strides: (usize, usize),
+    lhs: Strided,
+    rhs: Strided,
+    accumulate: bool,
+    threads: usize,
+) -> Result<()> {
+    // SAFETY: `dst` is valid for reads and writes of its length.
+    unsafe { product_raw(m, n, k, dst.as_mut_ptr(), dst.len(), dst_strides, lhs, rhs, accumulate, threads) }
+}
+
+/// [`product_into`] for `dst_len` floats at `dst`.
+///
+/// # Safety
+/// `dst` must be valid for writes of `dst_len` floats, and for reads of them with `accumulate`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn product_raw(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: *mut f32,
+    dst_len: usize,
     (dst_rs, dst_cs): (usize, usize),
     lhs: Strided,
     rhs: Strided,
@@ -87,7 +122,7 @@ pub(crate) fn product_into(
         (rows - 1).checked_mul(rs)?.checked_add((cols - 1).checked_mul(cs)?)?.checked_add(1)
     };
     let fits = |len: usize, need: Option<usize>| need.is_some_and(|need| len >= need);
-    if !fits(dst.len(), reach(m, n, dst_rs, dst_cs))
+    if !fits(dst_len, reach(m, n, dst_rs, dst_cs))
         || !fits(lhs.data.len(), reach(m, k, lhs.rs, lhs.cs))
         || !fits(rhs.data.len(), reach(k, n, rhs.rs, rhs.cs))
     {
@@ -106,14 +141,15 @@ pub(crate) fn product_into(
         )));
     }
     let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
-    // SAFETY: the three slices were checked to hold every element the strides reach, the strides
-    // fit isize, and `dst` is written only inside itself, each element by one product.
+    // SAFETY: the three operands were checked to hold every element the strides reach (`dst` by
+    // the caller's promise of `dst_len`), the strides fit isize, and `dst` is written only
+    // inside itself, each element by one product.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            dst.as_mut_ptr(),
+            dst,
             dst_cs as isize,
             dst_rs as isize,
             accumulate,
@@ -140,10 +176,7 @@ fn rows_by(op: &str, a: &[f32], rows: usize, k: usize, cols: usize, rhs: Strided
     if Some(a.len()) != rows.checked_mul(k) {
         return Err(unexpected(format!("{op}: expected ({rows}, {k}) values, got {}", a.len())));
     }
-    let Some(size) = rows.checked_mul(cols) else { return Err(unexpected(format!("{op}: ({rows}, {cols}) overflows"))) };
-    let mut out = vec![0f32; size];
-    product(rows, cols, k, &mut out, (cols, 1), Strided { data: a, rs: k, cs: 1 }, rhs)?;
-    Ok(out)
+    product_new(rows, cols, k, (cols, 1), Strided { data: a, rs: k, cs: 1 }, rhs)
 }
 
 /// `a (rows, k) @ b (k, cols)` for a float32 CPU matrix `b` in any strides (a weight or its
@@ -239,16 +272,14 @@ pub(crate) fn dense_forward(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out:
         )));
     }
     let rows = x.len() / n_in;
-    let Some(size) = rows.checked_mul(n_out) else { return Err(unexpected(format!("dense_forward: ({rows}, {n_out}) overflows"))) };
-    let mut y = vec![0f32; size];
     let xs = Strided { data: x, rs: n_in, cs: 1 };
     // `W^T` as a view of `W`, or from the step's transposed copy (the same values, read in rows)
-    super::transposed::with_copy_of(w, n_out, n_in, |copy| {
+    let mut y = super::transposed::with_copy_of(w, n_out, n_in, |copy| {
         let wt = match copy {
             Some(t) => Strided { data: t, rs: n_out, cs: 1 },
             None => Strided { data: w, rs: 1, cs: n_in },
         };
-        product(rows, n_out, n_in, &mut y, (n_out, 1), xs, wt)
+        product_new(rows, n_out, n_in, (n_out, 1), xs, wt)
     })?;
     add_to_rows(&mut y, b);
     Ok(y)
@@ -266,11 +297,9 @@ pub(crate) fn dense_backward(x: &[f32], w: &[f32], g: &[f32], n_in: usize, n_out
         )));
     }
     let gs = Strided { data: g, rs: n_out, cs: 1 };
-    let mut dx = vec![0f32; rows * n_in];
-    product(rows, n_in, n_out, &mut dx, (n_in, 1), gs, Strided { data: w, rs: n_in, cs: 1 })?;
+    let dx = product_new(rows, n_in, n_out, (n_in, 1), gs, Strided { data: w, rs: n_in, cs: 1 })?;
     // candle: (x^T @ g) of shape (n_in, n_out), then transposed; here written transposed.
-    let mut dw = vec![0f32; n_out * n_in];
-    product(n_in, n_out, rows, &mut dw, (1, n_in), Strided { data: x, rs: 1, cs: n_in }, gs)?;
+    let dw = product_new(n_in, n_out, rows, (1, n_in), Strided { data: x, rs: 1, cs: n_in }, gs)?;
     Ok((dx, dw, column_sums(g, n_out)?))
 }
 
