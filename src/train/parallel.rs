@@ -13,6 +13,7 @@ use super::batches::Learner;
 use super::loss::Loss;
 use super::pool::{SPLIT_MIN, map_halves, pool};
 use crate::nn::Param;
+use crate::nn::fused::grad_sink::with_grad_sink;
 use crate::nn::fused::in_place::{is_f32_in_place, update_f32, with_f32};
 use crate::nn::fused::transposed::{StepWeights, TransposedCopy, with_transposed};
 use crate::nn::shape::{error, storage_address};
@@ -114,7 +115,7 @@ where
             let (yhat, y) = with_transposed(weights, || replica.forward_batch(batch))?;
             let loss = loss_fn.loss(&yhat, &y)?;
             let value = loss.to_scalar::<f32>()? as f64;
-            let mut store = loss.backward()?;
+            let mut store = backward(&loss)?;
             Ok((value, tensors.iter().map(|t| store.remove(t)).collect()))
         });
         std::panic::catch_unwind(run).unwrap_or_else(|_| Err(error(PARALLEL_STEP, "a training thread panicked")))
@@ -146,6 +147,16 @@ pub(crate) fn step_weights(params: &[Param]) -> Arc<StepWeights> {
     let tensors: Vec<Tensor> = params.iter().map(Param::tensor).collect();
     let copies = map_halves(tensors, Tensor::elem_count, SPLIT_MIN, |half| half.iter().filter_map(TransposedCopy::of).collect::<Vec<_>>());
     StepWeights::of(copies.into_iter().flatten())
+}
+
+/// The gradients of `loss`'s backward pass, the parameters' handed past candle's store by the
+/// input-weight-bias nodes (`nn::fused::grad_sink`: no zeros tensor and add for each) and put in
+/// the store after it.
+pub(crate) fn backward(loss: &Tensor) -> Result<GradStore> {
+    let (store, sunk) = with_grad_sink(|| loss.backward());
+    let mut store = store?;
+    sunk.merge_into(&mut store)?;
+    Ok(store)
 }
 
 /// A part's loss and its gradient of each parameter, in the parameters' order.

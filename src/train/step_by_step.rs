@@ -4,7 +4,7 @@ use super::batches::{Batches, Learner};
 use super::clip::clip_grad_norm;
 use super::loss::{Loss, MSELoss};
 use super::optim::{Adam, Optimizer};
-use super::parallel::step_weights;
+use super::parallel::{backward, step_weights};
 use super::progress::{EpochStats, progress_line};
 use super::quick::{QUICK_BATCHES, quick_limit};
 use super::schedule::NoamSchedule;
@@ -157,7 +157,7 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
                         .map_err(in_batch)?;
                     let loss = self.loss_fn.loss(&yhat, &y).map_err(in_batch)?;
                     let value = loss.to_scalar::<f32>()? as f64;
-                    let grads = if validation || !value.is_finite() { None } else { Some(loss.backward().map_err(in_batch)?) };
+                    let grads = if validation || !value.is_finite() { None } else { Some(backward(&loss).map_err(in_batch)?) };
                     (value, grads)
                 }
             };

@@ -1,4 +1,5 @@
-//! The dense products' tests: the transpose, the product against candle's, the linear map's node.
+//! The dense products' tests: the transpose, the product against candle's, the linear map's node, and the
+//! training step's transposed copies and gradient sink around it.
 
 use candle_core::{Device, Tensor, Var};
 
@@ -93,5 +94,57 @@ fn the_copy_gives_the_same_bits() {
         }
         // closed after the pass: nothing is looked up
         crate::nn::fused::in_place::with_f32(&w, |v| super::transposed::with_copy_of(v, n_out, n_in, |c| assert!(c.is_none())));
+    }
+}
+
+fn sunk(loss: &Tensor) -> candle_core::Result<candle_core::backprop::GradStore> {
+    let (store, sunk) = super::grad_sink::with_grad_sink(|| loss.backward());
+    let mut store = store?;
+    sunk.merge_into(&mut store)?;
+    Ok(store)
+}
+
+/// A wide and a lecture-sized linear map, a layer norm, a weight read twice by fused nodes and
+/// a weight read by a fused node and by a plain candle operation: the same gradients with the
+/// sink as without, to the bit, and the sink took the parameters' gradients from candle.
+#[test]
+fn the_same_gradients_through_the_sink() {
+    let dev = Device::Cpu;
+    let var = |dims: &[usize], std: f32| Var::from_tensor(&Tensor::randn(0f32, std, dims, &dev).unwrap()).unwrap();
+    let x = var(&[6, 40], 1.0);
+    let (w1, b1) = (var(&[30, 40], 0.2), var(&[30], 1.0));
+    let (w2, b2) = (var(&[40, 30], 0.2), var(&[40], 1.0));
+    let (gamma, beta) = (var(&[40], 1.0), var(&[40], 0.1));
+    let (w3, b3) = (var(&[5, 8], 0.2), var(&[5], 1.0));
+    let small = var(&[3, 8], 1.0);
+    let up = Tensor::randn(0f32, 1.0, (6, 40), &dev).unwrap();
+    let loss = || -> candle_core::Result<Tensor> {
+        let h = super::dense::linear(&x, &w1, Some(&b1))?.relu()?;
+        let y = super::layer_norm::layer_norm_node(&super::dense::linear(&h, &w2, Some(&b2))?, &gamma, &beta, 1e-5)?
+            .expect("the fused layer norm");
+        // w1 read a second time by the same kind of node, w2 by a plain operation too
+        let again = super::dense::linear(&x, &w1, Some(&b1))?.sum_all()?;
+        let plain = w2.sqr()?.sum_all()?;
+        let lecture = super::dense::linear(&small, &w3, Some(&b3))?.sqr()?.sum_all()?;
+        ((y * &up)?.sum_all()? + again + plain + lecture)?.sum_all()
+    };
+    let plain = loss().unwrap().backward().unwrap();
+    let l = loss().unwrap();
+    let (store, taken) = super::grad_sink::with_grad_sink(|| l.backward());
+    let store = store.unwrap();
+    for p in [&w1, &b1, &w2, &b2, &gamma, &beta, &w3, &b3] {
+        // w2 is also read by a plain operation, whose gradient candle keeps
+        let plain_too = std::ptr::eq(p, &w2);
+        assert_eq!(store.get(p).is_some(), plain_too, "candle's store, parameter of {:?}", p.dims());
+    }
+    let mut store = store;
+    taken.merge_into(&mut store).unwrap();
+    let merged = sunk(&loss().unwrap()).unwrap();
+    for (name, p) in
+        [("x", &x), ("w1", &w1), ("b1", &b1), ("w2", &w2), ("b2", &b2), ("gamma", &gamma), ("beta", &beta), ("w3", &w3), ("b3", &b3)]
+    {
+        let want = values(plain.get(p).unwrap());
+        assert!(values(store.get(p).unwrap()) == want, "{name}");
+        assert!(values(merged.get(p).unwrap()) == want, "{name}, through the helper");
     }
 }

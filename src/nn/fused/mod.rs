@@ -22,6 +22,7 @@
 //! | `flash`, `simd_rows` | scaled dot-product attention over 64 keys or more as one node: tiled, an online softmax, the weights recomputed in the backward pass, a vectorised `exp` | the Transformer's passes that read no weights (`attention::unused_weights`) |
 //! | `heads`, `masked_softmax` | splitting/merging attention heads; `softmax(scores * scale + mask)` | the vectorised multi-head attention, `attend` |
 //! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
+//! | `grad_sink` | parameters' gradients kept past candle's store (no zeros tensor and add for each) inside the training step | the input-weight-bias nodes, `train::parallel_grads`, `StepByStep` |
 //! | `transposed` | a training step's wide weights transposed once, for every forward product that reads them | `train::parallel_grads`, `dense` |
 //! | `heap` | glibc's allocator told to keep freed tensors' memory (opt-in, see `crate::tuning`) | `tuning::keep_freed_memory` |
 
@@ -34,6 +35,7 @@ pub(crate) mod fast_math;
 pub(crate) mod flash;
 #[cfg(test)]
 mod flash_tests;
+pub(crate) mod grad_sink;
 pub(crate) mod gru_sequence;
 pub(crate) mod heads;
 pub(crate) mod heap;

@@ -4,6 +4,7 @@
 //! narrower form of the input-weight-bias kernels (linear maps, layer norm), whose backward pass
 //! also works on slices.
 
+use super::grad_sink::sink;
 use super::in_place::with_f32;
 use super::unexpected::unexpected;
 use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor};
@@ -132,10 +133,11 @@ impl<K: XwbKernel> Kernel3 for Fused3<K> {
             Some(Some(Some(grads))) => grads?,
             _ => self.0.backward(&values(x)?, &values(w)?, &values(&grad)?)?,
         };
+        // a parameter's gradients go to the training step's sink where one is open (`grad_sink`)
         Ok((
             Some(Tensor::from_vec(dx, x.shape(), x.device())?),
-            Some(Tensor::from_vec(dw, w.shape(), w.device())?),
-            Some(Tensor::from_vec(db, b.shape(), b.device())?),
+            sink(w, Tensor::from_vec(dw, w.shape(), w.device())?)?,
+            sink(b, Tensor::from_vec(db, b.shape(), b.device())?)?,
         ))
     }
 }
