@@ -11,11 +11,13 @@
 //! on a thread for a pass, and the wide layers' forward product (`dense`) looks its weight up by address. A
 //! pass inside must leave those weights' values alone: the step's parameters, between two updates.
 
+use super::fast_math::with_simd;
 use super::in_place::with_f32;
 use super::kernels::FUSED_LINEAR_MAX_IN;
 use candle_core::Tensor;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// A weight's place and shape: the address of its first value, `n_out`, `n_in`.
@@ -76,33 +78,48 @@ pub(crate) fn with_copy_of<R>(w: &[f32], n_out: usize, n_in: usize, f: impl FnOn
     f(copy.map(Vec::as_slice))
 }
 
-/// The transpose `(cols, rows)` of a row-major `(rows, cols)` matrix, tile by tile (16 by 16):
-/// element by element, every write of a column went to another cache line (50 us for a GRU's
-/// `(384, 128)` hidden weight, 1.6% of a GRU translator's training). Empty unless `a` holds `rows * cols` values
-/// (the callers check it).
+/// The transpose `(cols, rows)` of a row-major `(rows, cols)` matrix, in blocks of 8 by 8 read
+/// into registers (every element read and written once, a row of 8 at a time; on the widest
+/// vectors the CPU has), the edges element by element. Empty unless `a` holds `rows * cols`
+/// values (the callers check it). 16-by-16 tiles written a float at a time took 1.2 ms for a
+/// `(512, 2048)` weight on the Zen 4 VM of docs/performance.md §8, the blocks 0.43 ms.
 pub(crate) fn transpose(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    const TILE: usize = 16;
     let mut t = Vec::with_capacity(a.len());
     if a.len() != rows * cols {
         return t;
     }
-    let spare = &mut t.spare_capacity_mut()[..a.len()];
-    for r0 in (0..rows).step_by(TILE) {
-        let r1 = (r0 + TILE).min(rows);
-        let block = &a[r0 * cols..r1 * cols];
-        for c0 in (0..cols).step_by(TILE) {
-            for c in c0..(c0 + TILE).min(cols) {
-                // column c of the block's rows, written as a contiguous run of t's row c
-                for (d, src) in spare[c * rows + r0..c * rows + r1].iter_mut().zip(block.chunks_exact(cols)) {
-                    d.write(src[c]);
+    transpose_into(a, rows, cols, &mut t.spare_capacity_mut()[..a.len()]);
+    // SAFETY: `transpose_into` writes each of the `rows * cols` places.
+    unsafe { t.set_len(a.len()) };
+    t
+}
+
+with_simd!(fn transpose_into(a: &[f32], rows: usize, cols: usize, t: &mut [MaybeUninit<f32>]) => transpose_body);
+
+#[inline(always)]
+fn transpose_body(a: &[f32], rows: usize, cols: usize, t: &mut [MaybeUninit<f32>]) {
+    const B: usize = 8;
+    let (rb, cb) = (rows / B * B, cols / B * B);
+    for r0 in (0..rb).step_by(B) {
+        for c0 in (0..cb).step_by(B) {
+            let mut block = [[0f32; B]; B];
+            for (i, row) in block.iter_mut().enumerate() {
+                row.copy_from_slice(&a[(r0 + i) * cols + c0..(r0 + i) * cols + c0 + B]);
+            }
+            for j in 0..B {
+                for (i, d) in t[(c0 + j) * rows + r0..(c0 + j) * rows + r0 + B].iter_mut().enumerate() {
+                    d.write(block[i][j]);
                 }
             }
         }
     }
-    // SAFETY: the tiles cover every (row, column) once, so each of the `rows * cols` places was
-    // written above.
-    unsafe { t.set_len(a.len()) };
-    t
+    // the edges: the columns right of the blocks, then the rows below them
+    for r in 0..rows {
+        let from = if r < rb { cb } else { 0 };
+        for c in from..cols {
+            t[c * rows + r].write(a[r * cols + c]);
+        }
+    }
 }
 
 #[cfg(test)]
