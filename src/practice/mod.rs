@@ -46,7 +46,7 @@ pub mod transformer;
 
 pub use answer::{Answer, Tolerance};
 pub use guide::{Hint, Solution};
-pub use outcome::{Outcome, Verdict};
+pub use outcome::{Graded, Outcome, Verdict};
 pub use progress::{Progress, Record};
 
 /// What every exercise says of itself.

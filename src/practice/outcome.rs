@@ -2,8 +2,10 @@
 //! text in a terminal.
 
 use super::Info;
+use crate::nn::shape::error;
 use crate::notebook::emit;
 use crate::notebook::page::html::escape;
+use candle_core::Result;
 use std::time::Duration;
 
 /// How a check ended.
@@ -114,6 +116,59 @@ impl Outcome {
     /// What evcxr calls: the box, and the text for a terminal.
     pub fn evcxr_display(&self) {
         emit(&[("text/plain", &self.text()), ("text/html", &self.html())]);
+    }
+
+    /// The grading form of a check, for a cell a grader scores (nbgrader's autograded test
+    /// cells, worth `points`): Correct gives a [`Graded`] result, the same box with `points` as its
+    /// plain text (nbgrader reads a number there as the cell's score); any other verdict shows
+    /// the box and ends the cell in an error (nbgrader's 0). The error is a returned value, not a
+    /// panic, so no panic hook of the student's turns it into a pass. In a graded cell, name the
+    /// exercise from the crate's root (`::attention_zoo::...`), so that no `q1` or module of the
+    /// student's stands in for it, inside braces (evcxr reads a line that starts with `:` as a
+    /// command):
+    ///
+    /// ```no_run
+    /// # use attention_zoo::prelude::*;
+    /// # fn split_sequence(full: &Tensor, input_len: usize) -> Result<(Tensor, Tensor)> { todo!() }
+    /// # fn main() -> Result<()> {
+    /// { ::attention_zoo::practice::seq2seq::q1.check(split_sequence).grade(2.0)? };
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn grade(self, points: f64) -> Result<Graded> {
+        if let Some(e) = self.graded_zero() {
+            self.evcxr_display();
+            return Err(e);
+        }
+        Ok(Graded { outcome: self, points })
+    }
+
+    /// The error of a verdict other than Correct: the box's text, its first line (the exercise and
+    /// the verdict) as the label.
+    fn graded_zero(&self) -> Option<candle_core::Error> {
+        if self.is_correct() {
+            return None;
+        }
+        let text = self.text();
+        let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        Some(error(head, format!("graded 0\n{rest}").trim_end()))
+    }
+}
+
+/// A check's outcome graded Correct, worth its cell's points: shown as the outcome's box, with the
+/// points as its plain text, the form in which nbgrader reads a cell's score.
+#[derive(Clone, Debug)]
+pub struct Graded {
+    /// The outcome, Correct.
+    pub outcome: Outcome,
+    /// The points the cell gives.
+    pub points: f64,
+}
+
+impl Graded {
+    /// What evcxr calls: the points as plain text, the outcome's box as HTML.
+    pub fn evcxr_display(&self) {
+        emit(&[("text/plain", &self.points.to_string()), ("text/html", &self.outcome.html())]);
     }
 }
 

@@ -191,3 +191,24 @@ fn a_loop_that_reads_the_target_at_prediction_is_told_so() {
     });
     mistake(o, "never the target");
 }
+
+/// The grading form: the points for Correct, an error for anything else, whose text is the box's
+/// (the exercise, the verdict, the case and the mistake), so that a grader scoring a cell by
+/// whether it fails scores it by the verdict.
+#[test]
+fn grade_fails_the_cell_unless_correct() {
+    let _serial = crate::common::serial();
+    let graded = q6.check(s::mse_loss).grade(2.0).unwrap();
+    assert_eq!((graded.points, graded.outcome.is_correct()), (2.0, true));
+    let e = q6.check(|_, _| todo!()).grade(2.0).unwrap_err().to_string();
+    assert!(e.starts_with("01.q6 ") && e.contains(": Not attempted: graded 0"), "{e}");
+    let wrong = q6.check(|p, y| (p - y)?.abs()?.mean_all());
+    let case = wrong.case.clone().unwrap_or_default();
+    let e = wrong.grade(2.0).unwrap_err().to_string();
+    assert!(e.contains(": Incorrect: graded 0") && e.contains(&case), "the verdict and the case: {e}");
+    // a panic hook of the student's does not turn a failure into a pass: the failure is a value
+    std::panic::set_hook(Box::new(|_| {}));
+    let after_hook = q6.check(|_, _| panic!("silenced")).grade(2.0);
+    let _ = std::panic::take_hook();
+    assert!(after_hook.is_err());
+}
