@@ -53,6 +53,12 @@
 #   make browser-checks  CI's checks in Chromium after `make test`: installs Chromium and Playwright,
 #                    then `make pages-check` and `make lab-check SHORT=1` (both run, each timed;
 #                    fails if either fails)
+#   make grade-check a synthetic class graded by nbgrader 0.9.6 (installed into .venv-grade) under the
+#                    kernel: exercise notebook 01 as an assignment (tools/course/), its students'
+#                    version checked against the starters, six submissions (all correct, one wrong,
+#                    one that panics, one that never ends, one untouched, one that shadows the checks
+#                    with its own) autograded, every score checked in the gradebook and grades.csv,
+#                    feedback pages written (about 4 min)
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
@@ -72,6 +78,7 @@ ROOT := $(CURDIR)
 PYTHON ?= python3
 VENV := $(ROOT)/.venv
 REF_VENV := $(ROOT)/.venv-ref
+GRADE_VENV := $(ROOT)/.venv-grade
 EVCXR_VERSION := 0.22.0
 # crates.io's checksum of evcxr_jupyter-0.22.0.crate, and our patches to it and to the evcxr crate
 # it builds on, applied in order (tools/evcxr/README.md).
@@ -101,7 +108,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
+.PHONY: grade-check notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -118,6 +125,14 @@ test: lint cargo-test js-test
 	$(MAKE) notebooks FORCE=1
 	$(MAKE) own-notebook-check
 	$(MAKE) kernel-check
+
+grade-check: setup $(GRADE_VENV)/.installed
+	$(GRADE_VENV)/bin/python tools/course/grade_check.py $(ROOT)/target/course-check
+
+$(GRADE_VENV)/.installed: tools/course/requirements.txt
+	test -x $(GRADE_VENV)/bin/python || $(PYTHON) -m venv $(GRADE_VENV)
+	$(GRADE_VENV)/bin/python -m pip install -q --disable-pip-version-check -r $<
+	touch $@
 
 kernel-check: setup
 	$(VENV)/bin/python tools/evcxr/check_kernel.py

@@ -49,6 +49,7 @@ from nbconvert import HTMLExporter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_prose  # noqa: E402 (beside this file)
+from excerpts import EXCERPTS, solution_texts  # noqa: E402
 from lecture_map import first_line  # noqa: E402
 
 # A course notebook's code cell opens with its lecture reference (tools/notebook_tidy.py): a cell is
@@ -285,24 +286,11 @@ def report(timings, out_dir, floor=None):
         f.write("\n")
 
 
-EXCERPTS = os.path.join(ROOT, "src", "notebook", "code", "excerpts.txt")
 VERDICTS = {"starters": "Not attempted", "solutions": "Correct"}
 
 
 def is_exercise(path):
     return os.path.basename(os.path.dirname(os.path.abspath(path))) == "exercises"
-
-
-def solution_texts():
-    """excerpts.txt's solution records: (file, item) -> the item's text, as the crate shows it."""
-    data = open(EXCERPTS, encoding="utf-8").read()
-    out = {}
-    for record in data.split("\n#### ")[1:]:
-        head, _, text = record.partition("\n")
-        if head.startswith("Practice "):
-            path, _, pick = head[len("Practice "):].partition(" ")
-            out[(path, pick)] = text[:-1] if text.endswith("\n") else text
-    return out
 
 
 def put_solutions(nb):
