@@ -6,7 +6,8 @@
 1. Builds a course folder (make_course.py) with one assignment, `practice01`: the exercise
    notebook 01_seq2seq in nbgrader's source form, 7 test cells of 1 point.
 2. `nbgrader generate_assignment`: the students' version, whose answer cells must be the
-   starters of notebooks/exercises/01_seq2seq.ipynb as they are.
+   starters of notebooks/exercises/01_seq2seq.ipynb as they are; the same for every exercise
+   notebook, in a second course folder (COURSE_DIR-all) that is not graded.
 3. Six submissions, written from the students' version as students would: `all_correct`
    (the crate's solutions), `one_wrong` (q6 with the absolute error instead of the square),
    `one_panics` (q3 panics), `one_never_ends` (q6 loops forever: the cell's time limit ends it),
@@ -20,6 +21,7 @@
 Exits 1 when anything differs. Writes COURSE_DIR/report.json.
 """
 import csv
+import glob
 import json
 import os
 import re
@@ -147,6 +149,23 @@ def main(argv):
     for exercise, cell in answer_cells(release).items():
         if text(cell) != text(starters[exercise]):
             failures.append(f"the students' {exercise} is not the starter of {EXERCISES}:\n{text(cell)}")
+
+    # every exercise notebook, not only the graded one: its students' version has its starters
+    every = sorted(glob.glob(os.path.join(ROOT, "notebooks", "exercises", "*.ipynb")))
+    whole = course + "-all"
+    shutil.rmtree(whole, ignore_errors=True)
+    make_course.main([whole, "practice", *every])
+    run, _ = nbgrader(whole, "generate_assignment", "practice", "--force", env=env)
+    if run.returncode:
+        raise SystemExit(f"generate_assignment of every exercise notebook failed:\n{run.stdout}\n{run.stderr}")
+    compared = 0
+    for path in every:
+        released = answer_cells(json.load(open(os.path.join(whole, "release", "practice", os.path.basename(path)), encoding="utf-8")))
+        for exercise, starter in answer_cells(json.load(open(path, encoding="utf-8"))).items():
+            compared += 1
+            if exercise not in released or text(released[exercise]) != text(starter):
+                failures.append(f"the students' {exercise} is not the starter of {path}")
+    print(f"the students' version of every exercise notebook: {compared} answer cells compared with the starters", flush=True)
 
     class_ = submissions(release, source)
     for name, (nb, _) in class_.items():
