@@ -14,10 +14,12 @@
 //! in either order alike (a float sum of two terms does not depend on their order); with three
 //! or more, from nodes of both kinds, the order of the sums may differ from candle's.
 
+use super::scoped::with_scoped;
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor, TensorId};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 thread_local! {
     static SINK: RefCell<Option<HashMap<TensorId, (Tensor, Tensor)>>> = const { RefCell::new(None) };
@@ -44,20 +46,8 @@ impl Sunk {
 /// Runs `pass` (a backward pass) with a sink open on this thread, and returns its result and
 /// the gradients sunk. The sink closes when `pass` returns or panics, restoring an outer one.
 pub(crate) fn with_grad_sink<T>(pass: impl FnOnce() -> T) -> (T, Sunk) {
-    struct Close(Option<HashMap<TensorId, (Tensor, Tensor)>>, bool);
-    impl Drop for Close {
-        fn drop(&mut self) {
-            if !self.1 {
-                let outer = self.0.take();
-                SINK.with(|s| *s.borrow_mut() = outer);
-            }
-        }
-    }
-    let mut close = Close(SINK.with(|s| s.borrow_mut().replace(HashMap::new())), false);
-    let out = pass();
-    let sunk = SINK.with(|s| std::mem::replace(&mut *s.borrow_mut(), close.0.take())).unwrap_or_default();
-    close.1 = true;
-    (out, Sunk(sunk))
+    let (out, sunk) = with_scoped(&SINK, HashMap::new(), pass);
+    (out, Sunk(sunk.unwrap_or_default()))
 }
 
 /// Hands the gradient `g` of `param` to this thread's sink when one is open and `param` is a
@@ -69,12 +59,13 @@ pub(crate) fn sink(param: &Tensor, g: Tensor) -> Result<Option<Tensor>> {
     SINK.with(|s| {
         let mut s = s.borrow_mut();
         let Some(sink) = s.as_mut() else { return Ok(Some(g)) };
-        match sink.remove(&param.id()) {
-            Some((p, first)) => {
-                sink.insert(param.id(), (p, (first + g)?));
+        match sink.entry(param.id()) {
+            Entry::Occupied(mut kept) => {
+                let sum = (&kept.get().1 + g)?;
+                kept.get_mut().1 = sum;
             }
-            None => {
-                sink.insert(param.id(), (param.clone(), g));
+            Entry::Vacant(place) => {
+                place.insert((param.clone(), g));
             }
         }
         Ok(None)

@@ -24,6 +24,7 @@
 //! | `rows`, `in_place` | a decoder's rows picked without a graph; float32 values read and updated in place | the translators' decoding, the optimiser, clipping |
 //! | `grad_sink` | parameters' gradients kept past candle's store (no zeros tensor and add for each) inside the training step | the input-weight-bias nodes, `train::parallel_grads`, `StepByStep` |
 //! | `transposed` | a training step's wide weights transposed once, for every forward product that reads them | `train::parallel_grads`, `dense` |
+//! | `scoped` | a value open on this thread for the length of a call (the step scopes above) | `grad_sink`, `transposed` |
 //! | `heap` | glibc's allocator told to keep freed tensors' memory (opt-in, see `crate::tuning`) | `tuning::keep_freed_memory` |
 
 pub(crate) mod attn_lstm_decoder;
@@ -50,6 +51,7 @@ pub(crate) mod masked_softmax;
 pub(crate) mod node;
 pub(crate) mod padding;
 pub(crate) mod rows;
+pub(crate) mod scoped;
 pub(crate) mod simd_rows;
 pub(crate) mod transposed;
 pub(crate) mod unexpected;

@@ -14,6 +14,7 @@
 use super::fast_math::with_simd;
 use super::in_place::with_f32;
 use super::kernels::FUSED_LINEAR_MAX_IN;
+use super::scoped::with_scoped;
 use candle_core::Tensor;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -59,15 +60,7 @@ thread_local! {
 /// is closed again when `pass` returns or panics (this thread's reference to it dropped), and a
 /// thread `pass` starts has none.
 pub(crate) fn with_transposed<T>(weights: Arc<StepWeights>, pass: impl FnOnce() -> T) -> T {
-    struct Close(Option<Arc<StepWeights>>);
-    impl Drop for Close {
-        fn drop(&mut self) {
-            let previous = self.0.take();
-            OPEN.with(|open| *open.borrow_mut() = previous);
-        }
-    }
-    let _close = Close(OPEN.with(|open| open.borrow_mut().replace(weights)));
-    pass()
+    with_scoped(&OPEN, weights, pass).0
 }
 
 /// Calls `f` with the transposed copy of the weight `w (n_out, n_in)` when a table open on this
