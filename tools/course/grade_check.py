@@ -55,17 +55,7 @@ def text(cell):
 
 def replace_body(code, fn, body):
     """`code` with the `todo!()` of `fn` replaced by `body` (lines, indented as the todo was)."""
-    out, current = [], None
-    for line in code.split("\n"):
-        found = re.search(r"\bfn (\w+)", line)
-        if found:
-            current = found.group(1)
-        todo = make_course.TODO.match(line)
-        if todo and current == fn:
-            out += [todo.group(1) + b for b in body]
-        else:
-            out.append(line)
-    return "\n".join(out)
+    return make_course.fill_todos(code, lambda name, indent: [indent + b for b in body] if name == fn else None)
 
 
 def submissions(release, source):

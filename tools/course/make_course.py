@@ -57,23 +57,31 @@ def fn_body(text, name):
     return None
 
 
-def source_cell(starter, solution):
-    """The starter's code with each `todo!()` replaced by the solution's body of the same function
-    between the solution markers."""
+def fill_todos(code, body_of):
+    """`code` with each `todo!()` line replaced by `body_of(fn, indent)`: the lines that take its
+    place in the body of `fn` (the function it sits in; `indent`, the todo's), or None to keep it."""
     out, current = [], None
-    for line in starter.split("\n"):
+    for line in code.split("\n"):
         found = re.search(r"\bfn (\w+)", line)
         if found:
             current = found.group(1)
         todo = TODO.match(line)
-        if not todo:
-            out.append(line)
-            continue
-        body = fn_body(solution, current or "")
-        if body is None:
-            raise SystemExit(f"make_course: no body of fn {current} in the solution:\n{solution}")
-        out += [todo.group(1) + BEGIN, *body, todo.group(1) + END]
+        body = body_of(current or "", todo.group(1)) if todo else None
+        out += [line] if body is None else body
     return "\n".join(out)
+
+
+def source_cell(starter, solution):
+    """The starter's code with each `todo!()` replaced by the solution's body of the same function
+    between the solution markers."""
+
+    def marked(name, indent):
+        body = fn_body(solution, name)
+        if body is None:
+            raise SystemExit(f"make_course: no body of fn {name} in the solution:\n{solution}")
+        return [indent + BEGIN, *body, indent + END]
+
+    return fill_todos(starter, marked)
 
 
 def check_call(code):
@@ -127,7 +135,10 @@ def main(argv):
         raise SystemExit(__doc__)
     course, assignment, notebooks = argv[0], argv[1], argv[2:]
     os.makedirs(os.path.join(course, "source", assignment), exist_ok=True)
-    shutil.copy(os.path.join(HERE, "nbgrader_config.py"), os.path.join(course, "nbgrader_config.py"))
+    config = open(os.path.join(HERE, "nbgrader_config.py"), encoding="utf-8").read()
+    config = config.replace("TOOLS = os.path.dirname(os.path.abspath(__file__))", f"TOOLS = {HERE!r}")
+    with open(os.path.join(course, "nbgrader_config.py"), "w", encoding="utf-8") as f:
+        f.write(config)
     for path in notebooks:
         nb = source_notebook(path)
         out = os.path.join(course, "source", assignment, os.path.basename(path))
