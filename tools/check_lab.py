@@ -48,8 +48,11 @@ Waits come from what the check measures, so that a slow machine is not a failure
 never answers is. The first kernel start (the nudge probe's) may be cold: a new clone's kernel
 builds its dependencies, minutes on 2 cores, so it gets FIRST_START seconds (900, or
 $LAB_CHECK_FIRST_START). Every later wait for a kernel's first answer after a start or a restart
-gets max(60 s, 4 x the fastest start measured so far); a cell on a running kernel gets CELL_TIMEOUT.
-Each measured start is printed. A kernel that does not answer within its ceiling fails, saying so.
+gets max(180 s, 4 x the fastest start measured so far), as long as a cell on a running kernel gets
+(CELL_TIMEOUT): the waits find a kernel that never answers; how fast it answers is measured and
+printed, not judged (a start of a minute on a busy CI machine is slow, not broken). Each measured
+start is printed, with the load average. A kernel that does not answer within its ceiling fails,
+saying so, with the machine's load and memory and the launcher's last lines.
 
 --short (`make lab-check SHORT=1`, what CI runs) keeps the nudge probe, `make lab`'s copies, 5
 restarts (instead of 30), the training loop across cells, one Kernel > Restart in the Lab
@@ -113,7 +116,7 @@ CELL_TIMEOUT = 180
 # The wait for a kernel's first answer after a start or restart (see the docstring): the first
 # start may be a cold one; later ones get max(START_FLOOR, START_FACTOR x the fastest measured).
 FIRST_START = int(os.environ.get("LAB_CHECK_FIRST_START", "900"))
-START_FLOOR, START_FACTOR = 60, 4
+START_FLOOR, START_FACTOR = 180, 4
 # The Lab's themes: the light one the screenshots start in, the dark one the check switches to.
 LIGHT_THEME, DARK_THEME = "JupyterLab Light", "JupyterLab Dark"
 THEMES_PLUGIN = "@jupyterlab/apputils-extension:themes"
@@ -141,7 +144,7 @@ class Starts:
         self.measured = []
 
     def record(self, label, seconds):
-        self.measured.append({"start": label, "seconds": round(seconds, 2)})
+        self.measured.append({"start": label, "seconds": round(seconds, 2), "load": round(os.getloadavg()[0], 1)})
 
     def ceiling(self):
         if not self.measured:
@@ -155,7 +158,20 @@ class Starts:
         return f"max({START_FLOOR} s, {START_FACTOR} x the fastest start measured, {fastest['seconds']:.1f} s: {fastest['start']})"
 
     def never_answered(self, what, ceiling):
-        return f"the kernel never answered: {what} gave no output within {ceiling:.0f} s ({self.basis()})"
+        return f"the kernel never answered: {what} gave no output within {ceiling:.0f} s ({self.basis()}); {machine_state()}"
+
+
+def machine_state():
+    """The load average, the memory available and the launcher's last lines in the Lab's log."""
+    available = next((int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemAvailable:")), 0)
+    said = ""
+    try:
+        with open(os.path.join(OUT, "lab.log"), errors="replace") as f:
+            lines = [line.strip() for line in f if "launch.py" in line or "zoo spare" in line or "Kernel started" in line]
+        said = "; the Lab's log: " + " | ".join(lines[-6:]) if lines else ""
+    except OSError:
+        pass
+    return f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, {available / 2**20:.1f} GiB available{said}"
 
 
 STARTS = Starts()
@@ -972,7 +988,7 @@ async def main_async(args):
     said = [line for line in probe.stdout.splitlines() if line.startswith("nudge probe")]
     print("\n".join(said), flush=True)
     report["nudge_probe"] = said
-    first = re.search(r"first control reply ([\d.]+) s after the start", probe.stdout)
+    first = re.search(r"its rich output ([\d.]+) s after the start", probe.stdout)
     if first:
         STARTS.record("the nudge probe's kernel (the first start)", float(first.group(1)))
     if probe.returncode != 0:
@@ -1072,7 +1088,8 @@ def print_summary(report):
     if report["skipped"]:
         print("not in the short mode (`make lab-check` without SHORT=1 runs them): " + "; ".join(report["skipped"]))
     if report["kernel_starts"]:
-        print("kernel starts, seconds to the first answer: " + ", ".join(f"{m['start']} {m['seconds']:.1f}" for m in report["kernel_starts"]))
+        print("kernel starts, seconds to the first answer (load average then): "
+              + ", ".join(f"{m['start']} {m['seconds']:.1f} ({m['load']})" for m in report["kernel_starts"]))
     print("time by part: " + ", ".join(f"{k} {v:.0f} s" for k, v in report["phases_seconds"].items()))
     r = report.get("restarts")
     if r:
