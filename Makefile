@@ -53,12 +53,17 @@
 #   make browser-checks  CI's checks in Chromium after `make test`: installs Chromium and Playwright,
 #                    then `make pages-check` and `make lab-check SHORT=1` (both run, each timed;
 #                    fails if either fails)
-#   make grade-check a synthetic class graded by nbgrader 0.9.6 (installed into .venv-grade) under the
-#                    kernel: exercise notebook 01 as an assignment (tools/course/), its students'
-#                    version checked against the starters, six submissions (all correct, one wrong,
-#                    one that panics, one that never ends, one untouched, one that shadows the checks
-#                    with its own) autograded, every score checked in the gradebook and grades.csv,
-#                    feedback pages written (about 4 min)
+#   make grade COURSE=DIR ASSIGNMENT=NAME [STUDENT=GLOB]
+#                    a class's submissions (DIR/submitted/*/NAME) autograded by nbgrader 0.9.6, each
+#                    kernel in a sandbox (tools/course/sandbox.py: bubblewrap, namespaces, cgroups;
+#                    refuses without them unless ZOO_GRADE_UNPROTECTED=1), then grades.csv and the
+#                    feedback pages
+#   make grade-check a synthetic class graded that way, end to end: exercise notebook 01 as an
+#                    assignment (tools/course/), its students' version checked against the starters,
+#                    six honest submissions and six hostile ones (writes and reads outside, processes
+#                    and memory without end, sockets, the kernel killed), every score checked in the
+#                    gradebook and grades.csv, the course folder's hashes compared; then part of the
+#                    class again by two graders at once sharing a PostgreSQL gradebook (about 8 min)
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)
 #   make bench       our trainings against PyTorch's: the lecture's on one thread each, the four translators on two with GFLOP/s, then their greedy and beam-4 decoding
 #                    against an FMA probe's peak; then `make seeds`
@@ -108,7 +113,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: grade-check notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
+.PHONY: grade grade-check notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -126,7 +131,15 @@ test: lint cargo-test js-test
 	$(MAKE) own-notebook-check
 	$(MAKE) kernel-check
 
+# A class's submissions graded in the sandbox: make grade COURSE=path/to/course ASSIGNMENT=name [STUDENT=glob]
+grade: setup $(GRADE_VENV)/.installed
+	@test -n "$(COURSE)" -a -n "$(ASSIGNMENT)" || (echo "usage: make grade COURSE=path/to/course ASSIGNMENT=name [STUDENT=glob]"; exit 2)
+	command -v bwrap >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap)
+	$(GRADE_VENV)/bin/python tools/course/grade.py $(COURSE) $(ASSIGNMENT) $(STUDENT)
+
 grade-check: setup $(GRADE_VENV)/.installed
+	command -v bwrap >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap)
+	command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql)
 	$(GRADE_VENV)/bin/python tools/course/grade_check.py $(ROOT)/target/course-check
 
 $(GRADE_VENV)/.installed: tools/course/requirements.txt

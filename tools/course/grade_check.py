@@ -8,26 +8,37 @@
 2. `nbgrader generate_assignment`: the students' version, whose answer cells must be the
    starters of notebooks/exercises/01_seq2seq.ipynb as they are; the same for every exercise
    notebook, in a second course folder (COURSE_DIR-all) that is not graded.
-3. Six submissions, written from the students' version as students would: `all_correct`
+3. Submissions written from the students' version as students would. Honest: `all_correct`
    (the crate's solutions), `one_wrong` (q6 with the absolute error instead of the square),
    `one_panics` (q3 panics), `one_never_ends` (q6 loops forever: the cell's time limit ends it),
-   `untouched` (every `todo!()` left), and a hostile one, `shadows_checks` (untouched, plus a
-   cell of checks of its own that always pass, named `q1`..`q7`, and a module named as the crate).
-4. `nbgrader autograde` (one kernel per submission, one after another, the crate built once for
-   all of them), `nbgrader export` (grades.csv) and `nbgrader generate_feedback`.
-5. Checks every score in the gradebook and the CSV against what each submission deserves, and
-   that each feedback page shows the outcome boxes; prints the time each submission took.
+   `untouched` (every `todo!()` left). Hostile: `shadows_checks` (untouched, plus a cell of checks
+   of its own named `q1`..`q7` and a module named as the crate), `exits_in_answer` and
+   `closes_output` (q1's answer ends its process, or closes its stdout and stderr, so that the
+   check says nothing), and six with a cell that attacks the grader (`hostile`: writes and reads
+   outside, processes and memory without end, sockets, a kill of the kernel).
+4. The grading build (`sandbox.py prepare`), then `nbgrader autograde` one submission after
+   another, each kernel in the sandbox; `nbgrader export` (grades.csv), `generate_feedback`.
+5. Checks every score in the gradebook and the CSV against what each submission deserves, the
+   outcome boxes in each feedback page, that every attack printed only what was blocked, and the
+   hashes of what no submission may change (the course folder's source, release, submitted and
+   config, two canary files, the grading build); prints the time each submission took.
+6. Part of the class again in a course folder of its own, by two graders at once (`--student`
+   globs) sharing a gradebook in a PostgreSQL server started here; every score checked there.
 
 Exits 1 when anything differs. Writes COURSE_DIR/report.json.
 """
 import csv
 import glob
+import hashlib
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,6 +53,9 @@ QUESTIONS = [f"q{k}" for k in range(1, 8)]
 # The cell time limit of the check (seconds): long enough for the slowest check, short enough that
 # the submission that never ends does not hold the run up for long.
 CELL_TIMEOUT = "120"
+# The memory a submission may use (GiB; the sandbox's default is 6): enough for the kernel and a cell's
+# build, and quick for the submission that allocates without end to reach.
+GRADE_MEMORY = "3"
 
 
 def answer_cells(nb):
@@ -82,7 +96,17 @@ def submissions(release, source):
         "one_never_ends": (student({"q6": ("mse_loss", ["loop {}"])}), dict(everything, q6=0)),
         "untouched": (student({q: "leave" for q in QUESTIONS}), {q: 0 for q in QUESTIONS}),
         "shadows_checks": (shadowing(student({q: "leave" for q in QUESTIONS})), {q: 0 for q in QUESTIONS}),
+        # answers that end their own process, or close its output, so the check cell says nothing
+        "exits_in_answer": (student({"q1": ("split_sequence", ["std::process::exit(0)"])}), dict(everything, q1=0)),
+        "closes_output": (student({"q1": ("split_sequence", CLOSES)}), dict(everything, q1=0)),
     }
+
+
+# An answer that closes its process's stdout and stderr, then returns a wrong result.
+CLOSES = ["use std::os::fd::FromRawFd;",
+          "drop(unsafe { std::fs::File::from_raw_fd(1) });",
+          "drop(unsafe { std::fs::File::from_raw_fd(2) });",
+          "Ok((full.clone(), full.clone()))"]
 
 
 # A cell of the student's own, after the first: checks of their own that always pass, named as the
@@ -112,6 +136,186 @@ def shadowing(nb):
     return nb
 
 
+# The hostile submissions: every answer solved, plus a cell of the student's own that attacks the
+# grader (after q3's check, or at the end). Each attack prints `blocked: ...` for what the sandbox
+# stopped and `attack: ...` for what got through; the check wants no `attack:` line.
+WRITES = """use std::io::Write;
+for path in [%s] {
+    match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        Ok(mut f) => { let _ = writeln!(f, "pwned"); println!("attack: wrote {path}"); }
+        Err(e) => println!("blocked: write {path}: {e}"),
+    }
+}
+for dir in [%s] {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => println!("attack: removed {dir}"),
+        Err(e) => println!("blocked: remove {dir}: {e}"),
+    }
+}"""
+READS = """for path in [%s] {
+    match std::fs::read(path) {
+        Ok(bytes) => println!("attack: read {path}, {} bytes", bytes.len()),
+        Err(e) => println!("blocked: read {path}: {e}"),
+    }
+}
+for dir in [%s] {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => println!("attack: listed {dir}, {} entries", entries.count()),
+        Err(e) => println!("blocked: list {dir}: {e}"),
+    }
+}"""
+FORKS = """let mut children = Vec::new();
+let stopped = loop {
+    match std::process::Command::new("sleep").arg("600").spawn() {
+        Ok(child) => children.push(child),
+        Err(e) => break e.to_string(),
+    }
+    if children.len() == 20_000 {
+        break "no limit".to_string();
+    }
+};
+if stopped == "no limit" { println!("attack: {} processes", children.len()); }
+else { println!("blocked: processes stopped after {}: {stopped}", children.len()); }"""
+ALLOCATES = """let mut hoard: Vec<Vec<u8>> = Vec::new();
+loop {
+    hoard.push(vec![1u8; 64 << 20]);
+    if hoard.len() == 1024 {
+        println!("attack: holding {} MiB", hoard.len() * 64);
+        break;
+    }
+}"""
+SOCKETS = """use std::time::Duration;
+for addr in [%s] {
+    match std::net::TcpStream::connect_timeout(&addr.parse().unwrap(), Duration::from_secs(3)) {
+        Ok(_) => println!("attack: connected to {addr}"),
+        Err(e) => println!("blocked: connect {addr}: {e}"),
+    }
+}
+match std::net::UdpSocket::bind("0.0.0.0:0").and_then(|s| s.send_to(b"hello", "8.8.8.8:53")) {
+    Ok(n) => println!("attack: sent {n} bytes to 8.8.8.8:53"),
+    Err(e) => println!("blocked: send to 8.8.8.8:53: {e}"),
+}"""
+EXITS = """let kernel = std::os::unix::process::parent_id();
+println!("killing the kernel, process {kernel}");
+let _ = std::process::Command::new("kill").args(["-9", &kernel.to_string()]).status();"""
+
+
+def rust_strs(paths):
+    return ", ".join(json.dumps(p) for p in paths)
+
+
+def hostile(course, paths, port):
+    """name: (cell source, after which check cell (None: at the end), questions that score 0)."""
+    other = os.path.join(course, "submitted", "all_correct", ASSIGNMENT, NOTEBOOK + ".ipynb")
+    return {
+        "writes_outside": (WRITES % (rust_strs([os.path.join(course, "gradebook.db"), os.path.join(course, "nbgrader_config.py"),
+                                                 other, paths["clone_canary"], paths["home_canary"], "/root/zoo-pwned"]),
+                                     rust_strs([os.path.join(course, "source"), os.path.join(course, "submitted"),
+                                                os.path.dirname(paths["clone_canary"])])), None, []),
+        "reads_others": (READS % (rust_strs([other, os.path.join(course, "gradebook.db"), paths["home_canary"], "/etc/shadow"]),
+                                  rust_strs([os.path.join(course, "submitted"), paths["kernel_slots"]])), None, []),
+        "forks_forever": (FORKS, None, []),
+        "allocates_forever": (ALLOCATES, None, []),
+        "opens_sockets": (SOCKETS % rust_strs([f"127.0.0.1:{port}", "1.1.1.1:443"]), None, []),
+        "exits_kernel": (EXITS, "c11", ["q4", "q5", "q6", "q7"]),
+    }
+
+
+def with_cell(nb, source, cell_id, after):
+    """`nb` with a code cell of the student's own after the cell `after` (None: at the end)."""
+    cell = {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": {}, "outputs": [], "source": source}
+    at = len(nb["cells"]) if after is None else next(i for i, c in enumerate(nb["cells"]) if c.get("id") == after) + 1
+    nb["cells"].insert(at, cell)
+    return nb
+
+
+def cell_output(path, cell_id):
+    """The text a cell of an autograded notebook printed, and whether it ended in an error."""
+    nb = json.load(open(path, encoding="utf-8"))
+    cell = next((c for c in nb["cells"] if c.get("id") == cell_id), None)
+    if cell is None:
+        return "", False
+    said = "".join("".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "")
+                   for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    return said, any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+
+
+def tree_hash(*paths):
+    """A hash of every file's relative path and bytes under `paths` (files or folders)."""
+    h = hashlib.sha256()
+    for top in paths:
+        if os.path.isfile(top):
+            h.update(top.encode() + open(top, "rb").read())
+            continue
+        for base, dirs, files in sorted(os.walk(top)):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(base, name)
+                h.update(os.path.relpath(path, top).encode())
+                if not os.path.islink(path):
+                    h.update(open(path, "rb").read())
+    return h.hexdigest()
+
+
+def manifest_hash(top):
+    """A hash of every file's relative path, size and modification time under `top` (the
+    grading build: too big to read whole for each check)."""
+    h = hashlib.sha256()
+    for base, dirs, files in sorted(os.walk(top)):
+        dirs.sort()
+        for name in sorted(files):
+            st = os.lstat(os.path.join(base, name))
+            h.update(f"{os.path.relpath(os.path.join(base, name), top)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+# When a class outgrows one machine: graders sharded by student (`--student` globs) sharing one
+# gradebook in PostgreSQL; here two at once on this machine, over part of the class.
+SHARDS = ("[a-n]*", "[o-z]*")
+SHARDED = ("all_correct", "closes_output", "one_wrong", "one_panics", "untouched", "shadows_checks")
+
+
+def sharded_run(course, class_, env, seconds, failures):
+    """Grades SHARDED again in a course folder of their own, by two `nbgrader autograde`
+    processes at once (one per glob of SHARDS), on a gradebook in a PostgreSQL server started
+    here; checks every score there. Returns what it measured."""
+    import postgres
+    pg_course = course + "-pg"
+    shutil.rmtree(pg_course, ignore_errors=True)
+    os.makedirs(pg_course)
+    shutil.copy(os.path.join(course, "nbgrader_config.py"), pg_course)
+    shutil.copytree(os.path.join(course, "source"), os.path.join(pg_course, "source"))
+    for name in SHARDED:
+        shutil.copytree(os.path.join(course, "submitted", name), os.path.join(pg_course, "submitted", name))
+    # the server's socket outside the clone: a kernel sees neither it nor the grader's /tmp
+    with postgres.server(tempfile.mkdtemp(prefix="zoo-gradebook-")) as url:
+        pg_env = dict(env, ZOO_GRADEBOOK_URL=url)
+        run, _ = nbgrader(pg_course, "generate_assignment", ASSIGNMENT, "--force", env=pg_env)
+        if run.returncode:
+            failures.append(f"generate_assignment on PostgreSQL failed:\n{run.stderr[-2000:]}")
+            return {}
+        started = time.time()
+        workers = [subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "nbgrader"), "autograde", ASSIGNMENT,
+                                     "--student", shard], cwd=pg_course, env=pg_env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True) for shard in SHARDS]
+        for shard, worker in zip(SHARDS, workers):
+            out, err = worker.communicate()
+            if worker.returncode:
+                failures.append(f"the grader of {shard} exited {worker.returncode}:\n{err[-2000:]}")
+        took = time.time() - started
+        from nbgrader.api import Gradebook
+        with Gradebook(url, course_id="attention-zoo") as gb:
+            for name in SHARDED:
+                got = {g.name.split("_")[1]: g.score for g in gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, name).grades}
+                for q, deserved in class_[name][1].items():
+                    if got.get(q) != deserved:
+                        failures.append(f"PostgreSQL, {name}: {q} scored {got.get(q)}, deserves {deserved}")
+    alone = sum(seconds[name] for name in SHARDED)
+    print(f"two graders at once ({' and '.join(SHARDS)}) on one PostgreSQL gradebook: {len(SHARDED)} submissions in "
+          f"{took:.0f} s (one after another on SQLite they took {alone:.0f} s); every score as deserved there too", flush=True)
+    return {"submissions": list(SHARDED), "shards": list(SHARDS), "seconds": round(took, 1), "one_after_another": round(alone, 1)}
+
+
 def nbgrader(course, *args, env=None):
     started = time.time()
     run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "nbgrader"), *args], cwd=course, env=env,
@@ -128,7 +332,7 @@ def main(argv):
     make_course.main([course, ASSIGNMENT, EXERCISES])
     # nbgrader runs `alembic` from the PATH: its own environment's first
     bin_dir = os.path.dirname(sys.executable)
-    env = dict(os.environ, ZOO_CELL_TIMEOUT=CELL_TIMEOUT, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    env = dict(os.environ, ZOO_CELL_TIMEOUT=CELL_TIMEOUT, ZOO_GRADE_MEMORY=GRADE_MEMORY, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
 
     run, _ = nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=env)
     if run.returncode:
@@ -158,11 +362,44 @@ def main(argv):
     print(f"the students' version of every exercise notebook: {compared} answer cells compared with the starters", flush=True)
 
     class_ = submissions(release, source)
+    # the hostile students, their targets and a listener they try to reach
+    sys.path.insert(0, HERE)
+    import sandbox
+    spec = sandbox.kernel_spec()
+    paths = {"clone_canary": os.path.join(ROOT, "target", "grade-canary", "canary.txt"),
+             "home_canary": os.path.join(os.path.dirname(os.path.dirname(spec["argv"][2])), "grade-canary.txt"),
+             "kernel_slots": spec["argv"][2]}
+    for canary in (paths["clone_canary"], paths["home_canary"]):
+        os.makedirs(os.path.dirname(canary), exist_ok=True)
+        with open(canary, "w") as f:
+            f.write("the grader's file\n")
+    listener, reached = socket.socket(), []
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    threading.Thread(target=lambda: reached.append(listener.accept()), daemon=True).start()
+    attacks = hostile(course, paths, listener.getsockname()[1])
+    solved_all = class_["all_correct"][0]
+    for name, (cell, after, zeros) in attacks.items():
+        nb = with_cell(json.loads(json.dumps(solved_all)), cell, "attack", after)
+        class_[name] = (nb, {q: 0 if q in zeros else 1 for q in QUESTIONS})
     for name, (nb, _) in class_.items():
         folder = os.path.join(course, "submitted", name, ASSIGNMENT)
         os.makedirs(folder)
         with open(os.path.join(folder, NOTEBOOK + ".ipynb"), "w", encoding="utf-8") as f:
             json.dump(nb, f, indent=1, ensure_ascii=False)
+
+    problems = sandbox.check()
+    if problems:
+        raise SystemExit("grade-check needs the sandbox (tools/course/sandbox.py): " + "; ".join(problems))
+    started = time.time()
+    run = subprocess.run([sys.executable, os.path.join(HERE, "sandbox.py"), "prepare"], env=env, capture_output=True, text=True)
+    print(f"the grading build: {time.time() - started:.0f} s ({run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr[-500:]})", flush=True)
+    if run.returncode:
+        raise SystemExit(f"sandbox.py prepare failed:\n{run.stdout}\n{run.stderr[-3000:]}")
+    seed = sandbox.grading_slots(spec)
+    protected = [os.path.join(course, d) for d in ("source", "release", "submitted", "nbgrader_config.py")]
+    before = {"course": tree_hash(*protected), "canaries": tree_hash(paths["clone_canary"], paths["home_canary"]),
+              "grading build": manifest_hash(seed)}
 
     seconds = {}
     for name in class_:
@@ -177,6 +414,33 @@ def main(argv):
     shadow = [c for c in graded["cells"] if c.get("id") == "shadow"]
     if not shadow or any(o.get("output_type") == "error" for o in shadow[0].get("outputs", [])):
         failures.append(f"the shadowing cell did not compile under the kernel: {shadow and shadow[0].get('outputs')}")
+
+    # what each attack printed: nothing got through, and the sandbox said why
+    attacked = {}
+    for name in attacks:
+        said, errored = cell_output(os.path.join(course, "autograded", name, ASSIGNMENT, NOTEBOOK + ".ipynb"), "attack")
+        lines = [line for line in said.splitlines() if line.startswith(("attack:", "blocked:"))]
+        attacked[name] = {"said": lines, "error": errored}
+        for line in lines:
+            print(f"  {name}: {line}", flush=True)
+        if any(line.startswith("attack:") for line in lines):
+            failures.append(f"{name}: an attack got through: {[l for l in lines if l.startswith('attack:')]}")
+        if name == "allocates_forever" and not errored:
+            failures.append(f"{name}: the cell that allocates without end did not end in an error (the memory limit)")
+        elif name not in ("allocates_forever", "exits_kernel") and not any(l.startswith("blocked:") for l in lines):
+            failures.append(f"{name}: the attack printed nothing (did its cell run?): {said[-500:]!r}")
+        print(f"  {name}: the cell {'ended in an error' if errored else 'ran to its end'}", flush=True)
+    after = {"course": tree_hash(*protected), "canaries": tree_hash(paths["clone_canary"], paths["home_canary"]),
+             "grading build": manifest_hash(seed)}
+    for what in before:
+        if before[what] != after[what]:
+            failures.append(f"the {what} changed during grading (hash {before[what][:12]} -> {after[what][:12]})")
+    if os.path.exists("/root/zoo-pwned"):
+        failures.append("a submission wrote /root/zoo-pwned")
+    if reached:
+        failures.append("a submission reached the grader's listener on 127.0.0.1")
+    print(f"hashes of the course folder (source, release, submitted, config), the canaries and the grading build: "
+          f"{'unchanged' if before == after else 'CHANGED'}; the listener reached {len(reached)} time(s)", flush=True)
 
     from nbgrader.api import Gradebook
     db_url = os.environ.get("ZOO_GRADEBOOK_URL") or f"sqlite:///{os.path.join(course, 'gradebook.db')}"
@@ -204,8 +468,10 @@ def main(argv):
         if not os.path.exists(page) or "zoo-outcome" not in open(page, encoding="utf-8").read():
             failures.append(f"no feedback page with the outcome boxes for {name} ({page})")
 
+    sharded = sharded_run(course, class_, env, seconds, failures)
+
     with open(os.path.join(course, "report.json"), "w") as f:
-        json.dump({"submissions": report, "failures": failures}, f, indent=1)
+        json.dump({"submissions": report, "attacks": attacked, "sharded": sharded, "failures": failures}, f, indent=1)
     for name, r in report.items():
         print(f"{name:<16} {sum(v or 0 for v in r['scores'].values()):.0f} / {len(QUESTIONS)} points, {r['seconds']} s")
     print(f"a class of {len(class_)} graded in {sum(seconds.values()):.0f} s, one submission after another")

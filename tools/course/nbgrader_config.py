@@ -19,3 +19,18 @@ c.Execute.kernel_name = "rust"
 c.Execute.timeout = int(os.environ.get("ZOO_CELL_TIMEOUT", "300"))
 c.Execute.startup_timeout = 300
 c.Execute.interrupt_on_timeout = True
+
+# Each submission's kernel in a sandbox (tools/course/sandbox.py): nbgrader's Execute replaced by
+# SandboxedExecute, which refuses to run without bubblewrap, namespaces and cgroups unless
+# ZOO_GRADE_UNPROTECTED=1.
+import sys  # noqa: E402
+
+# (make_course.py writes the clone's tools/course in place of this folder.)
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades  # noqa: E402
+from sandbox import SandboxedExecute  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]

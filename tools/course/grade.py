@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""`make grade COURSE=... ASSIGNMENT=...`: a class's submissions graded, in the sandbox.
+
+    python tools/course/grade.py COURSE_DIR ASSIGNMENT [STUDENT_GLOB]
+
+COURSE_DIR is an nbgrader course folder made by make_course.py (its nbgrader_config.py puts each
+submission's kernel in the sandbox, tools/course/sandbox.py), with the students' notebooks under
+`submitted/STUDENT/ASSIGNMENT/`. The steps:
+
+1. the sandbox's check: refuses to go on without bubblewrap, namespaces and cgroups, naming what
+   is missing, unless ZOO_GRADE_UNPROTECTED=1;
+2. the grading build brought up to date (`sandbox.py prepare`: once per change of the crate);
+3. `nbgrader autograde ASSIGNMENT` (every student, or those matching STUDENT_GLOB), one kernel per
+   submission, each in a sandbox of its own;
+4. `nbgrader export` to COURSE_DIR/grades.csv, and `nbgrader generate_feedback` (the pages under
+   COURSE_DIR/feedback/, with the outcome boxes).
+"""
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sandbox  # noqa: E402 (beside this file)
+
+
+def nbgrader(course, *args):
+    bin_dir = os.path.dirname(sys.executable)
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    print("$ nbgrader " + " ".join(args), flush=True)
+    return subprocess.run([os.path.join(bin_dir, "nbgrader"), *args], cwd=course, env=env).returncode
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        raise SystemExit(__doc__)
+    course, assignment = os.path.abspath(argv[0]), argv[1]
+    if not os.path.exists(os.path.join(course, "nbgrader_config.py")):
+        raise SystemExit(f"grade: {course} has no nbgrader_config.py (make one with tools/course/make_course.py)")
+    problems = sandbox.check()
+    if problems and not sandbox.unprotected_allowed():
+        print("grade: refusing to run the class's code without protection:", *problems, sep="\n  ")
+        print("Set ZOO_GRADE_UNPROTECTED=1 to grade with your own rights anyway (only code you trust).")
+        return 2
+    if problems:
+        print("grade: WITHOUT protection (ZOO_GRADE_UNPROTECTED=1):", *problems, sep="\n  ")
+    else:
+        started = time.time()
+        print(f"grade: {sandbox.prepare()} is the grading build ({time.time() - started:.0f} s)", flush=True)
+    students = ["--student", argv[2]] if len(argv) == 3 else []
+    started = time.time()
+    if nbgrader(course, "autograde", assignment, *students):
+        return 1
+    print(f"grade: autograde took {time.time() - started:.0f} s", flush=True)
+    if nbgrader(course, "export", "--to", os.path.join(course, "grades.csv")):
+        return 1
+    if nbgrader(course, "generate_feedback", assignment, *students):
+        return 1
+    print(f"grade: {os.path.join(course, 'grades.csv')} and the pages under {os.path.join(course, 'feedback')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
