@@ -13,8 +13,8 @@
    `one_panics` (q3 panics), `one_never_ends` (q6 loops forever: the cell's time limit ends it),
    `untouched` (every `todo!()` left). Hostile: `shadows_checks` (untouched, plus a cell of checks
    of its own named `q1`..`q7` and a module named as the crate), `exits_in_answer` and
-   `closes_output` (q1's answer ends its process, or closes its stdout and stderr, so that the
-   check says nothing), and six with a cell that attacks the grader (`hostile`: writes and reads
+   `silences_output` (q1's answer ends its process, or points its stdout and stderr at /dev/null,
+   so that the checks say nothing), and six with a cell that attacks the grader (`hostile`: writes and reads
    outside, processes and memory without end, sockets, a kill of the kernel).
 4. The grading build (`sandbox.py prepare`), then `nbgrader autograde` one submission after
    another, each kernel in the sandbox; `nbgrader export` (grades.csv), `generate_feedback`.
@@ -96,17 +96,22 @@ def submissions(release, source):
         "one_never_ends": (student({"q6": ("mse_loss", ["loop {}"])}), dict(everything, q6=0)),
         "untouched": (student({q: "leave" for q in QUESTIONS}), {q: 0 for q in QUESTIONS}),
         "shadows_checks": (shadowing(student({q: "leave" for q in QUESTIONS})), {q: 0 for q in QUESTIONS}),
-        # answers that end their own process, or close its output, so the check cell says nothing
+        # answers that end their own process, or silence its output, so that a check cell says
+        # nothing (nbgrader alone would give it full points; here every check after it scores 0)
         "exits_in_answer": (student({"q1": ("split_sequence", ["std::process::exit(0)"])}), dict(everything, q1=0)),
-        "closes_output": (student({"q1": ("split_sequence", CLOSES)}), dict(everything, q1=0)),
+        "silences_output": (student({"q1": ("split_sequence", SILENCES)}), {q: 0 for q in QUESTIONS}),
     }
 
 
-# An answer that closes its process's stdout and stderr, then returns a wrong result.
-CLOSES = ["use std::os::fd::FromRawFd;",
-          "drop(unsafe { std::fs::File::from_raw_fd(1) });",
-          "drop(unsafe { std::fs::File::from_raw_fd(2) });",
-          "Ok((full.clone(), full.clone()))"]
+# An answer that points its process's stdout and stderr at /dev/null (through the C library's
+# dup2, which any cell can declare), then returns a wrong result: every later output is lost.
+SILENCES = ['unsafe extern "C" {',
+            "    fn open(path: *const u8, flags: i32) -> i32;",
+            "    fn dup2(old: i32, new: i32) -> i32;",
+            "}",
+            'let null = unsafe { open(b"/dev/null\\0".as_ptr(), 1) };',
+            "unsafe { dup2(null, 1); dup2(null, 2) };",
+            "Ok((full.clone(), full.clone()))"]
 
 
 # A cell of the student's own, after the first: checks of their own that always pass, named as the
@@ -272,7 +277,7 @@ def manifest_hash(top):
 # When a class outgrows one machine: graders sharded by student (`--student` globs) sharing one
 # gradebook in PostgreSQL; here two at once on this machine, over part of the class.
 SHARDS = ("[a-n]*", "[o-z]*")
-SHARDED = ("all_correct", "closes_output", "one_wrong", "one_panics", "untouched", "shadows_checks")
+SHARDED = ("all_correct", "one_wrong", "one_panics", "silences_output", "untouched", "shadows_checks")
 
 
 def sharded_run(course, class_, env, seconds, failures):
@@ -387,6 +392,17 @@ def main(argv):
         os.makedirs(folder)
         with open(os.path.join(folder, NOTEBOOK + ".ipynb"), "w", encoding="utf-8") as f:
             json.dump(nb, f, indent=1, ensure_ascii=False)
+
+    # a test cell whose output a submission silenced: nbgrader alone gives it full points
+    import nbformat
+    from nbgrader.utils import determine_grade
+    silent = nbformat.v4.new_code_cell("{ ::attention_zoo::practice::seq2seq::q1.check(split_sequence).grade(1.0)? }")
+    silent.metadata["nbgrader"] = make_course.nbgrader_meta("01_q1_test", grade=True, locked=True, points=1)
+    alone = determine_grade(silent)[0]
+    ours = determine_grade(sandbox.no_result_as_error(nbformat.v4.new_notebook(cells=[silent])).cells[0])[0]
+    print(f"a test cell with no output: nbgrader alone gives {alone} of 1, after the sandbox's step {ours}", flush=True)
+    if ours != 0:
+        failures.append(f"a test cell with no output scored {ours} after no_result_as_error")
 
     problems = sandbox.check()
     if problems:

@@ -279,7 +279,7 @@ def execute(settings_path):
         nb, _ = executor.preprocess(nb, {"metadata": {"path": work}})
     except Exception as e:  # the kernel died, or never started: the cells not run score 0
         with open(s["why"], "w") as f:
-            f.write(f"the run stopped: {type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}")
+            f.write(f"the run stopped: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}")
         raise
     save(nb, s["out"])
 
