@@ -277,7 +277,7 @@ def manifest_hash(top):
 # When a class outgrows one machine: graders sharded by student (`--student` globs) sharing one
 # gradebook in PostgreSQL; here two at once on this machine, over part of the class.
 SHARDS = ("[a-n]*", "[o-z]*")
-SHARDED = ("all_correct", "one_wrong", "one_panics", "silences_output", "untouched", "shadows_checks")
+SHARDED = ("all_correct", "exits_in_answer", "forks_forever", "one_wrong", "shadows_checks", "untouched")
 
 
 def sharded_run(course, class_, env, seconds, failures):
