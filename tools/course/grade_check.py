@@ -5,9 +5,10 @@
 
 1. Builds a course folder (make_course.py) with one assignment, `practice01`: the exercise
    notebook 01_seq2seq in nbgrader's source form, 7 test cells of 1 point.
-2. `nbgrader generate_assignment`: the students' version, whose answer cells must be the
-   starters of notebooks/exercises/01_seq2seq.ipynb as they are; the same for every exercise
-   notebook, in a second course folder (COURSE_DIR-all) that is not graded.
+2. `nbgrader generate_assignment`: the students' version, whose code cells (starters, checks
+   and the rest) must be notebooks/exercises/01_seq2seq.ipynb's as they are (the setup cell less
+   its `:dep` line); the same for every exercise notebook, in a second course folder
+   (COURSE_DIR-all) that is not graded.
 3. Submissions written from the students' version as students would. Honest: `all_correct`
    (the crate's solutions), `one_wrong` (q6 with the absolute error instead of the square),
    `one_panics` (q3 panics), `one_never_ends` (q6 loops forever: the cell's time limit ends it),
@@ -61,6 +62,18 @@ GRADE_MEMORY = "3"
 def answer_cells(nb):
     """The answer cells (nbgrader solution cells) by exercise id."""
     return {c["metadata"]["exercise"]: c for c in nb["cells"] if c["cell_type"] == "code" and "exercise" in c.get("metadata", {})}
+
+
+def code_cells_differ(released, committed, path):
+    """Where the students' version (nbgrader's release) differs from the committed notebook in
+    its code cells: every cell's source, the first one's without its `:dep` line."""
+    mine = [text(c) for c in released["cells"] if c["cell_type"] == "code"]
+    theirs = [text(c) for c in committed["cells"] if c["cell_type"] == "code"]
+    if theirs:
+        theirs[0] = "\n".join(line for line in theirs[0].split("\n") if not line.startswith(":dep "))
+    if len(mine) != len(theirs):
+        return [f"{path}: the students' version has {len(mine)} code cells, the notebook {len(theirs)}"]
+    return [f"{path}, code cell {k}: the students' version differs:\n{a}\n---\n{b}" for k, (a, b) in enumerate(zip(mine, theirs)) if a != b]
 
 
 def text(cell):
@@ -348,6 +361,7 @@ def main(argv):
     for exercise, cell in answer_cells(release).items():
         if text(cell) != text(starters[exercise]):
             failures.append(f"the students' {exercise} is not the starter of {EXERCISES}:\n{text(cell)}")
+    failures += code_cells_differ(release, json.load(open(EXERCISES, encoding="utf-8")), EXERCISES)
 
     # every exercise notebook, not only the graded one: its students' version has its starters
     every = sorted(glob.glob(os.path.join(ROOT, "notebooks", "exercises", "*.ipynb")))
@@ -359,12 +373,12 @@ def main(argv):
         raise SystemExit(f"generate_assignment of every exercise notebook failed:\n{run.stdout}\n{run.stderr}")
     compared = 0
     for path in every:
-        released = answer_cells(json.load(open(os.path.join(whole, "release", "practice", os.path.basename(path)), encoding="utf-8")))
-        for exercise, starter in answer_cells(json.load(open(path, encoding="utf-8"))).items():
-            compared += 1
-            if exercise not in released or text(released[exercise]) != text(starter):
-                failures.append(f"the students' {exercise} is not the starter of {path}")
-    print(f"the students' version of every exercise notebook: {compared} answer cells compared with the starters", flush=True)
+        released_nb = json.load(open(os.path.join(whole, "release", "practice", os.path.basename(path)), encoding="utf-8"))
+        differ = code_cells_differ(released_nb, json.load(open(path, encoding="utf-8")), path)
+        failures += differ
+        compared += sum(c["cell_type"] == "code" for c in released_nb["cells"]) - len(differ)
+    print(f"the students' version of every exercise notebook: {compared} code cells (starters, checks and the rest) "
+          f"the same as notebooks/exercises/", flush=True)
 
     class_ = submissions(release, source)
     # the hostile students, their targets and a listener they try to reach
@@ -481,8 +495,10 @@ def main(argv):
     run, _ = nbgrader(course, "generate_feedback", ASSIGNMENT, env=env)
     for name in class_:
         page = os.path.join(course, "feedback", name, ASSIGNMENT, NOTEBOOK + ".html")
-        if not os.path.exists(page) or "zoo-outcome" not in open(page, encoding="utf-8").read():
-            failures.append(f"no feedback page with the outcome boxes for {name} ({page})")
+        # the run whose output was silenced stopped at its first check: its page says why instead
+        want = "the run stopped" if name == "silences_output" else "zoo-outcome"
+        if not os.path.exists(page) or want not in open(page, encoding="utf-8").read():
+            failures.append(f"no feedback page with {want!r} for {name} ({page})")
 
     sharded = sharded_run(course, class_, env, seconds, failures)
 

@@ -10,8 +10,12 @@ COURSE_DIR/source/ASSIGNMENT/NAME.ipynb in nbgrader's source form:
   (src/notebook/code/excerpts.txt, as `solution()` shows it) in place of each `todo!()` between
   `// BEGIN SOLUTION` and `// END SOLUTION`: nbgrader's ClearSolutions puts back the `todo!()`
   (the config's stub), so the students' version has the starter as notebooks/exercises has it;
-- each check cell (metadata `check`) an autograded test cell worth POINTS, in the grading form:
-  `{ ::attention_zoo::practice::PART::qN.check(ARGS).grade(POINTS)? }` (docs/practice.md);
+- each check cell (metadata `check`) an autograded test cell worth POINTS: the check as the
+  students see it (`qN.check(ARGS)`, the cell's value, the box), then a hidden grading line
+  (nbgrader's hidden tests: removed from the students' version, put back for autograding),
+  `; { ::attention_zoo::practice::PART::qN.check(ARGS).grade(POINTS)? }`. Its `;` ends the
+  students' line as a statement, so in the graded copy the value is the grading form's, with the
+  full path (docs/practice.md): the points, or an error unless the answer is Correct;
 - the first code cell read-only, without its `:dep` line (the kernel `rust` has the crate).
 
 Also importable: `source_notebook`, `source_cell` (grade_check.py uses them).
@@ -29,6 +33,10 @@ from excerpts import solution_texts  # noqa: E402 (tools/ is on the path)
 
 POINTS = 1
 BEGIN, END = "// BEGIN SOLUTION", "// END SOLUTION"
+# A check cell's grading line, between these, is in the source and the graded copies only:
+# `generate_assignment` removes it (the students see the check as notebooks/exercises/ has it),
+# `autograde` puts it back.
+HIDDEN_BEGIN, HIDDEN_END = "// BEGIN HIDDEN TESTS", "// END HIDDEN TESTS"
 TODO = re.compile(r"^(\s*)todo!\(\)\s*$")
 
 
@@ -125,7 +133,9 @@ def source_notebook(path, points=POINTS):
         elif "check" in meta:
             q, args = check_call(code)
             head = code.split("\n", 1)[0]
-            cell["source"] = f"{head}\n{{ ::attention_zoo::practice::{part}::{q}.check({args}).grade({float(points)})? }}"
+            cell["source"] = "\n".join([*code.split("\n"), HIDDEN_BEGIN,
+                                        f"; {{ ::attention_zoo::practice::{part}::{q}.check({args}).grade({float(points)})? }}",
+                                        HIDDEN_END])
             meta["nbgrader"] = nbgrader_meta(meta["check"].replace(".", "_") + "_test", grade=True, locked=True, points=points)
     return nb
 
