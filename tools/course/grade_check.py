@@ -164,6 +164,14 @@ for path in [%s] {
         Err(e) => println!("blocked: write {path}: {e}"),
     }
 }
+// a sysctl the host runs as root (its own value written back, harmless were it to get through)
+let pattern = std::fs::read("/proc/sys/kernel/core_pattern").unwrap_or_default();
+if !pattern.is_empty() {
+    match std::fs::write("/proc/sys/kernel/core_pattern", &pattern) {
+        Ok(()) => println!("attack: wrote /proc/sys/kernel/core_pattern"),
+        Err(e) => println!("blocked: write /proc/sys/kernel/core_pattern: {e}"),
+    }
+}
 for dir in [%s] {
     match std::fs::remove_dir_all(dir) {
         Ok(()) => println!("attack: removed {dir}"),

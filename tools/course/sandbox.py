@@ -310,8 +310,14 @@ def kernel(settings_path, argv):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     mem, spec_env = s["mem"], s["spec"].get("env", {})
     home = os.path.join(mem, "home")
+    # /proc/sys and /proc/sysrq-trigger read-only: root without capabilities may still write a
+    # sysctl such as kernel.core_pattern (a program the host runs as root), and bubblewrap run by
+    # root does not cover them here (tried: it covered only /proc/irq and /proc/bus)
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--cap-drop", "ALL", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+    if os.path.exists("/proc/sysrq-trigger"):
+        args += ["--ro-bind", "/dev/null", "/proc/sysrq-trigger"]
+    args += ["--dev", "/dev", "--tmpfs", "/tmp"]
     for path in ("/usr", "/opt", *ETC):
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
