@@ -13,9 +13,14 @@ submission's kernel in the sandbox, tools/course/sandbox.py), with the students'
 3. `nbgrader autograde ASSIGNMENT` (every student, or those matching STUDENT_GLOB), one kernel per
    submission, each in a sandbox of its own;
 4. `nbgrader export` to COURSE_DIR/grades.csv, and `nbgrader generate_feedback` (the pages under
-   COURSE_DIR/feedback/, with the outcome boxes).
+   COURSE_DIR/feedback/, with the outcome boxes);
+5. the submissions to look at: those whose code holds what it takes to reach past its own cells
+   (`unsafe`, `extern`, `/proc`, `std::process`, ...), whose full score may have been forged.
 """
+import glob
+import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -23,6 +28,28 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import sandbox  # noqa: E402 (beside this file)
+
+
+# What a submission needs to reach past its own cells (another process, raw memory, the C
+# library): its full scores deserve a look (tools/course/README.md, what the sandbox does not stop).
+SUSPECT = re.compile(r"\bunsafe\b|\bextern\b|/proc\b|\bptrace\b|\blibc\b|std::process|from_raw_fd|asm!")
+
+
+def to_review(course, assignment, pattern="*"):
+    """{student: [what each code cell of theirs holds that SUSPECT finds]} for the submissions of
+    `assignment` under COURSE/submitted/ whose own code does."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(course, "submitted", pattern, assignment, "*.ipynb"))):
+        student = path.split(os.sep)[-3]
+        nb = json.load(open(path, encoding="utf-8"))
+        for cell in nb.get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            code = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            hits = sorted(set(SUSPECT.findall(code)))
+            if hits:
+                found.setdefault(student, []).append(f"{os.path.basename(path)} cell {cell.get('id', '?')}: {', '.join(hits)}")
+    return found
 
 
 def nbgrader(course, *args):
@@ -58,6 +85,11 @@ def main(argv):
     if nbgrader(course, "generate_feedback", assignment, *students):
         return 1
     print(f"grade: {os.path.join(course, 'grades.csv')} and the pages under {os.path.join(course, 'feedback')}")
+    review = to_review(course, assignment, argv[2] if len(argv) == 3 else "*")
+    if review:
+        print("grade: to look at (code that can reach past its own cells; a full score of theirs may be forged):")
+        for student, where in review.items():
+            print(f"  {student}: " + "; ".join(where))
     return 0
 
 

@@ -508,6 +508,15 @@ def main(argv):
         if not os.path.exists(page) or want not in open(page, encoding="utf-8").read():
             failures.append(f"no feedback page with {want!r} for {name} ({page})")
 
+    # the list `make grade` prints for the teacher to look at: every submission whose own code can
+    # reach past its cells (the hostile ones that need unsafe, extern, /proc or processes), no other
+    import grade
+    review = grade.to_review(course, ASSIGNMENT)
+    expected = {"silences_output", "exits_in_answer", "forks_forever", "exits_kernel", "writes_outside"}
+    print("to look at: " + ", ".join(f"{k} ({'; '.join(v)})" for k, v in review.items()), flush=True)
+    if set(review) != expected:
+        failures.append(f"the list to look at is {sorted(review)}, expected {sorted(expected)}")
+
     sharded = sharded_run(course, class_, env, seconds, failures)
 
     with open(os.path.join(course, "report.json"), "w") as f:
