@@ -4,8 +4,8 @@
         ...
 
 `initdb` a cluster in `folder`, started by `pg_ctl` on a Unix socket in that folder only (no TCP
-port), trusting local connections of the role `zoo`, with a database `gradebook`; stopped and left
-in place on leaving. PostgreSQL refuses to run as root, so as root the server runs as the user
+port), trusting local connections of the role `zoo`, with a database `gradebook`; stopped and the
+folder removed on leaving. PostgreSQL refuses to run as root, so as root the server runs as the user
 `postgres` (Debian's package makes it), which then owns `folder`. Needs PostgreSQL's binaries
 (`apt-get install postgresql`: the Make target installs them where missing), found on the PATH
 or under /usr/lib/postgresql/*/bin, and psycopg2 for nbgrader's SQLAlchemy (requirements.txt).
@@ -48,3 +48,4 @@ def server(folder):
         yield f"postgresql+psycopg2://{ROLE}@/{DATABASE}?host={folder}"
     finally:
         subprocess.run(as_server_user([binary("pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]), capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)

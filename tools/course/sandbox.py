@@ -85,13 +85,17 @@ class Cgroups:
         self.dirs, self.procs = [], []
         own = own_cgroups()
         v1 = os.path.isdir("/sys/fs/cgroup/memory") and os.path.isdir("/sys/fs/cgroup/pids")
-        if v1:
-            for controller, settings in (("memory", {"memory.limit_in_bytes": memory, "memory.memsw.limit_in_bytes": memory}),
-                                         ("pids", {"pids.max": pids})):
-                self._make(os.path.join("/sys/fs/cgroup", controller, own.get(controller, "/").lstrip("/"), name), settings)
-        else:
-            base = os.path.join("/sys/fs/cgroup", own.get("", "/").lstrip("/"))
-            self._make(os.path.join(base, name), {"memory.max": memory, "memory.swap.max": 0, "pids.max": pids})
+        try:
+            if v1:
+                for controller, settings in (("memory", {"memory.limit_in_bytes": memory, "memory.memsw.limit_in_bytes": memory}),
+                                             ("pids", {"pids.max": pids})):
+                    self._make(os.path.join("/sys/fs/cgroup", controller, own.get(controller, "/").lstrip("/"), name), settings)
+            else:
+                base = os.path.join("/sys/fs/cgroup", own.get("", "/").lstrip("/"))
+                self._make(os.path.join(base, name), {"memory.max": memory, "memory.swap.max": 0, "pids.max": pids})
+        except OSError:
+            self.close()  # the groups made before the one that failed
+            raise
 
     def _make(self, path, settings):
         os.mkdir(path)
@@ -113,16 +117,6 @@ class Cgroups:
             except OSError:
                 pass
         return pids
-
-    def memory_events(self):
-        """How often the memory limit was hit (v1 failcnt, v2 max events)."""
-        for d in self.dirs:
-            for name in ("memory.failcnt",):
-                if os.path.exists(os.path.join(d, name)):
-                    return int(open(os.path.join(d, name)).read())
-            if os.path.exists(os.path.join(d, "memory.events")):
-                return dict(line.split() for line in open(os.path.join(d, "memory.events"))).get("max", "0")
-        return None
 
     def close(self):
         """Kills everything left in the groups, then removes them."""
