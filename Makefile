@@ -5,9 +5,13 @@
 #                    set-up unchanged too, is skipped unless FORCE=1); NB="a.ipynb ..." runs your
 #                    own notebooks instead, from any folder; every number a course notebook's prose
 #                    quotes must be printed by one of its cells in that run or be written in its code
-#                    (tools/check_prose.py); each exercise notebook (notebooks/exercises/) runs twice:
-#                    as committed, every check saying Not attempted, and with the solutions in place
-#                    of the starters, every check saying Correct
+#                    (tools/check_prose.py); each exercise notebook runs twice: the students' version
+#                    (notebooks/exercises/), every check saying Not attempted, and its source
+#                    (notebooks/exercises-source/: the crate's solutions, each check cell graded as
+#                    nbgrader grades it), every check cell giving its points, Correct
+#   make exercises   notebooks/exercises/ written from notebooks/exercises-source/ by nbgrader's
+#                    generate_assignment, after the crate's solutions are put into the source
+#                    (tools/course/exercises.py); run it after editing a source or a solution
 #   make test        lint (fmt, clippy, doc), cargo test (code cells of every notebook included),
 #                    `make js-test`, then `make notebooks`, then `make own-notebook-check` (notebooks
 #                    of your own, from a folder outside the clone, through `make notebooks NB=...`),
@@ -59,7 +63,7 @@
 #                    refuses without them unless ZOO_GRADE_UNPROTECTED=1), then grades.csv and the
 #                    feedback pages
 #   make grade-check a synthetic class graded that way, end to end: exercise notebook 01 as an
-#                    assignment (tools/course/), its students' version checked against the starters,
+#                    assignment (tools/course/), its students' version checked against notebooks/exercises/,
 #                    six honest submissions and six hostile ones (writes and reads outside, processes
 #                    and memory without end, sockets, the kernel killed), every score checked in the
 #                    gradebook and grades.csv, the course folder's hashes compared; then part of the
@@ -100,8 +104,8 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # A training loop of one's own across cells, in every arrangement (tools/evcxr/arrangements.py):
 # under the kernel it must give the one-cell run's losses, bit for bit.
 KERNEL_NOTEBOOKS := tools/evcxr/tests/own_training_loop.ipynb
-# The exercise notebooks: each run twice, as committed (every check Not attempted) and with the
-# solutions in place of the starters (every check Correct); see tools/run_notebooks.py.
+# The exercise notebooks: each run twice, as the students get it (every check Not attempted) and
+# its source (every check cell graded Correct); see tools/run_notebooks.py.
 EXERCISES := $(sort $(wildcard notebooks/exercises/*.ipynb))
 NOTEBOOK_OUT := $(ROOT)/target/notebooks
 
@@ -113,7 +117,7 @@ export EVCXR_CONFIG_DIR := $(ROOT)/.jupyter/evcxr
 export RAYON_NUM_THREADS := 1
 KERNEL_JSON := $(JUPYTER_DATA_DIR)/kernels/rust/kernel.json
 
-.PHONY: grade grade-check notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
+.PHONY: exercises grade grade-check notebooks test lint lab lab-check kernel-check own-notebook-check fixtures bench bench-scale seeds fuzz setup cargo-test clean-tools pages-check browser-checks js-test
 
 # With NB, the student's own notebooks: always run, no floor, and a value shown as plain text is fine.
 notebooks: setup
@@ -130,6 +134,10 @@ test: lint cargo-test js-test
 	$(MAKE) notebooks FORCE=1
 	$(MAKE) own-notebook-check
 	$(MAKE) kernel-check
+
+# The students' exercise notebooks from their source (tools/course/exercises.py).
+exercises: setup $(GRADE_VENV)/.installed
+	$(GRADE_VENV)/bin/python tools/course/exercises.py
 
 # A class's submissions graded in the sandbox: make grade COURSE=path/to/course ASSIGNMENT=name [STUDENT=glob]
 grade: setup $(GRADE_VENV)/.installed

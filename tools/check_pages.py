@@ -11,8 +11,8 @@ driving Debian's chromium), offline, and checks what a reader sees:
   heading;
 - no request leaving the page's folder (a CDN script, a web font) and no local file missing;
 - on an exercise notebook's pages (target/notebooks/exercises/), every check's outcome drawn as a
-  box saying Not attempted (NAME.html, as committed) or Correct (NAME.solutions.html), and the
-  progress table drawn.
+  box saying Not attempted (NAME.html, the students' version) or Correct (NAME.source.html, its
+  source: the crate's solutions, each check cell graded), and the progress table drawn.
 
 Writes a screenshot of each page's top beside it (NAME.png). `make pages-check` runs it after
 `make notebooks`.
@@ -132,13 +132,13 @@ async def check(browser, page_path):
         if c["lines"] < 3 or c["coloured"] < 5 or c["height"] < 40:
             problems.append(f"class cell {k + 1} shows no readable code ({c})")
     name = os.path.basename(page_path)
-    # an exercise notebook's two pages (exercises/NAME.html as committed, NAME.solutions.html)
+    # an exercise notebook's two pages (exercises/NAME.html as committed, NAME.source.html)
     exercise = os.path.basename(os.path.dirname(os.path.abspath(page_path))) == "exercises"
     # the course notebooks that mirror the lecture: all but 00, the tour (the floor's page is none)
     course = not exercise and os.path.exists(os.path.join(ROOT, "notebooks", os.path.splitext(name)[0] + ".ipynb"))
     mirrors = course and not name.startswith("00_")
     if exercise:
-        want = "Correct" if name.endswith(".solutions.html") else "Not attempted"
+        want = "Correct" if name.endswith(".source.html") else "Not attempted"
         wrong = [v for v in found["verdicts"] if v != want]
         if not found["verdicts"] or wrong:
             problems.append(f"{len(found['verdicts'])} check outcomes drawn, {len(wrong)} of them not {want}: {wrong[:3]}")

@@ -17,11 +17,12 @@ run is not run again (its stamp is OUT_DIR/NAME.stamp).
 Every number in a course notebook's markdown must be one its cells printed in this run or one written in
 its code (tools/check_prose.py); a notebook whose prose quotes another fails.
 
-An exercise notebook (notebooks/exercises/) runs twice, into OUT_DIR/exercises/: as committed,
-where every check cell must say Not attempted, and as NAME.solutions with every starter cell's
-code replaced by its exercise's solution (the crate's file, from src/notebook/code/excerpts.txt,
-as `solution()` shows it), where every check cell must say Correct. Both keep their progress files (.zoo-progress.json)
-there: the kernel inherits ZOO_PROGRESS. Nothing is written in notebooks/.
+An exercise notebook (notebooks/exercises/) runs twice, into OUT_DIR/exercises/: the students'
+version as committed, where every check cell must say Not attempted, and as NAME.source its
+source (notebooks/exercises-source/NAME.ipynb: the crate's solutions in the answer cells, each
+check cell ending with its grading line, as nbgrader runs it), where every check cell's result
+must be its points with a Correct box. Both keep their progress files (.zoo-progress.json) there:
+the kernel inherits ZOO_PROGRESS. Nothing is written in notebooks/.
 
 With --own (`make notebooks NB=...`, for a student's own notebooks, from any folder), a value
 evcxr shows as plain text is fine; a cell that does not compile, returns an error or panics still
@@ -49,7 +50,6 @@ from nbconvert import HTMLExporter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_prose  # noqa: E402 (beside this file)
-from excerpts import EXCERPTS, solution_texts  # noqa: E402
 from lecture_map import first_line  # noqa: E402
 
 # A course notebook's code cell opens with its lecture reference (tools/notebook_tidy.py): a cell is
@@ -164,7 +164,7 @@ def setup_files():
 def stamp_of(path):
     """A digest of the notebook and of everything else that decides its run."""
     h = hashlib.sha256()
-    for f in [os.path.abspath(path)] + setup_files():
+    for f in [os.path.abspath(path)] + ([source_of(path)] if is_exercise(path) else []) + setup_files():
         h.update(os.path.relpath(f, ROOT).encode())
         with open(f, "rb") as fh:
             h.update(hashlib.sha256(fh.read()).digest())
@@ -194,11 +194,13 @@ def cell_seconds(cell):
 
 
 def check_ms(cell):
-    """What a Correct check says it took, `(1.2 ms)`, in milliseconds (the check alone, no kernel)."""
+    """What a Correct check says it took, `(1.2 ms)`, in milliseconds (the check alone, no kernel):
+    in its plain text, or in its box where the plain text is the points (the grading form)."""
     for o in cell.get("outputs", []):
-        m = re.search(r"agrees? with the reference \(([\d.]+) ms\)", "".join(o.get("data", {}).get("text/plain", "")))
-        if m:
-            return float(m.group(1))
+        for mime in ("text/plain", "text/html"):
+            m = re.search(r"agrees? with the reference \(([\d.]+) ms\)", "".join(o.get("data", {}).get(mime, "")))
+            if m:
+                return float(m.group(1))
     return None
 
 
@@ -286,37 +288,42 @@ def report(timings, out_dir, floor=None):
         f.write("\n")
 
 
-VERDICTS = {"starters": "Not attempted", "solutions": "Correct"}
+# What every check cell of each run of an exercise notebook must show.
+VERDICTS = {"students": "Not attempted", "source": "Correct, graded its points"}
 
 
 def is_exercise(path):
     return os.path.basename(os.path.dirname(os.path.abspath(path))) == "exercises"
 
 
-def put_solutions(nb):
-    """Each starter cell's code replaced by its solution; its first line (the lecture reference) kept."""
-    texts = solution_texts()
-    for cell in nb.cells:
-        picks = cell.get("metadata", {}).get("solution")
-        if cell.cell_type == "code" and picks:
-            try:
-                code = "\n\n".join(texts[(picks[0], pick)] for pick in picks[1:])
-            except KeyError as e:
-                raise NotebookFailure(f"no solution {e} in {EXCERPTS}: run `ZOO_BLESS=1 cargo test --test zoo class_excerpts`")
-            cell.source = cell.source.split("\n", 1)[0] + "\n" + code
+def source_of(path):
+    """The source of an exercise notebook (nbgrader's form): notebooks/exercises-source/NAME."""
+    return os.path.join(os.path.dirname(path) + "-source", os.path.basename(path))
 
 
-def verdicts(nb, expected):
-    """The check cells whose outcome is not `expected`: (cell number, what it said)."""
+def verdicts(nb, variant):
+    """The check cells that do not show what `variant`'s run asks: (cell number, what they showed).
+    The students' version: a box whose plain text's first line ends with Not attempted. The source:
+    the grading form's result, the cell's points (nbgrader's metadata) as plain text and a box that
+    says Correct."""
     wrong = []
     for number, cell in enumerate([c for c in nb.cells if c.cell_type == "code"], 1):
         if not cell.get("metadata", {}).get("check"):
             continue
-        said = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []) if o.get("output_type") == "execute_result")
-        if not said.split("\n", 1)[0].endswith(": " + expected):
+        results = [o.get("data", {}) for o in cell.get("outputs", []) if o.get("output_type") == "execute_result"]
+        said = "".join("".join(d.get("text/plain", "")) for d in results)
+        html = "".join("".join(d.get("text/html", "")) for d in results)
+        if variant == "students":
+            ok = said.split("\n", 1)[0].endswith(": Not attempted")
+        else:
+            points = cell.metadata.get("nbgrader", {}).get("points")
+            try:
+                ok = points is not None and float(said) == float(points) and 'data-verdict="Correct"' in html
+            except ValueError:
+                ok = False
+        if not ok:
             wrong.append((number, said.strip()[:600] or "(no outcome shown)"))
     return wrong
-
 
 
 def strip_ansi(s):
@@ -324,16 +331,16 @@ def strip_ansi(s):
 
 
 def run(path, out_dir, own=False, variant=None):
+    name = os.path.splitext(os.path.basename(path))[0]
+    if variant == "source":
+        path = source_of(path)
+        name += ".source"
     # The course's notebooks keep to nbformat 4.5 with cell ids; a student's may be older.
     nb = load(path, strict=not own)
-    name = os.path.splitext(os.path.basename(path))[0]
-    # An exercise notebook's run (`variant`: "starters" or "solutions") keeps its progress in the
+    # An exercise notebook's run (`variant`: "students" or "source") keeps its progress in the
     # output folder (the kernel inherits ZOO_PROGRESS), not beside the committed notebook.
     if variant is not None:
         os.makedirs(out_dir, exist_ok=True)
-        if variant == "solutions":
-            put_solutions(nb)
-            name += ".solutions"
         progress = os.path.join(os.path.abspath(out_dir), f"{name}.progress.json")
         if os.path.exists(progress):
             os.remove(progress)
@@ -409,7 +416,7 @@ def run(path, out_dir, own=False, variant=None):
     if failure is not None:
         raise NotebookFailure(f"{path}: the kernel failed before any cell reported an error: {strip_ansi(str(failure))[-4000:]}")
     if variant is not None:
-        wrong = verdicts(nb, VERDICTS[variant])
+        wrong = verdicts(nb, variant)
         if wrong:
             lines = "\n".join(f"  code cell {n}: {said}" for n, said in wrong)
             raise NotebookFailure(f"{path} ({variant}): these checks did not say {VERDICTS[variant]}:\n{lines}")

@@ -71,6 +71,35 @@ fn run_raw(name: &str, text: &str) -> Result<String, String> {
     run_notebook(&path, &dir).map(|o| o.stdout)
 }
 
+/// A trailing expression that fails through `?` ends its cell in an error, and the later cells
+/// run, as under a Jupyter client that allows errors (nbgrader's autograding); `run_notebook`
+/// fails on it, naming the cell.
+#[test]
+fn a_failing_trailing_expression_ends_its_cell_alone() {
+    let cells = [
+        "use attention_zoo::prelude::*;\nlet t = Tensor::new(&[1f32, 2.0], &Device::Cpu)?;",
+        "t.reshape((3, 1))?",
+        "let total = t.sum_all()?.to_scalar::<f32>()?;\nshow(&t)",
+        "{ Tensor::new(&[7u32, total as u32], &Device::Cpu)?.to_vec1::<u32>()? }",
+    ];
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|c| serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": c}))
+        .collect();
+    let dir = work().join("cases");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join("trailing_errors.ipynb");
+    let nb = serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    std::fs::write(&path, serde_json::to_string_pretty(&nb).expect("json")).expect("write notebook");
+    let out = nbrun::run_notebook_with_errors(&path, &dir).expect("the notebook runs");
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    assert_eq!(out.errors[0].0, 2, "{:?}", out.errors);
+    assert!(out.errors[0].1.contains("Shape mismatch"), "{:?}", out.errors);
+    assert!(out.stdout.contains("tensor([1., 2.])") && out.stdout.contains("[7, 3]"), "the later cells ran: {}", out.stdout);
+    let err = run_notebook(&path, &dir).unwrap_err();
+    assert!(err.contains("trailing_errors.ipynb: code cell 2 (`t.reshape((3, 1))?`) ended in an error:\nShape mismatch"), "{err}");
+}
+
 #[test]
 fn variables_persist_items_shadow_and_commands_are_skipped() {
     let out = run_cells(

@@ -15,6 +15,11 @@
 //! a displayed value whose expression moves one of them (evcxr shows it as `Debug` text), a
 //! variable holding a reference into another, and a closure kept as a variable. A variable moved
 //! before the displayed expression is simply no longer kept, as in evcxr.
+//!
+//! A trailing expression that fails through `?` ends its cell in an error and the later cells
+//! still run, as under a Jupyter client that allows errors (nbgrader's autograding): the graded
+//! check cells of the exercises' source end that way when a check is not Correct.
+//! [`run_notebook`] fails on any such error; [`run_notebook_with_errors`] returns them.
 
 #![allow(dead_code)]
 
@@ -45,6 +50,8 @@ pub struct RunOutput {
     /// Code cells whose trailing value has no `evcxr_display` and was shown with `Debug`: evcxr
     /// compiles such a cell twice (once trying `evcxr_display`), so notebooks avoid them.
     pub debug_cells: Vec<String>,
+    /// The cells whose trailing expression failed: the cell's number and the error.
+    pub errors: Vec<(usize, String)>,
 }
 
 fn where_(nb: &str, cell: &CodeCell) -> String {
@@ -87,6 +94,9 @@ enum Show {
 struct Prepared {
     code: String,
     trailing: Option<usize>,
+    /// Whether the trailing expression has a `?`: it is then evaluated in a closure, and its error
+    /// ends the cell alone.
+    fallible: bool,
     /// The variables the cell's top-level `let`s bind: evcxr keeps them for later cells.
     kept: Vec<String>,
 }
@@ -113,11 +123,15 @@ fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
         let line = e.span().start().line.saturating_sub(1);
         format!("{} does not parse (line {line} of the cell): {e}", where_(nb, cell))
     })?;
-    let trailing = match block.stmts.last() {
+    let (trailing, fallible) = match block.stmts.last() {
         // A loop at the end is a value too: evcxr 0.22 shows its `()` (so cells end loops with `;`).
-        Some(syn::Stmt::Expr(e, None)) => Some(e.span()),
-        Some(syn::Stmt::Macro(m)) if m.semi_token.is_none() => Some(m.span()),
-        _ => None,
+        Some(syn::Stmt::Expr(e, None)) => {
+            let mut tries = Tries(false);
+            syn::visit::Visit::visit_expr(&mut tries, e);
+            (Some(e.span()), tries.0)
+        }
+        Some(syn::Stmt::Macro(m)) if m.semi_token.is_none() => (Some(m.span()), false),
+        _ => (None, false),
     };
     let trailing = trailing.map(|span| {
         let start = span.start();
@@ -146,7 +160,16 @@ fn prepare(nb: &str, cell: &CodeCell) -> Result<Prepared, String> {
     kept.retain(|n| n != "_");
     kept.sort();
     kept.dedup();
-    Ok(Prepared { code, trailing, kept })
+    Ok(Prepared { code, trailing, fallible, kept })
+}
+
+/// Whether an expression has a `?` in it.
+struct Tries(bool);
+
+impl<'a> syn::visit::Visit<'a> for Tries {
+    fn visit_expr_try(&mut self, _: &'a syn::ExprTry) {
+        self.0 = true;
+    }
 }
 
 /// The generated program: its text, the line where each cell starts and the line where each
@@ -167,6 +190,7 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
          }\n\
          fn __nb_cell(n: usize) { eprintln!(\"@@NB_CELL {n}\"); }\n\
          fn __nb_keep<T: 'static + ?Sized>(_: &T) {}\n\
+         fn __nb_error(n: usize, e: &dyn std::error::Error) { eprintln!(\"@@NB_ERROR {n}\\n{e}\\n@@NB_ERROR_END\"); }\n\
          fn main() {\n\
          \x20   if let Err(e) = __nb_run() { eprintln!(\"Error: {e}\"); std::process::exit(1); }\n\
          }\n\
@@ -180,11 +204,21 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
         starts.push(src.lines().count() + 1);
         exprs.push(None);
         match (p.trailing, show) {
+            (Some(at), Show::Evcxr) if p.fallible => {
+                let (body, expr) = p.code.split_at(at);
+                let _ = write!(src, "{body}");
+                exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
+                let _ = write!(src, "{}(&__nb_v).evcxr_display(),{}", fallible(expr), caught(cell.number));
+            }
             (Some(at), Show::Evcxr) => {
                 let (body, expr) = p.code.split_at(at);
                 let _ = write!(src, "{body}");
                 exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
                 let _ = write!(src, "(&({expr}\n)).evcxr_display();\n");
+            }
+            (Some(at), Show::Debug) if p.fallible => {
+                let (body, expr) = p.code.split_at(at);
+                let _ = write!(src, "{body}{}__nb_debug(&__nb_v),{}", fallible(expr), caught(cell.number));
             }
             (Some(at), Show::Debug) => {
                 let (body, expr) = p.code.split_at(at);
@@ -207,6 +241,16 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
     Ok(Generated { src, starts, exprs })
 }
 
+/// The start of a `match` on a fallible trailing expression: its value is `__nb_v`.
+fn fallible(expr: &str) -> String {
+    format!("match (|| -> ::std::result::Result<_, Box<dyn std::error::Error>> {{ Ok({expr}\n) }})() {{ Ok(__nb_v) => ")
+}
+
+/// The end of that `match`: the error ends cell `n` alone.
+fn caught(n: usize) -> String {
+    format!(" Err(__nb_e) => __nb_error({n}, &*__nb_e) }}\n")
+}
+
 fn cell_at_line(starts: &[usize], line: usize) -> Option<usize> {
     starts.iter().rposition(|&s| s <= line)
 }
@@ -225,8 +269,23 @@ fn first_shows(nb: &str, cells: &[CodeCell]) -> Result<Vec<Show>, String> {
     cells.iter().map(|c| prepare(nb, c).map(|p| if p.trailing.is_some() { Show::Evcxr } else { Show::Nothing })).collect()
 }
 
-/// Compiles and runs the code cells of the notebook at `path`. `work` is a scratch folder.
+/// Compiles and runs the code cells of the notebook at `path`. `work` is a scratch folder. A cell
+/// that ends in an error fails the run.
 pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
+    let out = run_notebook_with_errors(path, work)?;
+    match out.errors.first() {
+        None => Ok(out),
+        Some((n, e)) => {
+            let cells = load_cells(path)?;
+            let place = cells.iter().find(|c| c.number == *n).map(|c| where_(&path.display().to_string(), c)).unwrap_or_default();
+            Err(format!("{place} ended in an error:\n{e}"))
+        }
+    }
+}
+
+/// Like [`run_notebook`], but the cells whose trailing expression failed through `?` are returned
+/// in [`RunOutput::errors`] (the later cells ran), not as a failure of the run.
+pub fn run_notebook_with_errors(path: &Path, work: &Path) -> Result<RunOutput, String> {
     let nb = path.display().to_string();
     let cells = load_cells(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("notebook").replace(|c: char| !c.is_ascii_alphanumeric(), "_");
@@ -315,5 +374,13 @@ pub fn run_notebook(path: &Path, work: &Path) -> Result<RunOutput, String> {
         return Err(format!("{place} failed at run time ({}):\n{detail}", out.status));
     }
     let debug_cells = cells.iter().zip(&shows).filter(|(_, s)| **s == Show::Debug).map(|(c, _)| where_(&nb, c)).collect();
-    Ok(RunOutput { stdout, stderr, debug_cells })
+    let mut errors = vec![];
+    let mut lines = stderr.lines();
+    while let Some(line) = lines.next() {
+        if let Some(n) = line.strip_prefix("@@NB_ERROR ").and_then(|n| n.trim().parse::<usize>().ok()) {
+            let message: Vec<&str> = lines.by_ref().take_while(|l| *l != "@@NB_ERROR_END").collect();
+            errors.push((n, message.join("\n")));
+        }
+    }
+    Ok(RunOutput { stdout, stderr, debug_cells, errors })
 }

@@ -3,16 +3,17 @@
 
     python tools/course/grade_check.py COURSE_DIR
 
-1. Builds a course folder (make_course.py) with one assignment, `practice01`: the exercise
-   notebook 01_seq2seq in nbgrader's source form, 7 test cells of 1 point.
+1. Builds a course folder (make_course.py) with one assignment, `practice01`: the source of
+   exercise notebook 01_seq2seq (notebooks/exercises-source/), 7 test cells of 1 point.
 2. `nbgrader generate_assignment`: the students' version, whose code cells (starters, checks
    and the rest) must be notebooks/exercises/01_seq2seq.ipynb's as they are (the setup cell less
-   its `:dep` line); the same for every exercise notebook, in a second course folder
-   (COURSE_DIR-all) that is not graded.
+   its `:dep` line); and every exercise notebook must be what `make exercises` writes from its
+   source with nbgrader (exercises.py --check).
 3. Submissions written from the students' version as students would. Honest: `all_correct`
    (the crate's solutions), `one_wrong` (q6 with the absolute error instead of the square),
    `one_panics` (q3 panics), `one_never_ends` (q6 loops forever: the cell's time limit ends it),
-   `untouched` (every `todo!()` left). Hostile: `shadows_checks` (untouched, plus a cell of checks
+   `untouched` (every `todo!()` left), `from_the_clone` (notebooks/exercises/'s own copy answered,
+   its `:dep` line and all, instead of the course's release). Hostile: `shadows_checks` (untouched, plus a cell of checks
    of its own named `q1`..`q7` and a module named as the crate), `exits_in_answer` and
    `silences_output` (q1's answer ends its process, or points its stdout and stderr at /dev/null,
    so that the checks say nothing), and six with a cell that attacks the grader (`hostile`: writes and reads
@@ -29,7 +30,6 @@
 Exits 1 when anything differs. Writes COURSE_DIR/report.json.
 """
 import csv
-import glob
 import hashlib
 import json
 import os
@@ -45,11 +45,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-import make_course  # noqa: E402 (beside this file)
+import exercises  # noqa: E402 (beside this file)
+import make_course  # noqa: E402
 
 ASSIGNMENT = "practice01"
 NOTEBOOK = "01_seq2seq"
 EXERCISES = os.path.join(ROOT, "notebooks", "exercises", NOTEBOOK + ".ipynb")
+SOURCE = os.path.join(ROOT, "notebooks", "exercises-source", NOTEBOOK + ".ipynb")
 QUESTIONS = [f"q{k}" for k in range(1, 8)]
 # The cell time limit of the check (seconds): long enough for the slowest check, short enough that
 # the submission that never ends does not hold the run up for long.
@@ -80,9 +82,27 @@ def text(cell):
     return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
 
 
+TODO = re.compile(r"^(\s*)todo!\(\)\s*$")
+
+
 def replace_body(code, fn, body):
     """`code` with the `todo!()` of `fn` replaced by `body` (lines, indented as the todo was)."""
-    return make_course.fill_todos(code, lambda name, indent: [indent + b for b in body] if name == fn else None)
+    out, current = [], None
+    for line in code.split("\n"):
+        found = re.search(r"\bfn (\w+)", line)
+        if found:
+            current = found.group(1)
+        todo = TODO.match(line)
+        out += [todo.group(1) + b for b in body] if todo and current == fn else [line]
+    return "\n".join(out)
+
+
+def from_the_clone(solved):
+    """notebooks/exercises/'s copy of the graded notebook with every answer cell solved."""
+    nb = json.load(open(EXERCISES, encoding="utf-8"))
+    for exercise, cell in answer_cells(nb).items():
+        cell["source"] = text(solved[exercise])
+    return nb
 
 
 def submissions(release, source):
@@ -108,6 +128,9 @@ def submissions(release, source):
         "one_panics": (student({"q3": ("init_hidden", ['panic!("my own bug")'])}), dict(everything, q3=0)),
         "one_never_ends": (student({"q6": ("mse_loss", ["loop {}"])}), dict(everything, q6=0)),
         "untouched": (student({q: "leave" for q in QUESTIONS}), {q: 0 for q in QUESTIONS}),
+        # the clone's notebooks/exercises/ copy answered, not the course's release: its setup cell
+        # has the `:dep` line, which autograding replaces with the course's read-only cell
+        "from_the_clone": (from_the_clone(solved), everything),
         "shadows_checks": (shadowing(student({q: "leave" for q in QUESTIONS})), {q: 0 for q in QUESTIONS}),
         # answers that end their own process, or silence its output, so that a check cell says
         # nothing (nbgrader alone would give it full points; here every check after it scores 0)
@@ -355,7 +378,7 @@ def main(argv):
     course = os.path.abspath(argv[0])
     shutil.rmtree(course, ignore_errors=True)
     failures, report = [], {}
-    make_course.main([course, ASSIGNMENT, EXERCISES])
+    make_course.main([course, ASSIGNMENT, SOURCE])
     # nbgrader runs `alembic` from the PATH: its own environment's first
     bin_dir = os.path.dirname(sys.executable)
     env = dict(os.environ, ZOO_CELL_TIMEOUT=CELL_TIMEOUT, ZOO_GRADE_MEMORY=GRADE_MEMORY, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
@@ -371,22 +394,9 @@ def main(argv):
             failures.append(f"the students' {exercise} is not the starter of {EXERCISES}:\n{text(cell)}")
     failures += code_cells_differ(release, json.load(open(EXERCISES, encoding="utf-8")), EXERCISES)
 
-    # every exercise notebook, not only the graded one: its students' version has its starters
-    every = sorted(glob.glob(os.path.join(ROOT, "notebooks", "exercises", "*.ipynb")))
-    whole = course + "-all"
-    shutil.rmtree(whole, ignore_errors=True)
-    make_course.main([whole, "practice", *every])
-    run, _ = nbgrader(whole, "generate_assignment", "practice", "--force", env=env)
-    if run.returncode:
-        raise SystemExit(f"generate_assignment of every exercise notebook failed:\n{run.stdout}\n{run.stderr}")
-    compared = 0
-    for path in every:
-        released_nb = json.load(open(os.path.join(whole, "release", "practice", os.path.basename(path)), encoding="utf-8"))
-        differ = code_cells_differ(released_nb, json.load(open(path, encoding="utf-8")), path)
-        failures += differ
-        compared += sum(c["cell_type"] == "code" for c in released_nb["cells"]) - len(differ)
-    print(f"the students' version of every exercise notebook: {compared} code cells (starters, checks and the rest) "
-          f"the same as notebooks/exercises/", flush=True)
+    # every exercise notebook, not only the graded one: what nbgrader makes of its source
+    if exercises.main(["--check"]):
+        failures.append("the exercise notebooks are not what `make exercises` writes from their source")
 
     class_ = submissions(release, source)
     # the hostile students, their targets and a listener they try to reach
@@ -419,7 +429,8 @@ def main(argv):
     import nbformat
     from nbgrader.utils import determine_grade
     silent = nbformat.v4.new_code_cell("{ ::attention_zoo::practice::seq2seq::q1.check(split_sequence).grade(1.0)? }")
-    silent.metadata["nbgrader"] = make_course.nbgrader_meta("01_q1_test", grade=True, locked=True, points=1)
+    silent.metadata["nbgrader"] = {"schema_version": 3, "grade": True, "solution": False, "locked": True,
+                                   "grade_id": "01_q1_test", "points": 1}
     alone = determine_grade(silent)[0]
     ours = determine_grade(sandbox.no_result_as_error(nbformat.v4.new_notebook(cells=[silent])).cells[0])[0]
     print(f"a test cell with no output: nbgrader alone gives {alone} of 1, after the sandbox's step {ours}", flush=True)
