@@ -64,7 +64,7 @@
 #                    feedback pages
 #   make grade-check a synthetic class graded that way, end to end: exercise notebook 01 as an
 #                    assignment (tools/course/), its students' version checked against notebooks/exercises/,
-#                    six honest submissions and six hostile ones (writes and reads outside, processes
+#                    seven honest submissions and six hostile ones (writes and reads outside, processes
 #                    and memory without end, sockets, the kernel killed), every score checked in the
 #                    gradebook and grades.csv, the course folder's hashes compared; then part of the
 #                    class again by two graders at once sharing a PostgreSQL gradebook (about 8 min)
@@ -136,7 +136,7 @@ test: lint cargo-test js-test
 	$(MAKE) kernel-check
 
 # The students' exercise notebooks from their source (tools/course/exercises.py).
-exercises: setup $(GRADE_VENV)/.installed
+exercises: $(GRADE_VENV)/.installed
 	$(GRADE_VENV)/bin/python tools/course/exercises.py
 
 # A class's submissions graded in the sandbox: make grade COURSE=path/to/course ASSIGNMENT=name [STUDENT=glob]

@@ -85,7 +85,7 @@ fn map_rows() -> Vec<(String, String, String)> {
 
 #[test]
 fn notebooks_are_nbformat_4_5_with_ids_and_without_outputs() {
-    for nb in notebooks().into_iter().chain(notebooks_in("notebooks/exercises")) {
+    for nb in notebooks().into_iter().chain(notebooks_in("notebooks/exercises")).chain(notebooks_in("notebooks/exercises-source")) {
         assert_eq!((nb.json["nbformat"].as_u64(), nb.json["nbformat_minor"].as_u64()), (Some(4), Some(5)), "{}", nb.name);
         let mut ids = BTreeSet::new();
         for (i, cell) in nb.json["cells"].as_array().unwrap().iter().enumerate() {

@@ -3,7 +3,8 @@ cells without outputs or execution counts, JSON as Jupyter writes it (indent 1, 
 cell's source one string. Notebooks are read and written through nbformat (`make setup` installs it
 in .venv):
 
-    .venv/bin/python tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb and notebooks/exercises/*.ipynb)
+    .venv/bin/python tools/notebook_tidy.py [--check] [NOTEBOOK...]   (default: notebooks/*.ipynb,
+    notebooks/exercises/*.ipynb and notebooks/exercises-source/*.ipynb)
 
 A cell that has an id keeps it; a new cell gets the next free `cNN` id of its notebook, so ids do
 not change when a cell is edited or moved. Every code cell of the course notebooks opens with
@@ -79,7 +80,8 @@ def tidy(nb, lines=None):
 def main(argv):
     check = "--check" in argv
     paths = [a for a in argv if a != "--check"] or sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))) + sorted(
-        glob.glob(os.path.join(ROOT, "notebooks", "exercises", "*.ipynb")))
+        glob.glob(os.path.join(ROOT, "notebooks", "exercises", "*.ipynb"))) + sorted(
+        glob.glob(os.path.join(ROOT, "notebooks", "exercises-source", "*.ipynb")))
     lines = lecture_lines()
     course = os.path.join(ROOT, "notebooks")
     bad = []

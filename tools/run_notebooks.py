@@ -31,6 +31,7 @@ stops the run (under the project's kernel each is a Jupyter error, as plain `jup
 
 Usage: run_notebooks.py [--skip-unchanged | --own] [--floor FLOOR.ipynb] OUT_DIR NOTEBOOK...
 """
+import glob
 import hashlib
 import json
 import os
@@ -54,7 +55,9 @@ from lecture_map import first_line  # noqa: E402
 
 # A course notebook's code cell opens with its lecture reference (tools/notebook_tidy.py): a cell is
 # named by its first line of code after it.
-REFERENCE = ("// lecture ", "// ours, ")
+REFERENCE = ("// lecture ", "// ours, ",
+             # and in an exercise's source, the hidden lines before the students' check
+             "// BEGIN HIDDEN TESTS", "// END HIDDEN TESTS", "if false { // graded")
 
 KERNEL = "rust"
 # The runner's own first cell, which runs nothing: the kernel's start is timed to it, and a
@@ -164,7 +167,8 @@ def setup_files():
 def stamp_of(path):
     """A digest of the notebook and of everything else that decides its run."""
     h = hashlib.sha256()
-    for f in [os.path.abspath(path)] + ([source_of(path)] if is_exercise(path) else []) + setup_files():
+    source = [source_of(path)] if is_exercise(path) and os.path.exists(source_of(path)) else []
+    for f in [os.path.abspath(path)] + source + setup_files():
         h.update(os.path.relpath(f, ROOT).encode())
         with open(f, "rb") as fh:
             h.update(hashlib.sha256(fh.read()).digest())
@@ -298,7 +302,7 @@ def is_exercise(path):
 
 def source_of(path):
     """The source of an exercise notebook (nbgrader's form): notebooks/exercises-source/NAME."""
-    return os.path.join(os.path.dirname(path) + "-source", os.path.basename(path))
+    return os.path.join(os.path.dirname(os.path.abspath(path)) + "-source", os.path.basename(path))
 
 
 def verdicts(nb, variant):
@@ -333,8 +337,12 @@ def strip_ansi(s):
 def run(path, out_dir, own=False, variant=None):
     name = os.path.splitext(os.path.basename(path))[0]
     if variant == "source":
-        path = source_of(path)
+        path = os.path.relpath(source_of(path))
         name += ".source"
+    if variant is not None:
+        # pages of the runs before the exercises had one source (NAME.solutions.*): gone
+        for old in glob.glob(os.path.join(out_dir, glob.escape(name) + ".solutions.*")):
+            os.remove(old)
     # The course's notebooks keep to nbformat 4.5 with cell ids; a student's may be older.
     nb = load(path, strict=not own)
     # An exercise notebook's run (`variant`: "students" or "source") keeps its progress in the

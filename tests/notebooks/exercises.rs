@@ -1,8 +1,11 @@
-//! The exercise notebooks (`notebooks/exercises/*.ipynb`), run both ways: as committed, where
-//! every check says Not attempted, and with every starter cell replaced by its exercise's solution
-//! (the crate's file, as `solution()` shows it), where every check says Correct. Their cells are
-//! held to one shape: a starter names its exercise and the solution's items, and is followed by
-//! the cell that checks it.
+//! The exercise notebooks and their one source. `notebooks/exercises-source/` holds each in
+//! nbgrader's form (the crate's solutions between solution markers, each check cell graded by a
+//! hidden line); `notebooks/exercises/` is what nbgrader's `generate_assignment` makes of it
+//! (`make exercises`). Checked here without Python: the students' version is the source cleared,
+//! the source holds the crate's solutions and the grading lines, and both run: the students'
+//! version with every check Not attempted, the source with every check cell graded its points,
+//! Correct. Their cells are held to one shape: a starter names its exercise and the solution's
+//! items, and is followed by the cell that checks it.
 
 use super::nbrun::{run_notebook, run_notebook_with_errors};
 use super::{notebooks_in, root, work};
@@ -110,12 +113,15 @@ fn cleared(code: &str) -> String {
     out.join("\n")
 }
 
+/// A line's words: its runs of letters, digits and underscores (as Python's `\w+`).
+fn words(line: &str) -> Vec<&str> {
+    line.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).collect()
+}
+
 /// The lines of the body of `fn name` in `text`, between its opening brace and the closing one.
 fn fn_body<'a>(text: &'a str, name: &str) -> Option<Vec<&'a str>> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let start = lines
-        .iter()
-        .position(|l| l.split(|c: char| !c.is_alphanumeric() && c != '_').collect::<Vec<_>>().windows(2).any(|w| w == ["fn", name]))?;
+    let start = lines.iter().position(|l| words(l).windows(2).any(|w| w == ["fn", name]))?;
     let opened = (start..lines.len()).find(|&i| lines[i].trim_end().ends_with('{'))?;
     let mut depth = 0i64;
     for (i, line) in lines.iter().enumerate().skip(opened) {
@@ -132,8 +138,9 @@ fn fn_body<'a>(text: &'a str, name: &str) -> Option<Vec<&'a str>> {
 fn with_solution(code: &str, solution: &str) -> Result<String, String> {
     let (mut out, mut current, mut inside) = (vec![], None, false);
     for line in code.split('\n') {
-        if !inside && let Some(at) = line.find("fn ") {
-            current = line[at + 3..].split(|c: char| !c.is_alphanumeric() && c != '_').next().map(str::to_string);
+        let words = words(line);
+        if !inside && let Some(at) = words.iter().position(|w| *w == "fn") {
+            current = words.get(at + 1).map(|w| w.to_string());
         }
         match line.trim() {
             BEGIN => {
@@ -151,7 +158,30 @@ fn with_solution(code: &str, solution: &str) -> Result<String, String> {
             _ => {}
         }
     }
+    if inside {
+        return Err(format!("a `{BEGIN}` without its `{END}`"));
+    }
     Ok(out.join("\n"))
+}
+
+/// The source of a check cell whose students' version is `students` (its first line, then
+/// `qN.check(ARGS)`): when graded, the students' line is not run (each check would otherwise run
+/// twice, the open task's training too) and the grading form, by its full path, is the value.
+fn graded_source(students: &str, part: &str) -> String {
+    let (head, line) = students.split_once('\n').unwrap_or(("", students));
+    let (q, args) = line.split_once(".check(").unwrap_or_default();
+    [
+        head,
+        HIDDEN_BEGIN,
+        "if false { // graded: the line below is not run, the grading line after it is",
+        HIDDEN_END,
+        line,
+        HIDDEN_BEGIN,
+        "; }",
+        &format!("{{ ::attention_zoo::practice::{part}::{q}.check({args}.grade({POINTS:?})? }}"),
+        HIDDEN_END,
+    ]
+    .join("\n")
 }
 
 fn nbgrader(cell: &Value) -> &Value {
@@ -201,14 +231,9 @@ fn each_exercise_notebook_is_its_source_for_students() {
                 }
             }
             if let Some(id) = o["metadata"]["check"].as_str() {
-                let line = self::source(s).lines().last().unwrap_or_default().to_string();
-                let (q, args) = line.split_once(".check(").unwrap_or_default();
-                let grading = format!(
-                    "{}\n{HIDDEN_BEGIN}\n; {{ ::attention_zoo::practice::{part}::{q}.check({args}.grade({POINTS:?})? }}\n{HIDDEN_END}",
-                    self::source(s)
-                );
+                let grading = graded_source(&self::source(s), &part);
                 if nbgrader(o)["grade"] != true || nbgrader(o)["points"].as_f64() != Some(POINTS) || code != grading {
-                    failures.push(format!("{at}: the test cell of {id} is worth {POINTS} and ends with its grading line:\n{grading}"));
+                    failures.push(format!("{at}: the test cell of {id} is worth {POINTS}, graded by its hidden lines:\n{grading}"));
                 }
             }
         }

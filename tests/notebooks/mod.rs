@@ -17,7 +17,8 @@ fn work() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("notebooks")
 }
 
-/// The notebooks of a folder of the clone (`notebooks`, `notebooks/exercises`), sorted. While
+/// The notebooks of a folder of the clone (`notebooks`, `notebooks/exercises`,
+/// `notebooks/exercises-source`), sorted. While
 /// editing one: `ZOO_NOTEBOOK=02_ cargo test --test zoo notebooks::` runs only the notebooks whose
 /// file name contains that text.
 fn notebooks_in(folder: &str) -> Vec<PathBuf> {

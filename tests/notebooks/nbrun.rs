@@ -19,7 +19,9 @@
 //! A trailing expression that fails through `?` ends its cell in an error and the later cells
 //! still run, as under a Jupyter client that allows errors (nbgrader's autograding): the graded
 //! check cells of the exercises' source end that way when a check is not Correct.
-//! [`run_notebook`] fails on any such error; [`run_notebook_with_errors`] returns them.
+//! [`run_notebook`] fails on any such error; [`run_notebook_with_errors`] returns them. Such an
+//! expression is evaluated in a closure, so it must give an owned value (as every displayed value
+//! in the notebooks does): a reference into a temporary or into a variable does not compile there.
 
 #![allow(dead_code)]
 
@@ -170,6 +172,11 @@ impl<'a> syn::visit::Visit<'a> for Tries {
     fn visit_expr_try(&mut self, _: &'a syn::ExprTry) {
         self.0 = true;
     }
+
+    // a `?` inside a closure or an item is that one's own
+    fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+
+    fn visit_item(&mut self, _: &'a syn::Item) {}
 }
 
 /// The generated program: its text, the line where each cell starts and the line where each

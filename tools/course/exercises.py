@@ -5,7 +5,7 @@
 
 notebooks/exercises-source/ holds the six exercise notebooks in nbgrader's source form
 (docs/practice.md): each answer cell has the crate's solution between `// BEGIN SOLUTION` and
-`// END SOLUTION`, each check cell its grading line between `// BEGIN HIDDEN TESTS` and
+`// END SOLUTION`, each check cell its grading lines between `// BEGIN HIDDEN TESTS` and
 `// END HIDDEN TESTS`. This script
 
 1. puts the crate's solutions into those regions: each region becomes the body of the function

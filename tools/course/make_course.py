@@ -31,9 +31,31 @@ def course_notebook(path):
             code = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
             cell["source"] = "\n".join(line for line in code.split("\n") if not line.startswith(":dep "))
             break
-    if not any(cell.get("metadata", {}).get("nbgrader") for cell in nb["cells"]):
-        raise SystemExit(f"make_course: {path} is not in nbgrader's source form (notebooks/exercises-source/ holds them)")
+    problems = source_form_problems(nb)
+    if problems:
+        raise SystemExit(f"make_course: {path} is not in nbgrader's source form (notebooks/exercises-source/ holds the "
+                         "sources; notebooks/exercises/ is the students' version):\n  " + "\n  ".join(problems))
     return nb
+
+
+def source_form_problems(nb):
+    """Why `nb` is not a source a course can grade: a students' version (nbgrader's checksums, no
+    solution or grading lines) would give every test cell full points."""
+    problems = []
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    marks = [c.get("metadata", {}).get("nbgrader", {}) for c in cells]
+    if not any(m.get("grade") for m in marks):
+        problems.append("no autograded test cell")
+    for cell, mark in zip(cells, marks):
+        code = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        name = mark.get("grade_id", cell.get("id"))
+        if "checksum" in mark:
+            problems.append(f"{name}: has nbgrader's checksum (a generated version, not a source)")
+        if mark.get("solution") and "// BEGIN SOLUTION" not in code:
+            problems.append(f"{name}: an answer cell without `// BEGIN SOLUTION`")
+        if mark.get("grade") and "// BEGIN HIDDEN TESTS" not in code:
+            problems.append(f"{name}: a test cell without its hidden grading line")
+    return problems
 
 
 def main(argv):

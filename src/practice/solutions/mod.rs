@@ -1,6 +1,7 @@
 //! The exercises' reference solutions, one file per part. `solution()` shows their text as the
-//! file has it, and the tests check each one Correct; the exercise notebooks' solution runs put
-//! that same text in place of the starters.
+//! file has it, and the tests check each one Correct; the exercise notebooks' source
+//! (`notebooks/exercises-source/`) holds each function's body between its solution markers
+//! (`make exercises` puts it there).
 
 pub mod attention;
 pub mod blog;
