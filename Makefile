@@ -64,8 +64,9 @@
 #                    feedback pages
 #   make grade-check a synthetic class graded that way, end to end: exercise notebook 01 as an
 #                    assignment (tools/course/), its students' version checked against notebooks/exercises/,
-#                    seven honest submissions and six hostile ones (writes and reads outside, processes
-#                    and memory without end, sockets, the kernel killed), every score checked in the
+#                    honest submissions and hostile ones (test cells tampered with, checks shadowed,
+#                    output silenced, writes and reads outside, processes and memory without end,
+#                    sockets, the kernel killed), every score checked in the
 #                    gradebook and grades.csv, the course folder's hashes compared; then part of the
 #                    class again by two graders at once sharing a PostgreSQL gradebook (about 8 min)
 #   make fixtures    regenerate tests/fixtures/*.json from PyTorch and NumPy (installs them)

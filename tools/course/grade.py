@@ -13,7 +13,8 @@ submission's kernel in the sandbox, tools/course/sandbox.py), with the students'
 3. `nbgrader autograde ASSIGNMENT` (every student, or those matching STUDENT_GLOB), one kernel per
    submission, each in a sandbox of its own;
 4. `nbgrader export` to COURSE_DIR/grades.csv, and `nbgrader generate_feedback` (the pages under
-   COURSE_DIR/feedback/, with the outcome boxes);
+   COURSE_DIR/feedback/, with the outcome boxes), also when nbgrader could not grade some
+   submissions: those are named, and the exit status is 1;
 5. the submissions to look at: those whose code holds what it takes to reach past its own cells
    (`unsafe`, `extern`, `/proc`, `std::process`, ...), whose full score may have been forged.
 """
@@ -52,6 +53,19 @@ def to_review(course, assignment, pattern="*"):
     return found
 
 
+def not_graded(course, assignment, pattern="*"):
+    """The students under COURSE/submitted/ with `assignment` whose notebooks autograding did not
+    write under COURSE/autograded/."""
+    missing = []
+    for folder in sorted(glob.glob(os.path.join(course, "submitted", pattern, assignment))):
+        student = folder.split(os.sep)[-2]
+        names = [os.path.basename(p) for p in glob.glob(os.path.join(folder, "*.ipynb"))]
+        done = os.path.join(course, "autograded", student, assignment)
+        if any(not os.path.exists(os.path.join(done, n)) for n in names):
+            missing.append(student)
+    return missing
+
+
 def nbgrader(course, *args):
     bin_dir = os.path.dirname(sys.executable)
     env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
@@ -76,21 +90,30 @@ def main(argv):
         started = time.time()
         print(f"grade: {sandbox.prepare()} is the grading build ({time.time() - started:.0f} s)", flush=True)
     students = ["--student", argv[2]] if len(argv) == 3 else []
+    pattern = argv[2] if len(argv) == 3 else "*"
     started = time.time()
+    status = 0
+    # One submission nbgrader cannot grade fails its whole run: the others' grades, the CSV and
+    # the pages are still written, and the exit status says something is missing.
     if nbgrader(course, "autograde", assignment, *students):
-        return 1
+        status = 1
     print(f"grade: autograde took {time.time() - started:.0f} s", flush=True)
+    missing = not_graded(course, assignment, pattern)
+    if missing:
+        print("grade: nbgrader could not grade these submissions (its log above says why); "
+              "their scores are not in the gradebook:", *missing, sep="\n  ")
+        status = 1
     if nbgrader(course, "export", "--to", os.path.join(course, "grades.csv")):
         return 1
     if nbgrader(course, "generate_feedback", assignment, *students):
-        return 1
+        status = 1
     print(f"grade: {os.path.join(course, 'grades.csv')} and the pages under {os.path.join(course, 'feedback')}")
     review = to_review(course, assignment, argv[2] if len(argv) == 3 else "*")
     if review:
         print("grade: to look at (code that can reach past its own cells; a full score of theirs may be forged):")
         for student, where in review.items():
             print(f"  {student}: " + "; ".join(where))
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@
    (the crate's solutions), `one_wrong` (q6 with the absolute error instead of the square),
    `one_panics` (q3 panics), `one_never_ends` (q6 loops forever: the cell's time limit ends it),
    `untouched` (every `todo!()` left), `from_the_clone` (notebooks/exercises/'s own copy answered,
-   its `:dep` line and all, instead of the course's release). Hostile: `shadows_checks` (untouched, plus a cell of checks
+   its `:dep` line and all, instead of the course's release). Hostile: `tampers_cells` (its test
+   cells changed in seven ways: sources, flags, points, ids, one deleted),
+   `shadows_checks` (untouched, plus a cell of checks
    of its own named `q1`..`q7` and a module named as the crate), `exits_in_answer` and
    `silences_output` (q1's answer ends its process, or points its stdout and stderr at /dev/null,
    so that the checks say nothing), and six with a cell that attacks the grader (`hostile`: writes and reads
@@ -131,6 +133,7 @@ def submissions(release, source):
         # the clone's notebooks/exercises/ copy answered, not the course's release: its setup cell
         # has the `:dep` line, which autograding replaces with the course's read-only cell
         "from_the_clone": (from_the_clone(solved), everything),
+        "tampers_cells": (tampering(json.loads(json.dumps(release)), solved), dict({q: 0 for q in QUESTIONS}, q2=1)),
         "shadows_checks": (shadowing(student({q: "leave" for q in QUESTIONS})), {q: 0 for q in QUESTIONS}),
         # answers that end their own process, or silence its output, so that a check cell says
         # nothing (nbgrader alone would give it full points; here every check after it scores 0)
@@ -168,6 +171,37 @@ pub mod attention_zoo {
         }
     }
 }""" % ("\n".join(f"pub const {q}: Pass = Pass;" for q in QUESTIONS), " ".join(f"pub const {q}: Pass = Pass;" for q in QUESTIONS))
+
+
+def tampering(nb, solved):
+    """`nb` with its test cells tampered with, each in its own way, each showing a number that
+    nbgrader alone would read as points. q1: its source replaced by `1.0` (the answer left as it
+    was, a `todo!()`). q2: answered; its test cell shows `0.5` and is no longer a grade cell
+    (nbgrader alone stops grading the whole submission on it). q3: unlocked, shows `1.0`. q4:
+    worth 100 points, shows `1.0`. q5: answered, its test cell under another grade id, showing
+    `0.5`. q6: answered, its test cell deleted. q7: answered, its test cell without nbgrader's
+    metadata, showing `0.5`. Restored as the source has them, q2 scores 1 and q1, q3 and q4 0;
+    q5 to q7 lost their test cells: 0."""
+    for exercise, cell in answer_cells(nb).items():
+        if exercise.split(".")[1] in ("q2", "q5", "q6", "q7"):
+            cell["source"] = text(solved[exercise])
+    tests = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    for k, cell in enumerate(tests, 1):
+        marks = cell["metadata"]["nbgrader"]
+        cell["source"] = "0.5" if k in (2, 5, 7) else "1.0"
+        if k == 2:
+            marks["grade"] = False
+        elif k == 3:
+            marks["locked"] = False
+        elif k == 4:
+            marks["points"] = 100
+        elif k == 5:
+            marks["grade_id"] = "mine"
+        elif k == 6:
+            nb["cells"].remove(cell)
+        elif k == 7:
+            del cell["metadata"]["nbgrader"]
+    return nb
 
 
 def shadowing(nb):

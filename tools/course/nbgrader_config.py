@@ -30,7 +30,12 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades  # noqa: E402
+from nbgrader.preprocessors import ClearOutput, DeduplicateIds, OverwriteKernelspec  # noqa: E402
+from restore import RestoredCells  # noqa: E402
 from sandbox import SandboxedExecute  # noqa: E402
 
+# A submission's cells restored as the source has them, their nbgrader flags included (restore.py):
+# nbgrader's OverwriteCells alone stops grading a submission whose test cell lost its grade flag.
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoredCells, CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
