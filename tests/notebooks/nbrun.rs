@@ -211,25 +211,21 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
         starts.push(src.lines().count() + 1);
         exprs.push(None);
         match (p.trailing, show) {
-            (Some(at), Show::Evcxr) if p.fallible => {
+            (Some(at), show @ (Show::Evcxr | Show::Debug)) => {
                 let (body, expr) = p.code.split_at(at);
                 let _ = write!(src, "{body}");
-                exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
-                let _ = write!(src, "{}(&__nb_v).evcxr_display(),{}", fallible(expr), caught(cell.number));
-            }
-            (Some(at), Show::Evcxr) => {
-                let (body, expr) = p.code.split_at(at);
-                let _ = write!(src, "{body}");
-                exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
-                let _ = write!(src, "(&({expr}\n)).evcxr_display();\n");
-            }
-            (Some(at), Show::Debug) if p.fallible => {
-                let (body, expr) = p.code.split_at(at);
-                let _ = write!(src, "{body}{}__nb_debug(&__nb_v),{}", fallible(expr), caught(cell.number));
-            }
-            (Some(at), Show::Debug) => {
-                let (body, expr) = p.code.split_at(at);
-                let _ = write!(src, "{body}__nb_debug(&({expr}\n));\n");
+                if *show == Show::Evcxr {
+                    exprs[k] = Some(src.lines().count() + usize::from(src.ends_with('\n')));
+                }
+                let shown = |value: &str| match show {
+                    Show::Evcxr => format!("({value}).evcxr_display()"),
+                    _ => format!("__nb_debug({value})"),
+                };
+                if p.fallible {
+                    let _ = write!(src, "{}", fallible(expr, &shown("&__nb_v"), cell.number));
+                } else {
+                    let _ = writeln!(src, "{};", shown(&format!("&({expr}\n)")));
+                }
             }
             _ => {
                 src.push_str(&p.code);
@@ -248,14 +244,13 @@ fn generate(nb: &str, cells: &[CodeCell], shows: &[Show], released: &[Vec<String
     Ok(Generated { src, starts, exprs })
 }
 
-/// The start of a `match` on a fallible trailing expression: its value is `__nb_v`.
-fn fallible(expr: &str) -> String {
-    format!("match (|| -> ::std::result::Result<_, Box<dyn std::error::Error>> {{ Ok({expr}\n) }})() {{ Ok(__nb_v) => ")
-}
-
-/// The end of that `match`: the error ends cell `n` alone.
-fn caught(n: usize) -> String {
-    format!(" Err(__nb_e) => __nb_error({n}, &*__nb_e) }}\n")
+/// A fallible trailing expression of cell `n`, evaluated in a closure: its value `__nb_v` is
+/// `shown`, its error ends the cell alone.
+fn fallible(expr: &str, shown: &str, n: usize) -> String {
+    format!(
+        "match (|| -> ::std::result::Result<_, Box<dyn std::error::Error>> {{ Ok({expr}\n) }})() {{ Ok(__nb_v) => {shown}, \
+         Err(__nb_e) => __nb_error({n}, &*__nb_e) }}\n"
+    )
 }
 
 fn cell_at_line(starts: &[usize], line: usize) -> Option<usize> {

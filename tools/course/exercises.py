@@ -32,6 +32,7 @@ from excerpts import solution_texts  # noqa: E402 (tools/ is on the path)
 
 sys.path.insert(0, HERE)
 import make_course  # noqa: E402 (beside this file)
+from make_course import text  # noqa: E402
 
 SOURCE = os.path.join(ROOT, "notebooks", "exercises-source")
 STUDENTS = os.path.join(ROOT, "notebooks", "exercises")
@@ -79,10 +80,6 @@ def with_solution(code, solution, where):
     if inside:
         raise SystemExit(f"{where}: a `{BEGIN}` without its `{END}`")
     return "\n".join(out)
-
-
-def text(cell):
-    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
 
 
 def dumps(nb):

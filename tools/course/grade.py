@@ -29,6 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import sandbox  # noqa: E402 (beside this file)
+from make_course import text  # noqa: E402
 
 
 # What a submission needs to reach past its own cells (another process, raw memory, the C
@@ -46,8 +47,7 @@ def to_review(course, assignment, pattern="*"):
         for cell in nb.get("cells", []):
             if cell.get("cell_type") != "code":
                 continue
-            code = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            hits = sorted(set(SUSPECT.findall(code)))
+            hits = sorted(set(SUSPECT.findall(text(cell))))
             if hits:
                 found.setdefault(student, []).append(f"{os.path.basename(path)} cell {cell.get('id', '?')}: {', '.join(hits)}")
     return found
@@ -108,7 +108,7 @@ def main(argv):
     if nbgrader(course, "generate_feedback", assignment, *students):
         status = 1
     print(f"grade: {os.path.join(course, 'grades.csv')} and the pages under {os.path.join(course, 'feedback')}")
-    review = to_review(course, assignment, argv[2] if len(argv) == 3 else "*")
+    review = to_review(course, assignment, pattern)
     if review:
         print("grade: to look at (code that can reach past its own cells; a full score of theirs may be forged):")
         for student, where in review.items():

@@ -23,13 +23,22 @@ def write_config(course):
         f.write(config)
 
 
+def text(cell):
+    """A cell's source as one string (a notebook may keep it as a list of lines)."""
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def without_dep(code):
+    """A setup cell's code without its `:dep` line: the grading kernel has the crate."""
+    return "\n".join(line for line in code.split("\n") if not line.startswith(":dep "))
+
+
 def course_notebook(path):
     """The source notebook at `path` as the course keeps it: its first code cell without `:dep`."""
     nb = json.load(open(path, encoding="utf-8"))
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
-            code = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            cell["source"] = "\n".join(line for line in code.split("\n") if not line.startswith(":dep "))
+            cell["source"] = without_dep(text(cell))
             break
     problems = source_form_problems(nb)
     if problems:
@@ -47,7 +56,7 @@ def source_form_problems(nb):
     if not any(m.get("grade") for m in marks):
         problems.append("no autograded test cell")
     for cell, mark in zip(cells, marks):
-        code = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        code = text(cell)
         name = mark.get("grade_id", cell.get("id"))
         if "checksum" in mark:
             problems.append(f"{name}: has nbgrader's checksum (a generated version, not a source)")
