@@ -34,7 +34,9 @@ impl TransposedCopy {
     /// The copy of a parameter that a wide layer's forward product reads: a contiguous float32
     /// CPU matrix of more than [`FUSED_LINEAR_MAX_IN`] columns; `None` for any other tensor.
     pub(crate) fn of(t: &Tensor) -> Option<Self> {
-        let (n_out, n_in) = t.dims2().ok()?;
+        // not `dims2().ok()`: a candle error captures a backtrace where RUST_BACKTRACE is set (as
+        // evcxr sets it), and this runs for every parameter at every step
+        let &[n_out, n_in] = t.dims() else { return None };
         if n_in <= FUSED_LINEAR_MAX_IN || n_out == 0 {
             return None;
         }
