@@ -171,7 +171,8 @@ def torch_decode(path):
     print(json.dumps({"seconds": secs, "tokens": tokens, "same": same, "sentences": len(outputs), "peak_rss_mib": peak_rss_mib()}))
 
 
-# Where our time goes, by symbol (perf's samples of the whole process, set-up included).
+# Where our time goes, by symbol: perf's samples of the training call (`train_window`, on the
+# CLOCK_MONOTONIC clock), not of the set-up before it (corpus, initial weights, Adam's state).
 BUCKETS = [
     ("gemm microkernels", lambda s: "gemm_f32::microkernel" in s),
     ("gemm packing and dispatch", lambda s: "gemm_common" in s or "gemm_f32" in s or "gemm::" in s),
@@ -181,18 +182,20 @@ BUCKETS = [
     ("candle element-wise and copies", lambda s: "candle_core::cpu_backend" in s or "candle_core::" in s),
     ("our fused kernels (layer norm, softmax, heads, ...)", lambda s: "attention_zoo::nn::fused" in s),
     ("allocator", lambda s: "malloc" in s or "free" in s or "_int_" in s or "sysmalloc" in s),
-    ("set-up (corpus, initial weights)", lambda s: "attention_zoo::data" in s or "attention_zoo::repro" in s),
+    ("batches and random numbers (dropout)", lambda s: "attention_zoo::data" in s or "attention_zoo::repro" in s),
 ]
 
 
 def profile(binary, spec, threads, env):
-    """Our side of one size under `perf record`: the share of samples in each bucket."""
+    """Our side of one size under `perf record`: the share of the training call's samples in each
+    bucket."""
     with tempfile.TemporaryDirectory() as tmp:
         data, path = os.path.join(tmp, "perf.data"), os.path.join(tmp, "batches.json")
-        subprocess.run(["perf", "record", "-q", "-F", "999", "-o", data, binary, f"scale={spec}:{path}"],
-                       env=dict(env, BENCH_THREADS=str(threads)), check=True, capture_output=True)
-        report = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "symbol", "--stdio"],
-                                check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(["perf", "record", "-q", "-k", "mono", "-F", "999", "-o", data, binary, f"scale={spec}:{path}"],
+                             env=dict(env, BENCH_THREADS=str(threads)), check=True, capture_output=True, text=True).stdout
+        start, end = json.loads(out.strip().splitlines()[-1])["train_window"]
+        report = subprocess.run(["perf", "report", "-i", data, "--time", f"{start:.6f},{end:.6f}", "--no-children",
+                                 "--sort", "symbol", "--stdio"], check=True, capture_output=True, text=True).stdout
     shares = {name: 0.0 for name, _ in BUCKETS}
     shares["other"] = 0.0
     for line in report.splitlines():

@@ -86,6 +86,24 @@ pub fn page_faults() -> u64 {
     rest.split_whitespace().nth(7).and_then(|v| v.parse().ok()).unwrap_or(0)
 }
 
+/// Seconds on the CLOCK_MONOTONIC clock, which `perf record -k mono` stamps its samples with: the
+/// profile of `make bench-scale` keeps the samples between two readings (the training call).
+fn monotonic() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    unsafe extern "C" {
+        fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
+    }
+    const CLOCK_MONOTONIC: i32 = 1;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on Linux x86_64 and aarch64)
+    let ok = unsafe { clock_gettime(CLOCK_MONOTONIC, &mut t) } == 0;
+    if ok { t.sec as f64 + t.nsec as f64 * 1e-9 } else { f64::NAN }
+}
+
 fn threads() -> usize {
     std::env::var("BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2)
 }
@@ -117,15 +135,17 @@ pub fn train(size: &Size, path: &str) -> Result<()> {
     sbs.threads = threads();
     sbs.progress_every = 0;
     sbs.set_seed(seed)?;
+    let (start, faults_before) = (monotonic(), page_faults());
     sbs.train(1)?;
+    let (end, faults) = (monotonic(), page_faults());
     let stats = &sbs.epoch_stats[0];
     println!(
-        "{{\"seconds\": {:.4}, \"tokens\": {}, \"loss\": {:.6}, \"parameters\": {parameters}, \"peak_rss_mib\": {:.1}, \"page_faults\": {}}}",
+        "{{\"seconds\": {:.4}, \"tokens\": {}, \"loss\": {:.6}, \"parameters\": {parameters}, \"peak_rss_mib\": {:.1}, \"page_faults\": {faults}, \"train_page_faults\": {}, \"train_window\": [{start:.6}, {end:.6}]}}",
         stats.seconds,
         stats.tokens.unwrap_or(0),
         sbs.losses[0],
         peak_rss_mib(),
-        page_faults()
+        faults - faults_before,
     );
     Ok(())
 }

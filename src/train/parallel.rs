@@ -15,7 +15,7 @@ use super::pool::{SPLIT_MIN, map_halves, pool};
 use crate::nn::Param;
 use crate::nn::fused::grad_sink::with_grad_sink;
 use crate::nn::fused::in_place::{is_f32_in_place, update_f32, with_f32};
-use crate::nn::fused::transposed::{StepWeights, TransposedCopy, with_transposed};
+use crate::nn::fused::transposed::{COPY_MIN_VALUES, StepWeights, TransposedCopy, with_transposed};
 use crate::nn::shape::{error, storage_address};
 use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor};
@@ -142,9 +142,10 @@ where
 }
 
 /// The wide weights among `params` in transposed copies for a step's forward passes
-/// (`nn::fused::transposed`: the same products, faster), made on the training pool's two threads.
+/// (`nn::fused::transposed`: the same products, faster), made on the training pool's two threads;
+/// only those of [`COPY_MIN_VALUES`] or more, for which the copy pays.
 pub(crate) fn step_weights(params: &[Param]) -> Arc<StepWeights> {
-    let tensors: Vec<Tensor> = params.iter().map(Param::tensor).collect();
+    let tensors: Vec<Tensor> = params.iter().map(Param::tensor).filter(|t| t.elem_count() >= COPY_MIN_VALUES).collect();
     let copies = map_halves(tensors, Tensor::elem_count, SPLIT_MIN, |half| half.iter().filter_map(TransposedCopy::of).collect::<Vec<_>>());
     StepWeights::of(copies.into_iter().flatten())
 }
@@ -204,7 +205,26 @@ pub fn split_rows(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_rows;
+    use super::{split_rows, step_weights};
+    use crate::nn::Param;
+    use crate::nn::fused::in_place::with_f32;
+    use crate::nn::fused::transposed::{COPY_MIN_VALUES, with_copy_of, with_transposed};
+    use candle_core::{Device, Tensor};
+
+    /// A step copies the weights of 2^18 values or more (a (512, 512) one here), not a smaller
+    /// weight or a row.
+    #[test]
+    fn a_step_copies_only_the_large_weights() {
+        let dev = Device::Cpu;
+        let shapes = [(512, 512), (64, 128), (1, 512)];
+        let params: Vec<Param> = shapes.iter().map(|&s| Param::new(&Tensor::zeros(s, candle_core::DType::F32, &dev).unwrap()).unwrap()).collect();
+        with_transposed(step_weights(&params), || {
+            for (p, &(n_out, n_in)) in params.iter().zip(&shapes) {
+                let copied = with_f32(&p.tensor(), |v| with_copy_of(v, n_out, n_in, |c| c.is_some())).unwrap();
+                assert_eq!(copied, n_out * n_in >= COPY_MIN_VALUES, "{n_out} x {n_in}");
+            }
+        });
+    }
 
     #[test]
     fn rows_split_evenly_without_empty_parts() {

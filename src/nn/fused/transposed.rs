@@ -6,10 +6,11 @@
 //! 15% of a training step (perf). From a transposed copy the same panels are contiguous runs: the
 //! same kernels, blocking and sums, so the same bits, and each product a fifth to a third faster.
 //!
-//! The copies are made once a step, split over the training pool's two threads, and read by both
-//! halves of a data-parallel step: [`StepWeights::of`] makes them, [`with_transposed`] opens them
-//! on a thread for a pass, and the wide layers' forward product (`dense`) looks its weight up by address. A
-//! pass inside must leave those weights' values alone: the step's parameters, between two updates.
+//! The copies are made once a step, of the weights of [`COPY_MIN_VALUES`] values or more, split
+//! over the training pool's two threads, and read by both halves of a data-parallel step:
+//! [`StepWeights::of`] makes them, [`with_transposed`] opens them on a thread for a pass, and the
+//! wide layers' forward product (`dense`) looks its weight up by address. A pass inside must leave
+//! those weights' values alone: the step's parameters, between two updates.
 
 use super::fast_math::with_simd;
 use super::in_place::with_f32;
@@ -20,6 +21,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
+
+/// The fewest values a weight has for a step to copy it: 2^18, a 1 MiB weight (such as
+/// `(512, 512)` or `(256, 1024)`). A smaller weight is gathered cheaply, and its copy cost more
+/// than it saved: with no copies below this size, notebook 04's size trained 6% faster (5.02
+/// against 5.33 s, medians of 8 alternating runs, two threads), the 6 M model 0.7% on two threads
+/// and 1.2% on one, and the base model was unchanged (every weight there is at least this size);
+/// the Zen 4 VM of docs/performance.md §8, idle.
+pub(crate) const COPY_MIN_VALUES: usize = 1 << 18;
 
 /// A weight's place and shape: the address of its first value, `n_out`, `n_in`.
 type Key = (usize, usize, usize);
