@@ -263,7 +263,7 @@ def main(binary, out_dir):
                   f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}", flush=True)
     profiles = {}
     if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
-        print("\nwhere our time goes (perf, whole process, 2 threads): % of samples")
+        print("\nwhere our time goes (perf, the training call alone, 2 threads): % of samples")
         names = [name for name, _ in BUCKETS] + ["other"]
         for spec, _, _ in SIZES:
             profiles[spec] = profile(binary, spec, 2, env)

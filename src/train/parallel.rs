@@ -217,7 +217,8 @@ mod tests {
     fn a_step_copies_only_the_large_weights() {
         let dev = Device::Cpu;
         let shapes = [(512, 512), (64, 128), (1, 512)];
-        let params: Vec<Param> = shapes.iter().map(|&s| Param::new(&Tensor::zeros(s, candle_core::DType::F32, &dev).unwrap()).unwrap()).collect();
+        let params: Vec<Param> =
+            shapes.iter().map(|&s| Param::new(&Tensor::zeros(s, candle_core::DType::F32, &dev).unwrap()).unwrap()).collect();
         with_transposed(step_weights(&params), || {
             for (p, &(n_out, n_in)) in params.iter().zip(&shapes) {
                 let copied = with_f32(&p.tensor(), |v| with_copy_of(v, n_out, n_in, |c| c.is_some())).unwrap();
