@@ -109,7 +109,7 @@ where
 {
     let tensors: Vec<Tensor> = params.iter().map(Param::tensor).collect();
     // made once for every part's forward products; dropped as the last part's forward pass ends
-    let weights = step_weights(params);
+    let weights = step_weights(params, parts.len());
     let one = |mut replica: M, batch: &B, weights: Arc<StepWeights>| -> Result<PartGrads> {
         let run = std::panic::AssertUnwindSafe(|| -> Result<PartGrads> {
             let (yhat, y) = with_transposed(weights, || replica.forward_batch(batch))?;
@@ -142,11 +142,13 @@ where
 }
 
 /// The wide weights among `params` in transposed copies for a step's forward passes
-/// (`nn::fused::transposed`: the same products, faster), made on the training pool's two threads;
-/// only those of [`COPY_MIN_VALUES`] or more, for which the copy pays.
-pub(crate) fn step_weights(params: &[Param]) -> Arc<StepWeights> {
+/// (`nn::fused::transposed`: the same products, faster), only those of [`COPY_MIN_VALUES`] or more,
+/// for which the copy pays; made on the training pool's two threads given `threads` 2 or more,
+/// else on this thread.
+pub(crate) fn step_weights(params: &[Param], threads: usize) -> Arc<StepWeights> {
     let tensors: Vec<Tensor> = params.iter().map(Param::tensor).filter(|t| t.elem_count() >= COPY_MIN_VALUES).collect();
-    let copies = map_halves(tensors, Tensor::elem_count, SPLIT_MIN, |half| half.iter().filter_map(TransposedCopy::of).collect::<Vec<_>>());
+    let min = if threads >= 2 { SPLIT_MIN } else { usize::MAX };
+    let copies = map_halves(tensors, Tensor::elem_count, min, |half| half.iter().filter_map(TransposedCopy::of).collect::<Vec<_>>());
     StepWeights::of(copies.into_iter().flatten())
 }
 
@@ -212,19 +214,21 @@ mod tests {
     use candle_core::{Device, Tensor};
 
     /// A step copies the weights of 2^18 values or more (a (512, 512) one here), not a smaller
-    /// weight or a row.
+    /// weight or a row, on one thread as on two.
     #[test]
     fn a_step_copies_only_the_large_weights() {
         let dev = Device::Cpu;
         let shapes = [(512, 512), (64, 128), (1, 512)];
         let params: Vec<Param> =
             shapes.iter().map(|&s| Param::new(&Tensor::zeros(s, candle_core::DType::F32, &dev).unwrap()).unwrap()).collect();
-        with_transposed(step_weights(&params), || {
-            for (p, &(n_out, n_in)) in params.iter().zip(&shapes) {
-                let copied = with_f32(&p.tensor(), |v| with_copy_of(v, n_out, n_in, |c| c.is_some())).unwrap();
-                assert_eq!(copied, n_out * n_in >= COPY_MIN_VALUES, "{n_out} x {n_in}");
-            }
-        });
+        for threads in [1, 2] {
+            with_transposed(step_weights(&params, threads), || {
+                for (p, &(n_out, n_in)) in params.iter().zip(&shapes) {
+                    let copied = with_f32(&p.tensor(), |v| with_copy_of(v, n_out, n_in, |c| c.is_some())).unwrap();
+                    assert_eq!(copied, n_out * n_in >= COPY_MIN_VALUES, "{n_out} x {n_in} on {threads} thread(s)");
+                }
+            });
+        }
     }
 
     #[test]

@@ -153,8 +153,9 @@ impl<M: Learner<D::Batch>, L: Loss, O: Optimizer, D: Batches> StepByStep<M, L, O
                 }
                 None => {
                     let mut forward = || self.model.forward_batch(batch);
-                    let (yhat, y) = if validation { forward() } else { with_transposed(step_weights(self.optimizer.params()), forward) }
-                        .map_err(in_batch)?;
+                    let (yhat, y) =
+                        if validation { forward() } else { with_transposed(step_weights(self.optimizer.params(), self.threads), forward) }
+                            .map_err(in_batch)?;
                     let loss = self.loss_fn.loss(&yhat, &y).map_err(in_batch)?;
                     let value = loss.to_scalar::<f32>()? as f64;
                     let grads = if validation || !value.is_finite() { None } else { Some(backward(&loss).map_err(in_batch)?) };
