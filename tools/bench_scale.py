@@ -191,9 +191,8 @@ def profile(binary, spec, threads, env):
     bucket."""
     with tempfile.TemporaryDirectory() as tmp:
         data, path = os.path.join(tmp, "perf.data"), os.path.join(tmp, "batches.json")
-        out = subprocess.run(["perf", "record", "-q", "-k", "mono", "-F", "999", "-o", data, binary, f"scale={spec}:{path}"],
-                             env=dict(env, BENCH_THREADS=str(threads)), check=True, capture_output=True, text=True).stdout
-        start, end = json.loads(out.strip().splitlines()[-1])["train_window"]
+        start, end = run_json(["perf", "record", "-q", "-k", "mono", "-F", "999", "-o", data, binary, f"scale={spec}:{path}"],
+                              dict(env, BENCH_THREADS=str(threads)))["train_window"]
         report = subprocess.run(["perf", "report", "-i", data, "--time", f"{start:.6f},{end:.6f}", "--no-children",
                                  "--sort", "symbol", "--stdio"], check=True, capture_output=True, text=True).stdout
     shares = {name: 0.0 for name, _ in BUCKETS}
