@@ -8,6 +8,7 @@
 //! train and decode larger Transformers for `make bench-scale` (`scale.rs`). Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
 mod peak;
+mod products;
 mod recipes;
 mod scale;
 mod translation;
@@ -118,6 +119,10 @@ fn main() -> Result<()> {
             peak::lanes()
         );
         return Ok(());
+    }
+    if let Some((threads, path)) = which.iter().find_map(|w| w.strip_prefix("products=")).and_then(|s| s.split_once(':')) {
+        let threads = threads.parse().map_err(|_| candle_core::Error::Msg(format!("bench: products=THREADS:PATH, got {threads}")))?;
+        return products::products(threads, path);
     }
     if let Some(path) = which.iter().find_map(|w| w.strip_prefix("seeds=")) {
         return seed_spread(path);

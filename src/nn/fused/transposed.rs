@@ -6,8 +6,9 @@
 //! 15% of a training step (perf). From a transposed copy the same panels are contiguous runs: the
 //! same kernels, blocking and sums, so the same bits, and each product a fifth to a third faster.
 //!
-//! The copies are made once a step, of the weights of [`COPY_MIN_VALUES`] values or more, split
-//! over the training pool's two threads, and read by both halves of a data-parallel step:
+//! The copies are made once a step, of the weights of [`COPY_MIN_VALUES`] values or more (split
+//! over the training pool's two threads for a data-parallel step, on the calling thread for a
+//! step on one), and read by every part of the step:
 //! [`StepWeights::of`] makes them, [`with_transposed`] opens them on a thread for a pass, and the
 //! wide layers' forward product (`dense`) looks its weight up by address. A pass inside must leave
 //! those weights' values alone: the step's parameters, between two updates.
