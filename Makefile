@@ -74,8 +74,8 @@
 #                    against an FMA probe's peak; then `make seeds`
 #   make bench-scale notebook 04's Transformer grown to the paper's base model (and a case of 128-256-token
 #                    sentences), trained by us and by PyTorch on the same batches from the same weights,
-#                    3 runs a side alternating: tokens/s, GFLOP/s against the FMA peak, the ceiling the
-#                    wide products alone set, peak RSS, a perf profile per size, the base model's greedy
+#                    3 runs a side alternating: tokens/s, GFLOP/s against the FMA peak, the wide
+#                    layers' products alone (their rate and share of our time), peak RSS, a perf profile per size, the base model's greedy
 #                    decoding; writes target/bench-scale/
 #                    (scale.json, scale.svg: tokens/s against parameters, log axes) (about 15 minutes)
 #   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for

@@ -14,9 +14,10 @@ run REPEATS times, alternating ours and PyTorch's, and the table gives medians a
 the speed-ups. GFLOP/s count 6 FLOPs per weight of every matrix a token goes through (embeddings
 left out) and 12 per query-key pair and model dimension in every attention (its two products,
 forward and backward, on the padded batch), against the FMA probe's peak for the same threads.
-The ceiling column divides the same FLOPs by the time of the batches' wide products alone (`bench
-products=`: every linear layer's three products, as the training splits and calls them, and
-nothing else): the most a training step could reach if everything around its products took no time.
+The last column times the same batches' wide products alone (`bench products=`: every linear
+layer's three products, on the padded batches, split and called as the training does, and nothing
+else): their own GFLOP/s, and their time as a share of our training's. What the rest of our time
+holds is the rest of a step: attention, layer norms, Adam, the copies, memory.
 
 Usage: bench_scale.py BINARY OUT_DIR            (the whole table; writes OUT_DIR/scale.json)
        bench_scale.py torch PATH THREADS        (PyTorch's side of one training, one JSON line)
@@ -257,8 +258,9 @@ def main(binary, out_dir):
                 "ours_rss_mib": median([o["peak_rss_mib"] for o, _, _ in runs]),
                 "torch_loss": t["loss"], "nn_loss": nn_run["loss"], "ours_loss": o["loss"], "nn_same_logits_max_diff": nn_run["same_logits_max_diff"],
                 "ours_page_faults": median([o["page_faults"] for o, _, _ in runs]),
-                # the ceiling: the training's GFLOP/s if a step did nothing but its wide products
-                "products_alone_gflops": alone["gflops"], "ceiling_gflops": t["flops"] / alone["seconds"] / 1e9,
+                # the same batches' wide products alone: their own rate (their FLOPs, on the padded
+                # batches), and their time as a share of our training's
+                "products_alone_gflops": alone["gflops"], "products_time_share": alone["seconds"] / median([o["seconds"] for o, _, _ in runs]),
             }
             row["torch_rss_mib"] = min(row["lecture_rss_mib"], row["nn_rss_mib"])
             rows.append(row)
@@ -266,7 +268,7 @@ def main(binary, out_dir):
             print(f"{spec + (' ' + label if label else ''):<32}{threads:>4}{o['parameters'] / 1e6:>8.2f}M{o['tokens']:>8}{l_rate:>9.0f}/{n_rate:<7.0f}{o_rate:>11.0f}"
                   f"{o_rate / t_rate:>8.2f}x{ratios[0]:>6.2f}-{ratios[-1]:.2f}x{share(row['torch_gflops']):>18}{share(row['ours_gflops']):>15}"
                   f"{row['lecture_rss_mib']:>8.0f} /{row['nn_rss_mib']:>6.0f} / {row['ours_rss_mib']:<8.0f}"
-                  f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}   ceiling {share(row['ceiling_gflops'])}", flush=True)
+                  f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}   products alone {share(row['products_alone_gflops'])}, {100 * row['products_time_share']:.0f}% of our time", flush=True)
     profiles = {}
     if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
         print("\nwhere our time goes (perf, the training call alone, 2 threads): % of samples")
@@ -302,14 +304,14 @@ def main(binary, out_dir):
         json.dump(result, f, indent=1)
     print(f"\nwrote {path}")
     print(f"\n{cpu}, {time.strftime('%Y-%m-%d')}:")
-    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | ceiling: the wide products alone | peak RSS lecture / nn / ours |")
+    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | the wide products alone: GFLOP/s (share of peak), share of our time | peak RSS lecture / nn / ours |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         size = ", ".join(r["size"].split(",")[:4]) + (" (" + r["label"] + ")" if r["label"] else "")
         pk = r["peak_gflops"]
         print(f"| {size} | {r['threads']} | {r['parameters'] / 1e6:.2f} M | {r['lecture_tok_s']:,.0f} / {r['nn_tok_s']:,.0f} | {r['ours_tok_s']:,.0f} | "
               f"{r['speedup']:.2f}x ({r['range'][0]:.2f}-{r['range'][1]:.2f}) | {r['torch_gflops']:.1f} ({100 * r['torch_gflops'] / pk:.0f}%) / "
-              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['ceiling_gflops']:.1f} ({100 * r['ceiling_gflops'] / pk:.0f}%) | {r['lecture_rss_mib']:,.0f} / {r['nn_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
+              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['products_alone_gflops']:.1f} ({100 * r['products_alone_gflops'] / pk:.0f}%), {100 * r['products_time_share']:.0f}% | {r['lecture_rss_mib']:,.0f} / {r['nn_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ use std::time::Instant;
 /// One wide layer's products on a part of a batch: rows, inputs, outputs.
 type Product = (usize, usize, usize);
 
-/// The products of one part of a batch: `sentences` sentences, sources of `ls` tokens, decoder
-/// inputs of `lt`, in the model's order (encoder layers, decoder layers, output layer).
+/// The products of one part of a batch: `sentences` sentences, sources padded to `ls` tokens,
+/// decoder inputs to `lt`, in the model's order (encoder layers, decoder layers, output layer).
 fn step_products(sentences: usize, ls: usize, lt: usize, cfg: &Cfg) -> Vec<Product> {
     let (d, f) = (cfg.d_model, cfg.d_ff);
     let (enc, dec) = (sentences * ls, sentences * lt);
@@ -39,10 +39,14 @@ struct Cfg {
     tgt_vocab: usize,
 }
 
-/// A layer's weight `W (n_out, n_in)` and its transposed copy.
+/// The fewest values a weight has for the training step to copy it transposed
+/// (`nn/fused/transposed.rs`'s `COPY_MIN_VALUES`); a smaller one is read through a view.
+const COPY_MIN_VALUES: usize = 1 << 18;
+
+/// A layer's weight `W (n_out, n_in)` and, when the step copies it, its transposed copy.
 struct Weight {
     w: Vec<f32>,
-    wt: Vec<f32>,
+    wt: Option<Vec<f32>>,
 }
 
 fn values(n: usize, seed: usize) -> Vec<f32> {
@@ -89,7 +93,9 @@ fn run_part(products: &[Product], weights: &[Weight]) -> f64 {
         let mut y = vec![0f32; rows * n_out];
         let mut dx = vec![0f32; rows * n_in];
         let mut dw = vec![0f32; n_out * n_in];
-        product(rows, n_out, n_in, &mut y, (n_out, 1), (&x, n_in, 1), (&wt.wt, n_out, 1));
+        // `W^T` from the copy (rows), or as a view of `W`
+        let rhs = wt.wt.as_ref().map_or((wt.w.as_slice(), 1, n_in), |t| (t.as_slice(), n_out, 1));
+        product(rows, n_out, n_in, &mut y, (n_out, 1), (&x, n_in, 1), rhs);
         product(rows, n_in, n_out, &mut dx, (n_in, 1), (&g, n_out, 1), (&wt.w, n_in, 1));
         product(n_in, n_out, rows, &mut dw, (1, n_in), (&x, 1, n_in), (&g, n_out, 1));
         flops += 6.0 * (rows * n_in * n_out) as f64;
@@ -109,8 +115,9 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
         .map(|b| {
             let (src, tgt) = (b["src"].as_array(), b["tgt"].as_array());
             let (Some(src), Some(tgt)) = (src, tgt) else { return vec![] };
-            let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
-            let (ls, lt) = (src.first().map_or(0, len), tgt.first().map_or(0, len).saturating_sub(1));
+            // the batch padded to its longest sentence, as the training pads it before it splits it
+            let longest = |side: &[serde_json::Value]| side.iter().map(|v| v.as_array().map_or(0, Vec::len)).max().unwrap_or(0);
+            let (ls, lt) = (longest(src), longest(tgt).saturating_sub(1));
             // the data-parallel step's parts: as even as can be, none empty
             let n = src.len();
             (0..threads.min(n)).map(|k| step_products(n / threads.min(n) + usize::from(k < n % threads.min(n)), ls, lt, &cfg)).collect()
@@ -120,7 +127,10 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
     let weights: Vec<Weight> = layers
         .iter()
         .enumerate()
-        .map(|(k, &(_, n_in, n_out))| Weight { w: values(n_out * n_in, k), wt: values(n_in * n_out, k + 1) })
+        .map(|(k, &(_, n_in, n_out))| Weight {
+            w: values(n_out * n_in, k),
+            wt: (n_out * n_in >= COPY_MIN_VALUES).then(|| values(n_in * n_out, k + 1)),
+        })
         .collect();
     let epoch = || -> f64 {
         let mut flops = 0.0;
