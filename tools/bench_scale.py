@@ -11,9 +11,11 @@ KV cache, PyTorch's the lecture's whole-prefix decode, as `make bench` compares 
 
 Each side runs in its own process, so that its peak RSS (VmHWM, ru_maxrss) is its own; the sizes
 run REPEATS times, alternating ours and PyTorch's, and the table gives medians and the range of
-the speed-ups. GFLOP/s count 6 FLOPs per weight of every matrix a token goes through (embeddings
-left out) and 12 per query-key pair and model dimension in every attention (its two products,
-forward and backward, on the padded batch), against the FMA probe's peak for the same threads.
+the speed-ups. GFLOP/s count 6 FLOPs a token per weight of the encoder's matrices (at the source
+tokens) and the decoder's (at the target tokens; the cross-attention's key and value layers too),
+the sentences' own tokens, embeddings left out, and 12 per query-key pair and model dimension in
+every attention (its two products, forward and backward, at the padded lengths), against the FMA
+probe's peak for the same threads.
 The last column times the same batches' wide products alone (`bench products=`: every linear
 layer's three products, on the padded batches, split and called as the training does, and nothing
 else): their own GFLOP/s, and their time as a share of our training's. What the rest of our time
