@@ -2,10 +2,11 @@
 //! (PATH is the settings file that run wrote), timed alone. Each batch is split into `THREADS`
 //! parts as the data-parallel step splits it, and each part runs on a thread of its own the
 //! products of every linear layer the Transformer has (each attention's four, the feed-forward
-//! pair, the output layer): forward from the step's transposed copy, then the input's and the
-//! weight's gradients, through gemm with the arguments `nn/fused/dense.rs` passes. Every layer has
-//! weights of its own, so the working set is the model's. What is left out is everything else a
-//! step does: this is how fast the products alone can go, the ceiling of a training step.
+//! pair, the output layer): forward (from the transposed copy where the step makes one, else
+//! through the view), then the input's and the weight's gradients, through gemm with the arguments
+//! `nn/fused/dense.rs` passes. Every layer has weights of its own, so the working set is the
+//! model's; the activations and results are made before the clock starts, one set a thread. What
+//! is left out is everything else a step does: the time a step's products take on their own.
 
 use candle_core::{Error, Result};
 use std::time::Instant;
@@ -84,20 +85,43 @@ fn product(m: usize, n: usize, k: usize, dst: &mut [f32], d: (usize, usize), lhs
     }
 }
 
+/// A thread's operands and results, made before the clock starts and reused by every product: the
+/// activations `x`, the output's gradient `g`, and the three results.
+struct Buffers {
+    x: Vec<f32>,
+    g: Vec<f32>,
+    y: Vec<f32>,
+    dx: Vec<f32>,
+    dw: Vec<f32>,
+}
+
+impl Buffers {
+    /// Room for every product of `parts` (the largest rows and widths among them).
+    fn for_products<'a>(parts: impl Iterator<Item = &'a Product>) -> Self {
+        let (mut rows, mut width, mut weight) = (0, 0, 0);
+        for &(r, n_in, n_out) in parts {
+            (rows, width, weight) = (rows.max(r), width.max(n_in.max(n_out)), weight.max(n_in * n_out));
+        }
+        Buffers {
+            x: values(rows * width, 1),
+            g: values(rows * width, 2),
+            y: vec![0.0; rows * width],
+            dx: vec![0.0; rows * width],
+            dw: vec![0.0; weight],
+        }
+    }
+}
+
 /// One part's forward and backward products, each layer with its own weight; returns the FLOPs.
-fn run_part(products: &[Product], weights: &[Weight]) -> f64 {
+fn run_part(products: &[Product], weights: &[Weight], b: &mut Buffers) -> f64 {
     let mut flops = 0.0;
     for (&(rows, n_in, n_out), wt) in products.iter().zip(weights) {
-        let x = values(rows * n_in, 1);
-        let g = values(rows * n_out, 2);
-        let mut y = vec![0f32; rows * n_out];
-        let mut dx = vec![0f32; rows * n_in];
-        let mut dw = vec![0f32; n_out * n_in];
+        let (x, g, y, dx, dw) = (&b.x, &b.g, &mut b.y, &mut b.dx, &mut b.dw);
         // `W^T` from the copy (rows), or as a view of `W`
         let rhs = wt.wt.as_ref().map_or((wt.w.as_slice(), 1, n_in), |t| (t.as_slice(), n_out, 1));
-        product(rows, n_out, n_in, &mut y, (n_out, 1), (&x, n_in, 1), rhs);
-        product(rows, n_in, n_out, &mut dx, (n_in, 1), (&g, n_out, 1), (&wt.w, n_in, 1));
-        product(n_in, n_out, rows, &mut dw, (1, n_in), (&x, 1, n_in), (&g, n_out, 1));
+        product(rows, n_out, n_in, y, (n_out, 1), (x, n_in, 1), rhs);
+        product(rows, n_in, n_out, dx, (n_in, 1), (g, n_out, 1), (&wt.w, n_in, 1));
+        product(n_in, n_out, rows, dw, (1, n_in), (x, 1, n_in), (g, n_out, 1));
         flops += 6.0 * (rows * n_in * n_out) as f64;
     }
     flops
@@ -132,11 +156,14 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
             wt: (n_out * n_in >= COPY_MIN_VALUES).then(|| values(n_in * n_out, k + 1)),
         })
         .collect();
-    let epoch = || -> f64 {
+    let mut buffers: Vec<Buffers> = (0..threads).map(|_| Buffers::for_products(parts.iter().flatten().flatten())).collect();
+    let weights = &weights;
+    let mut epoch = || -> f64 {
         let mut flops = 0.0;
         for batch in &parts {
             flops += std::thread::scope(|s| {
-                let handles: Vec<_> = batch.iter().map(|part| s.spawn(|| run_part(part, &weights))).collect();
+                let handles: Vec<_> =
+                    batch.iter().zip(buffers.iter_mut()).map(|(part, b)| s.spawn(move || run_part(part, weights, b))).collect();
                 handles.into_iter().map(|h| h.join().unwrap_or(f64::NAN)).sum::<f64>()
             });
         }
