@@ -142,7 +142,8 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
             // the batch padded to its longest sentence, as the training pads it before it splits it
             let longest = |side: &[serde_json::Value]| side.iter().map(|v| v.as_array().map_or(0, Vec::len)).max().unwrap_or(0);
             let (ls, lt) = (longest(src), longest(tgt).saturating_sub(1));
-            // the data-parallel step's parts: as even as can be, none empty
+            // the data-parallel step's parts, as `train/parallel.rs`'s `split_rows` makes them: as
+            // even as can be, none empty
             let n = src.len();
             (0..threads.min(n)).map(|k| step_products(n / threads.min(n) + usize::from(k < n % threads.min(n)), ls, lt, &cfg)).collect()
         })
