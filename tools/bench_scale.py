@@ -19,7 +19,10 @@ probe's peak for the same threads.
 The last column times the same batches' wide products alone (`bench products=`: every linear
 layer's three products, on the padded batches, split and called as the training does, and nothing
 else): their own GFLOP/s, and their time as a share of our training's. What the rest of our time
-holds is the rest of a step: attention, layer norms, Adam, the copies, memory.
+holds is the rest of a step: attention, layer norms, Adam, the copies, memory. The same run also
+times the products with the padding rows left out (the real rows gathered into buffers of their
+own and spread back, the copies inside the clock): scale.json's `padding_share` (of the products'
+FLOPs) and `products_skipping_padding_time_share`, what skipping the padding could save at most.
 
 Usage: bench_scale.py BINARY OUT_DIR            (the whole table; writes OUT_DIR/scale.json)
        bench_scale.py torch PATH THREADS        (PyTorch's side of one training, one JSON line)
@@ -263,6 +266,9 @@ def main(binary, out_dir):
                 # the same batches' wide products alone: their own rate (their FLOPs, on the padded
                 # batches), and their time as a share of our training's
                 "products_alone_gflops": alone["gflops"], "products_time_share": alone["seconds"] / median([o["seconds"] for o, _, _ in runs]),
+                # the same with the padding rows left out, the gathers and spreads included
+                "padding_share": alone["padding_share"],
+                "products_skipping_padding_time_share": alone["skipping_seconds"] / median([o["seconds"] for o, _, _ in runs]),
             }
             row["torch_rss_mib"] = min(row["lecture_rss_mib"], row["nn_rss_mib"])
             rows.append(row)
@@ -270,7 +276,8 @@ def main(binary, out_dir):
             print(f"{spec + (' ' + label if label else ''):<32}{threads:>4}{o['parameters'] / 1e6:>8.2f}M{o['tokens']:>8}{l_rate:>9.0f}/{n_rate:<7.0f}{o_rate:>11.0f}"
                   f"{o_rate / t_rate:>8.2f}x{ratios[0]:>6.2f}-{ratios[-1]:.2f}x{share(row['torch_gflops']):>18}{share(row['ours_gflops']):>15}"
                   f"{row['lecture_rss_mib']:>8.0f} /{row['nn_rss_mib']:>6.0f} / {row['ours_rss_mib']:<8.0f}"
-                  f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}   products alone {share(row['products_alone_gflops'])}, {100 * row['products_time_share']:.0f}% of our time", flush=True)
+                  f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}   products alone {share(row['products_alone_gflops'])}, {100 * row['products_time_share']:.0f}% of our time"
+                  f" ({100 * row['products_skipping_padding_time_share']:.0f}% with the padding's {100 * row['padding_share']:.1f}% left out)", flush=True)
     profiles = {}
     if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
         print("\nwhere our time goes (perf, the training call alone, 2 threads): % of samples")

@@ -7,6 +7,11 @@
 //! `nn/fused/dense.rs` passes. Every layer has weights of its own, so the working set is the
 //! model's; the activations and results are made before the clock starts, one set a thread. What
 //! is left out is everything else a step does: the time a step's products take on their own.
+//!
+//! The same epoch is then timed again with the padding rows left out of every product (the real
+//! rows gathered into a buffer of their own, the results spread back with the padding rows
+//! zero-filled, the copies inside the clock): what skipping the padding could save at most, with
+//! the cheapest way to do it that keeps gemm's calls whole. The two are timed alternately.
 
 use candle_core::{Error, Result};
 use std::time::Instant;
@@ -14,23 +19,32 @@ use std::time::Instant;
 /// One wide layer's products on a part of a batch: rows, inputs, outputs.
 type Product = (usize, usize, usize);
 
-/// The products of one part of a batch: `sentences` sentences, sources padded to `ls` tokens,
-/// decoder inputs to `lt`, in the model's order (encoder layers, decoder layers, output layer).
-fn step_products(sentences: usize, ls: usize, lt: usize, cfg: &Cfg) -> Vec<Product> {
+/// The products of one part of a batch, sources padded to `ls` tokens, decoder inputs to `lt`,
+/// in the model's order (encoder layers, decoder layers, output layer), and each product's real
+/// rows: the sentences' own tokens (`src` and `tgt` lengths, one a sentence).
+fn step_products(src: &[usize], tgt: &[usize], ls: usize, lt: usize, cfg: &Cfg) -> (Vec<Product>, Vec<Runs>) {
     let (d, f) = (cfg.d_model, cfg.d_ff);
-    let (enc, dec) = (sentences * ls, sentences * lt);
+    let (enc, dec) = (src.len() * ls, tgt.len() * lt);
+    let runs = |lens: &[usize], l: usize| -> Runs { lens.iter().enumerate().map(|(s, &len)| (s * l, len.min(l))).collect() };
+    let (e, t) = (runs(src, ls), runs(tgt, lt));
     let mut out = vec![];
+    let mut real = vec![];
     for _ in 0..cfg.n_layers {
         out.extend([(enc, d, d); 4]);
         out.extend([(enc, d, f), (enc, f, d)]);
+        real.extend(std::iter::repeat_n(e.clone(), 6));
     }
     for _ in 0..cfg.n_layers {
         out.extend([(dec, d, d); 4]); // self-attention
         out.extend([(dec, d, d), (enc, d, d), (enc, d, d), (dec, d, d)]); // cross-attention
         out.extend([(dec, d, f), (dec, f, d)]);
+        real.extend(std::iter::repeat_n(t.clone(), 5));
+        real.extend([e.clone(), e.clone()]);
+        real.extend(std::iter::repeat_n(t.clone(), 3));
     }
     out.push((dec, d, cfg.tgt_vocab));
-    out
+    real.push(t);
+    (out, real)
 }
 
 struct Cfg {
@@ -93,6 +107,9 @@ struct Buffers {
     y: Vec<f32>,
     dx: Vec<f32>,
     dw: Vec<f32>,
+    xc: Vec<f32>,
+    gc: Vec<f32>,
+    out: Vec<f32>,
 }
 
 impl Buffers {
@@ -108,6 +125,9 @@ impl Buffers {
             y: vec![0.0; rows * width],
             dx: vec![0.0; rows * width],
             dw: vec![0.0; weight],
+            xc: vec![0.0; rows * width],
+            gc: vec![0.0; rows * width],
+            out: vec![0.0; rows * width],
         }
     }
 }
@@ -127,6 +147,55 @@ fn run_part(products: &[Product], weights: &[Weight], b: &mut Buffers) -> f64 {
     flops
 }
 
+/// The real rows of a part's padded layout: `(start, len)` runs, one a sentence.
+type Runs = Vec<(usize, usize)>;
+
+/// Copies the runs of `src` (rows of `width`) into the front of `dst`, one after another.
+fn gather(src: &[f32], runs: &Runs, width: usize, dst: &mut [f32]) {
+    let mut at = 0;
+    for &(start, len) in runs {
+        dst[at..at + len * width].copy_from_slice(&src[start * width..(start + len) * width]);
+        at += len * width;
+    }
+}
+
+/// Spreads the front of `src` (the runs one after another) back to the runs' places in `dst`,
+/// and zero-fills the rows between them (`rows` in all).
+fn scatter(src: &[f32], runs: &Runs, width: usize, rows: usize, dst: &mut [f32]) {
+    let (mut at, mut row) = (0, 0);
+    for &(start, len) in runs {
+        dst[row * width..start * width].fill(0.0);
+        dst[start * width..(start + len) * width].copy_from_slice(&src[at..at + len * width]);
+        (at, row) = (at + len * width, start + len);
+    }
+    dst[row * width..rows * width].fill(0.0);
+}
+
+/// [`run_part`] with the padding rows left out: each product runs on the real rows alone,
+/// gathered into a buffer of their own, and its rows spread back (the padding rows zero-filled),
+/// the copies inside the clock. Returns the FLOPs of the padded products, as `run_part`'s, so
+/// that the two rates compare times.
+fn run_part_skipping(products: &[Product], runs: &[Runs], weights: &[Weight], b: &mut Buffers) -> f64 {
+    let mut flops = 0.0;
+    for ((&(rows, n_in, n_out), wt), runs) in products.iter().zip(weights).zip(runs) {
+        let real: usize = runs.iter().map(|r| r.1).sum();
+        let (x, g, y, dx, dw) = (&b.x, &b.g, &mut b.y, &mut b.dx, &mut b.dw);
+        let (xc, gc, out) = (&mut b.xc, &mut b.gc, &mut b.out);
+        let rhs = wt.wt.as_ref().map_or((wt.w.as_slice(), 1, n_in), |t| (t.as_slice(), n_out, 1));
+        gather(x, runs, n_in, xc);
+        product(real, n_out, n_in, out, (n_out, 1), (xc, n_in, 1), rhs);
+        scatter(out, runs, n_out, rows, y);
+        // backward: the activations gathered again (the node keeps the padded input), the gradient
+        gather(x, runs, n_in, xc);
+        gather(g, runs, n_out, gc);
+        product(real, n_in, n_out, out, (n_in, 1), (gc, n_out, 1), (&wt.w, n_in, 1));
+        scatter(out, runs, n_in, rows, dx);
+        product(n_in, n_out, real, dw, (1, n_in), (xc, 1, n_in), (gc, n_out, 1));
+        flops += 6.0 * (rows * n_in * n_out) as f64;
+    }
+    flops
+}
+
 /// Times the products of every batch in `path`, split over `threads` threads; prints one JSON line.
 pub fn products(threads: usize, path: &str) -> Result<()> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::Msg(format!("{path}: {e}")))?;
@@ -134,7 +203,7 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
     let field = |k: &str| json[k].as_u64().map(|v| v as usize).ok_or_else(|| Error::Msg(format!("{path}: no `{k}`")));
     let cfg = Cfg { d_model: field("d_model")?, d_ff: field("d_ff")?, n_layers: field("n_layers")?, tgt_vocab: field("tgt_vocab")? };
     let batches = json["batches"].as_array().ok_or_else(|| Error::Msg(format!("{path}: no batches")))?;
-    let parts: Vec<Vec<Vec<Product>>> = batches
+    let parts: Vec<Vec<(Vec<Product>, Vec<Runs>)>> = batches
         .iter()
         .map(|b| {
             let (src, tgt) = (b["src"].as_array(), b["tgt"].as_array());
@@ -144,11 +213,22 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
             let (ls, lt) = (longest(src), longest(tgt).saturating_sub(1));
             // the data-parallel step's parts, as `train/parallel.rs`'s `split_rows` makes them: as
             // even as can be, none empty
+            let lens = |side: &[serde_json::Value], less: usize| -> Vec<usize> {
+                side.iter().map(|v| v.as_array().map_or(0, Vec::len).saturating_sub(less)).collect()
+            };
+            let (src, tgt) = (lens(src, 0), lens(tgt, 1));
             let n = src.len();
-            (0..threads.min(n)).map(|k| step_products(n / threads.min(n) + usize::from(k < n % threads.min(n)), ls, lt, &cfg)).collect()
+            let mut start = 0;
+            (0..threads.min(n))
+                .map(|k| {
+                    let len = n / threads.min(n) + usize::from(k < n % threads.min(n));
+                    start += len;
+                    step_products(&src[start - len..start], &tgt[start - len..start], ls, lt, &cfg)
+                })
+                .collect()
         })
         .collect();
-    let Some(layers) = parts.iter().flatten().next() else { return Err(Error::Msg(format!("{path}: no batch"))) };
+    let Some((layers, _)) = parts.iter().flatten().next() else { return Err(Error::Msg(format!("{path}: no batch"))) };
     let weights: Vec<Weight> = layers
         .iter()
         .enumerate()
@@ -157,26 +237,49 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
             wt: (n_out * n_in >= COPY_MIN_VALUES).then(|| values(n_in * n_out, k + 1)),
         })
         .collect();
-    let mut buffers: Vec<Buffers> = (0..threads).map(|_| Buffers::for_products(parts.iter().flatten().flatten())).collect();
+    let mut buffers: Vec<Buffers> = (0..threads).map(|_| Buffers::for_products(parts.iter().flatten().flat_map(|p| &p.0))).collect();
     let weights = &weights;
-    let mut epoch = || -> f64 {
+    let mut epoch = |skip: bool| -> f64 {
         let mut flops = 0.0;
         for batch in &parts {
             flops += std::thread::scope(|s| {
-                let handles: Vec<_> =
-                    batch.iter().zip(buffers.iter_mut()).map(|(part, b)| s.spawn(move || run_part(part, weights, b))).collect();
+                let handles: Vec<_> = batch
+                    .iter()
+                    .zip(buffers.iter_mut())
+                    .map(|((part, runs), b)| {
+                        s.spawn(move || if skip { run_part_skipping(part, runs, weights, b) } else { run_part(part, weights, b) })
+                    })
+                    .collect();
                 handles.into_iter().map(|h| h.join().unwrap_or(f64::NAN)).sum::<f64>()
             });
         }
         flops
     };
-    epoch(); // warm: the weights faulted in, the allocator's pools grown
-    let (mut best, mut flops) = (f64::INFINITY, 0.0);
+    epoch(false); // warm: the weights faulted in, the allocator's pools grown
+    epoch(true);
+    let (mut best, mut best_skip, mut flops) = (f64::INFINITY, f64::INFINITY, 0.0);
     for _ in 0..3 {
         let start = Instant::now();
-        flops = epoch();
+        flops = epoch(false);
         best = best.min(start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        epoch(true);
+        best_skip = best_skip.min(start.elapsed().as_secs_f64());
     }
-    println!("{{\"threads\": {threads}, \"seconds\": {best:.4}, \"gflop\": {:.3}, \"gflops\": {:.2}}}", flops / 1e9, flops / best / 1e9);
+    // the padding rows' FLOPs: of every product, and of the encoder's layers (each layer's first six)
+    let padding = |layers: usize| -> f64 {
+        let rows = |(&(rows, n_in, n_out), runs): (&Product, &Runs)| {
+            6.0 * ((rows - runs.iter().map(|r| r.1).sum::<usize>()) * n_in * n_out) as f64
+        };
+        parts.iter().flatten().map(|(p, r)| p.iter().zip(r).take(layers).map(rows).sum::<f64>()).sum()
+    };
+    let (padded, encoder) = (padding(usize::MAX), padding(6 * cfg.n_layers));
+    println!(
+        "{{\"threads\": {threads}, \"seconds\": {best:.4}, \"gflop\": {:.3}, \"gflops\": {:.2}, \"padding_share\": {:.4}, \"encoder_padding_share\": {:.4}, \"skipping_seconds\": {best_skip:.4}}}",
+        flops / 1e9,
+        flops / best / 1e9,
+        padded / flops,
+        encoder / flops
+    );
     Ok(())
 }
