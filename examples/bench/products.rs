@@ -19,32 +19,56 @@ use std::time::Instant;
 /// One wide layer's products on a part of a batch: rows, inputs, outputs.
 type Product = (usize, usize, usize);
 
-/// The products of one part of a batch, sources padded to `ls` tokens, decoder inputs to `lt`,
-/// in the model's order (encoder layers, decoder layers, output layer), and each product's real
-/// rows: the sentences' own tokens (`src` and `tgt` lengths, one a sentence).
-fn step_products(src: &[usize], tgt: &[usize], ls: usize, lt: usize, cfg: &Cfg) -> (Vec<Product>, Vec<Runs>) {
-    let (d, f) = (cfg.d_model, cfg.d_ff);
-    let (enc, dec) = (src.len() * ls, tgt.len() * lt);
-    let runs = |lens: &[usize], l: usize| -> Runs { lens.iter().enumerate().map(|(s, &len)| (s * l, len.min(l))).collect() };
-    let (e, t) = (runs(src, ls), runs(tgt, lt));
-    let mut out = vec![];
-    let mut real = vec![];
-    for _ in 0..cfg.n_layers {
-        out.extend([(enc, d, d); 4]);
-        out.extend([(enc, d, f), (enc, f, d)]);
-        real.extend(std::iter::repeat_n(e.clone(), 6));
+/// The side of the batch whose rows a product reads: the sources or the decoder inputs.
+#[derive(Clone, Copy)]
+enum Side {
+    Source,
+    Target,
+}
+
+/// One part of a batch: its products in the model's order (encoder layers, decoder layers, output
+/// layer), each with the side it reads, and each side's real rows.
+struct Part {
+    products: Vec<(Product, Side)>,
+    source: Runs,
+    target: Runs,
+}
+
+impl Part {
+    /// The part of `src` and `tgt` lengths (one a sentence), sources padded to `ls` tokens and
+    /// decoder inputs to `lt`.
+    fn new(src: &[usize], tgt: &[usize], ls: usize, lt: usize, cfg: &Cfg) -> Self {
+        let (d, f) = (cfg.d_model, cfg.d_ff);
+        let (enc, dec) = (src.len() * ls, tgt.len() * lt);
+        let (e, t) = (Side::Source, Side::Target);
+        let mut products = vec![];
+        for _ in 0..cfg.n_layers {
+            products.extend([((enc, d, d), e); 4]);
+            products.extend([((enc, d, f), e), ((enc, f, d), e)]);
+        }
+        for _ in 0..cfg.n_layers {
+            products.extend([((dec, d, d), t); 4]); // self-attention
+            products.extend([((dec, d, d), t), ((enc, d, d), e), ((enc, d, d), e), ((dec, d, d), t)]); // cross-attention
+            products.extend([((dec, d, f), t), ((dec, f, d), t)]);
+        }
+        products.push(((dec, d, cfg.tgt_vocab), t));
+        let runs = |lens: &[usize], l: usize| -> Runs { lens.iter().enumerate().map(|(s, &len)| (s * l, len.min(l))).collect() };
+        Part { products, source: runs(src, ls), target: runs(tgt, lt) }
     }
-    for _ in 0..cfg.n_layers {
-        out.extend([(dec, d, d); 4]); // self-attention
-        out.extend([(dec, d, d), (enc, d, d), (enc, d, d), (dec, d, d)]); // cross-attention
-        out.extend([(dec, d, f), (dec, f, d)]);
-        real.extend(std::iter::repeat_n(t.clone(), 5));
-        real.extend([e.clone(), e.clone()]);
-        real.extend(std::iter::repeat_n(t.clone(), 3));
+
+    /// The real rows of the side a product reads.
+    fn runs(&self, side: Side) -> &Runs {
+        match side {
+            Side::Source => &self.source,
+            Side::Target => &self.target,
+        }
     }
-    out.push((dec, d, cfg.tgt_vocab));
-    real.push(t);
-    (out, real)
+
+    /// The FLOPs of the padding rows in the first `layers` products.
+    fn padding_flops(&self, layers: usize) -> f64 {
+        let padding = |&((rows, n_in, n_out), side): &(Product, Side)| 6.0 * ((rows - real_rows(self.runs(side))) * n_in * n_out) as f64;
+        self.products.iter().take(layers).map(padding).sum()
+    }
 }
 
 struct Cfg {
@@ -62,6 +86,14 @@ const COPY_MIN_VALUES: usize = 1 << 18;
 struct Weight {
     w: Vec<f32>,
     wt: Option<Vec<f32>>,
+}
+
+impl Weight {
+    /// `W^T (n_in, n_out)` as the forward product reads it, with its strides: from the copy (rows),
+    /// or as a view of `W`.
+    fn transposed(&self, n_in: usize, n_out: usize) -> (&[f32], usize, usize) {
+        self.wt.as_ref().map_or((self.w.as_slice(), 1, n_in), |t| (t.as_slice(), n_out, 1))
+    }
 }
 
 fn values(n: usize, seed: usize) -> Vec<f32> {
@@ -133,13 +165,11 @@ impl Buffers {
 }
 
 /// One part's forward and backward products, each layer with its own weight; returns the FLOPs.
-fn run_part(products: &[Product], weights: &[Weight], b: &mut Buffers) -> f64 {
+fn run_part(part: &Part, weights: &[Weight], b: &mut Buffers) -> f64 {
     let mut flops = 0.0;
-    for (&(rows, n_in, n_out), wt) in products.iter().zip(weights) {
+    for (&((rows, n_in, n_out), _), wt) in part.products.iter().zip(weights) {
         let (x, g, y, dx, dw) = (&b.x, &b.g, &mut b.y, &mut b.dx, &mut b.dw);
-        // `W^T` from the copy (rows), or as a view of `W`
-        let rhs = wt.wt.as_ref().map_or((wt.w.as_slice(), 1, n_in), |t| (t.as_slice(), n_out, 1));
-        product(rows, n_out, n_in, y, (n_out, 1), (x, n_in, 1), rhs);
+        product(rows, n_out, n_in, y, (n_out, 1), (x, n_in, 1), wt.transposed(n_in, n_out));
         product(rows, n_in, n_out, dx, (n_in, 1), (g, n_out, 1), (&wt.w, n_in, 1));
         product(n_in, n_out, rows, dw, (1, n_in), (x, 1, n_in), (g, n_out, 1));
         flops += 6.0 * (rows * n_in * n_out) as f64;
@@ -149,6 +179,11 @@ fn run_part(products: &[Product], weights: &[Weight], b: &mut Buffers) -> f64 {
 
 /// The real rows of a part's padded layout: `(start, len)` runs, one a sentence.
 type Runs = Vec<(usize, usize)>;
+
+/// How many real rows `runs` hold.
+fn real_rows(runs: &Runs) -> usize {
+    runs.iter().map(|r| r.1).sum()
+}
 
 /// Copies the runs of `src` (rows of `width`) into the front of `dst`, one after another.
 fn gather(src: &[f32], runs: &Runs, width: usize, dst: &mut [f32]) {
@@ -175,15 +210,15 @@ fn scatter(src: &[f32], runs: &Runs, width: usize, rows: usize, dst: &mut [f32])
 /// gathered into a buffer of their own, and its rows spread back (the padding rows zero-filled),
 /// the copies inside the clock. Returns the FLOPs of the padded products, as `run_part`'s, so
 /// that the two rates compare times.
-fn run_part_skipping(products: &[Product], runs: &[Runs], weights: &[Weight], b: &mut Buffers) -> f64 {
+fn run_part_skipping(part: &Part, weights: &[Weight], b: &mut Buffers) -> f64 {
     let mut flops = 0.0;
-    for ((&(rows, n_in, n_out), wt), runs) in products.iter().zip(weights).zip(runs) {
-        let real: usize = runs.iter().map(|r| r.1).sum();
+    for (&((rows, n_in, n_out), side), wt) in part.products.iter().zip(weights) {
+        let runs = part.runs(side);
+        let real = real_rows(runs);
         let (x, g, y, dx, dw) = (&b.x, &b.g, &mut b.y, &mut b.dx, &mut b.dw);
         let (xc, gc, out) = (&mut b.xc, &mut b.gc, &mut b.out);
-        let rhs = wt.wt.as_ref().map_or((wt.w.as_slice(), 1, n_in), |t| (t.as_slice(), n_out, 1));
         gather(x, runs, n_in, xc);
-        product(real, n_out, n_in, out, (n_out, 1), (xc, n_in, 1), rhs);
+        product(real, n_out, n_in, out, (n_out, 1), (xc, n_in, 1), wt.transposed(n_in, n_out));
         scatter(out, runs, n_out, rows, y);
         // backward: the activations gathered again (the node keeps the padded input), the gradient
         gather(x, runs, n_in, xc);
@@ -203,7 +238,7 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
     let field = |k: &str| json[k].as_u64().map(|v| v as usize).ok_or_else(|| Error::Msg(format!("{path}: no `{k}`")));
     let cfg = Cfg { d_model: field("d_model")?, d_ff: field("d_ff")?, n_layers: field("n_layers")?, tgt_vocab: field("tgt_vocab")? };
     let batches = json["batches"].as_array().ok_or_else(|| Error::Msg(format!("{path}: no batches")))?;
-    let parts: Vec<Vec<(Vec<Product>, Vec<Runs>)>> = batches
+    let parts: Vec<Vec<Part>> = batches
         .iter()
         .map(|b| {
             let (src, tgt) = (b["src"].as_array(), b["tgt"].as_array());
@@ -217,27 +252,30 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
                 side.iter().map(|v| v.as_array().map_or(0, Vec::len).saturating_sub(less)).collect()
             };
             let (src, tgt) = (lens(src, 0), lens(tgt, 1));
-            let n = src.len();
-            let mut start = 0;
-            (0..threads.min(n))
+            let (n, mut start) = (src.len(), 0);
+            let count = threads.min(n);
+            (0..count)
                 .map(|k| {
-                    let len = n / threads.min(n) + usize::from(k < n % threads.min(n));
+                    let len = n / count + usize::from(k < n % count);
                     start += len;
-                    step_products(&src[start - len..start], &tgt[start - len..start], ls, lt, &cfg)
+                    Part::new(&src[start - len..start], &tgt[start - len..start], ls, lt, &cfg)
                 })
                 .collect()
         })
         .collect();
-    let Some((layers, _)) = parts.iter().flatten().next() else { return Err(Error::Msg(format!("{path}: no batch"))) };
-    let weights: Vec<Weight> = layers
+    let Some(first) = parts.iter().flatten().next() else { return Err(Error::Msg(format!("{path}: no batch"))) };
+    let weights: Vec<Weight> = first
+        .products
         .iter()
         .enumerate()
-        .map(|(k, &(_, n_in, n_out))| Weight {
+        .map(|(k, &((_, n_in, n_out), _))| Weight {
             w: values(n_out * n_in, k),
             wt: (n_out * n_in >= COPY_MIN_VALUES).then(|| values(n_in * n_out, k + 1)),
         })
         .collect();
-    let mut buffers: Vec<Buffers> = (0..threads).map(|_| Buffers::for_products(parts.iter().flatten().flat_map(|p| &p.0))).collect();
+    let mut buffers: Vec<Buffers> = (0..threads)
+        .map(|_| Buffers::for_products(parts.iter().flatten().flat_map(|p| p.products.iter().map(|(product, _)| product))))
+        .collect();
     let weights = &weights;
     let mut epoch = |skip: bool| -> f64 {
         let mut flops = 0.0;
@@ -246,9 +284,7 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
                 let handles: Vec<_> = batch
                     .iter()
                     .zip(buffers.iter_mut())
-                    .map(|((part, runs), b)| {
-                        s.spawn(move || if skip { run_part_skipping(part, runs, weights, b) } else { run_part(part, weights, b) })
-                    })
+                    .map(|(part, b)| s.spawn(move || if skip { run_part_skipping(part, weights, b) } else { run_part(part, weights, b) }))
                     .collect();
                 handles.into_iter().map(|h| h.join().unwrap_or(f64::NAN)).sum::<f64>()
             });
@@ -267,12 +303,7 @@ pub fn products(threads: usize, path: &str) -> Result<()> {
         best_skip = best_skip.min(start.elapsed().as_secs_f64());
     }
     // the padding rows' FLOPs: of every product, and of the encoder's layers (each layer's first six)
-    let padding = |layers: usize| -> f64 {
-        let rows = |(&(rows, n_in, n_out), runs): (&Product, &Runs)| {
-            6.0 * ((rows - runs.iter().map(|r| r.1).sum::<usize>()) * n_in * n_out) as f64
-        };
-        parts.iter().flatten().map(|(p, r)| p.iter().zip(r).take(layers).map(rows).sum::<f64>()).sum()
-    };
+    let padding = |layers: usize| -> f64 { parts.iter().flatten().map(|p| p.padding_flops(layers)).sum() };
     let (padded, encoder) = (padding(usize::MAX), padding(6 * cfg.n_layers));
     println!(
         "{{\"threads\": {threads}, \"seconds\": {best:.4}, \"gflop\": {:.3}, \"gflops\": {:.2}, \"padding_share\": {:.4}, \"encoder_padding_share\": {:.4}, \"skipping_seconds\": {best_skip:.4}}}",
