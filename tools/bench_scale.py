@@ -254,6 +254,7 @@ def main(binary, out_dir):
             t_rate = max(l_rate, n_rate)
             o, t, nn_run = runs[0]
             flops_per_token = t["flops"] / t["tokens"]
+            ours_seconds = median([o["seconds"] for o, _, _ in runs])
             row = {
                 "size": spec, "label": label, "threads": threads, "parameters": o["parameters"], "tokens": o["tokens"],
                 "lecture_tok_s": l_rate, "nn_tok_s": n_rate, "torch_tok_s": t_rate, "faster_torch": "nn.Transformer" if n_rate > l_rate else "lecture",
@@ -265,10 +266,10 @@ def main(binary, out_dir):
                 "ours_page_faults": median([o["page_faults"] for o, _, _ in runs]),
                 # the same batches' wide products alone: their own rate (their FLOPs, on the padded
                 # batches), and their time as a share of our training's
-                "products_alone_gflops": alone["gflops"], "products_time_share": alone["seconds"] / median([o["seconds"] for o, _, _ in runs]),
+                "products_alone_gflops": alone["gflops"], "products_time_share": alone["seconds"] / ours_seconds,
                 # the same with the padding rows left out, the gathers and spreads included
                 "padding_share": alone["padding_share"],
-                "products_skipping_padding_time_share": alone["skipping_seconds"] / median([o["seconds"] for o, _, _ in runs]),
+                "products_skipping_padding_time_share": alone["skipping_seconds"] / ours_seconds,
             }
             row["torch_rss_mib"] = min(row["lecture_rss_mib"], row["nn_rss_mib"])
             rows.append(row)
