@@ -75,8 +75,9 @@
 #   make bench-scale notebook 04's Transformer grown to the paper's base model (and a case of 128-256-token
 #                    sentences), trained by us and by PyTorch on the same batches from the same weights,
 #                    3 runs a side alternating: tokens/s, GFLOP/s against the FMA peak, the wide
-#                    layers' products alone (their rate and share of our time), peak RSS, a perf profile per size, the base model's greedy
-#                    decoding; writes target/bench-scale/
+#                    layers' products alone (their rate and share of our time, padded and not), peak
+#                    RSS, a perf profile per size, the base model's greedy decoding; writes
+#                    target/bench-scale/
 #                    (scale.json, scale.svg: tokens/s against parameters, log axes) (about 15 minutes)
 #   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for
 #                    self-attention; about 6 minutes): our final losses against PyTorch's
