@@ -21,7 +21,8 @@
 #                    candle's tensor ids across cells (each also with the dependencies linked into
 #                    every cell, as evcxr as published does, where they must fail), StepByStep
 #                    across cells both ways, plain nbconvert stopping at a failing `?` cell, panics
-#                    at the cell's line, derives typed, the kernel without a proc-macro server
+#                    at the cell's line, derives typed, the kernel without a proc-macro server,
+#                    the shell socket answering while peers come and go by the thousand
 #   make js-test     the explorer's script (src/notebook/explorer/js/): every file parses alone
 #                    (node --check), and node's unit tests of its pure parts (installs nodejs if missing)
 #   make lint        cargo fmt --check, clippy with warnings as errors, cargo doc without warnings

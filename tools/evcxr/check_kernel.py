@@ -21,6 +21,10 @@ through the real kernel `rust` as a student's notebooks meet it. Each part names
 3. Derives (06-proc-macros): `let n = mlp.count_parameters();` on a struct with `#[derive(Walk)]`
    needs no written type; with no proc-macro server (EVCXR_PROC_MACRO_SRV naming none) the same
    cell fails as before, with evcxr's message, and the kernel says why once in its log.
+4. Peers that come and go (08-no-stranded-task): jupyter_server's nudge (a socket of its own that
+   asks kernel_info and closes at the reply) at full speed from STORM_PEERS threads for
+   STORM_SECONDS, while one steady client asks kernel_info on the shell socket every 50 ms: each of
+   its requests must be answered within STORM_REPLY seconds, and a cell must run after the storm.
 
 Writes target/kernel-check/report.json. Exits 1 when anything fails.
 
@@ -33,10 +37,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import nbformat
+import zmq
 from jupyter_client.manager import KernelManager
+from jupyter_client.session import Session
 from nbclient import NotebookClient
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -279,6 +286,87 @@ def derives(report):
     return problems
 
 
+STORM_SECONDS, STORM_PEERS, STORM_REPLY = 20, 8, 15
+
+
+def peer_storm(report):
+    """Part 4: the shell socket while peers connect and leave by the thousand. Without patch 08
+    its reading stopped for good within a second or two of such a storm (after 65 to 484 peers in
+    five tries): the shell's task waited synchronously for its peer map's lock, which had been
+    handed to a task that no other worker would run (tools/evcxr/README.md). An iopub subscriber
+    reads all the while, as jupyter_server's does (the kernel's PUB socket waits for a subscriber
+    that stops reading, where libzmq's would drop the messages)."""
+    km = KernelManager(kernel_name="rust")
+    km.start_kernel(cwd=TESTS)
+    session = Session(key=km.session.key, signature_scheme=km.session.signature_scheme)
+    address = f"{km.transport}://{km.ip}:"
+    context, stop, peers = zmq.Context.instance(), threading.Event(), [0]
+
+    def socket(kind, port):
+        s = context.socket(kind)
+        s.linger = 0
+        s.connect(address + str(port))
+        return s
+
+    def nudge():
+        while not stop.is_set():
+            s = socket(zmq.DEALER, km.shell_port)
+            session.send(s, "kernel_info_request")
+            s.poll(2000)
+            s.close()
+            peers[0] += 1
+
+    def read_iopub():
+        sub = socket(zmq.SUB, km.iopub_port)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        while not stop.is_set():
+            if sub.poll(100):
+                sub.recv_multipart()
+        sub.close()
+
+    steady = socket(zmq.DEALER, km.shell_port)
+    threads = [threading.Thread(target=f, daemon=True) for f in [read_iopub] + [nudge] * STORM_PEERS]
+    answered, problems = 0, []
+    try:
+        session.send(steady, "kernel_info_request")
+        if not steady.poll(TIMEOUT * 1000):
+            problems.append(f"peers coming and going: the kernel never answered kernel_info within {TIMEOUT} s of its start")
+        else:
+            session.recv(steady)
+            for t in threads:
+                t.start()
+            end = time.monotonic() + STORM_SECONDS
+            while time.monotonic() < end:
+                session.send(steady, "kernel_info_request")
+                if not steady.poll(STORM_REPLY * 1000):
+                    problems.append(f"peers coming and going: the shell socket stopped answering after {answered} requests "
+                                    f"and {peers[0]} peers (no reply within {STORM_REPLY} s)")
+                    break
+                session.recv(steady)
+                answered += 1
+                time.sleep(0.05)
+            stop.set()
+            for t in threads:
+                t.join()
+        if not problems:
+            kc = km.client()
+            kc.start_channels()
+            kc.wait_for_ready(timeout=TIMEOUT)
+            status, error, _, results = cell(kc, "40 + 2")
+            kc.stop_channels()
+            if status != "ok" or results != ["42"]:
+                problems.append(f"peers coming and going: the cell after the storm gave {status}, {results}, {error}")
+    finally:
+        stop.set()
+        steady.close()
+        km.shutdown_kernel(now=True)
+    report["peer_storm"] = {"seconds": STORM_SECONDS, "threads": STORM_PEERS, "peers": peers[0], "steady_requests_answered": answered,
+                            "problems": problems}
+    print(f"peers coming and going: {peers[0]} peers in {STORM_SECONDS} s, {answered} steady requests answered"
+          + (": " + "; ".join(problems) if problems else ", then a cell ran"), flush=True)
+    return problems
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     subprocess.run([sys.executable, os.path.join(HERE, "arrangements.py"), "--check"], check=True)
@@ -286,7 +374,8 @@ def main():
     static = static_config()
     problems = []
     try:
-        for part in (lambda: shared_deps(report, static), lambda: failures(report), lambda: derives(report)):
+        for part in (lambda: shared_deps(report, static), lambda: failures(report), lambda: derives(report),
+                     lambda: peer_storm(report)):
             problems += part()
     finally:
         shutil.rmtree(static, ignore_errors=True)

@@ -81,7 +81,10 @@ def main(argv):
         applied = subprocess.run(["git", "apply", "--verbose", patch], cwd=src_root, env=env, capture_output=True, text=True)
         if applied.returncode != 0:
             fail(f"{os.path.basename(patch)} does not apply to evcxr_jupyter {version}:\n{applied.stderr}")
-    subprocess.run(["cargo", "install", "--locked", "--force", "--path", jupyter, "--root", root], check=True)
+    # Patch 08 turns off tokio's LIFO slot, a setting tokio keeps behind `--cfg tokio_unstable`.
+    # The flag changes nothing else, and is added to the caller's own flags if there are any.
+    build_env = dict(os.environ, RUSTFLAGS=" ".join(filter(None, [os.environ.get("RUSTFLAGS"), "--cfg tokio_unstable"])))
+    subprocess.run(["cargo", "install", "--locked", "--force", "--path", jupyter, "--root", root], check=True, env=build_env)
     shutil.rmtree(src_root)
     return 0
 
