@@ -39,7 +39,9 @@ and:
    deleted unsaved and the folder's progress file is put back as it was.
 5. A training loop of one's own across cells (tools/evcxr/tests/own_training_loop.ipynb, every
    arrangement of model, data, optimiser and loop over cells) through the Lab's kernel: every
-   arrangement's losses equal the one-cell run's, no cell failing.
+   arrangement's losses equal the one-cell run's, no cell failing, each cell answered within
+   CELL_TIMEOUT (the first also within the start's ceiling). A cell that never answers fails the
+   check with the kernels' threads as gdb shows them (target/lab-check/own-loop-stacks.txt).
 6. The repository: `git status` and every committed notebook's bytes are the same after the Lab
    session as before it, and so are the Lab's user settings (.jupyter/config/lab/user-settings);
    the Lab cannot reach `notebooks/`.
@@ -172,6 +174,37 @@ def machine_state():
     except OSError:
         pass
     return f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, {available / 2**20:.1f} GiB available{said}"
+
+
+def kernel_stacks(name):
+    """For a cell that never answered: every evcxr_jupyter process's threads as gdb shows them
+    (the whole dump in OUT/name), and a line naming, for each thread inside evcxr, zeromq or
+    rust-analyzer, its three innermost frames there."""
+    path = os.path.join(OUT, name)
+    pids = subprocess.run(["pgrep", "-f", "evcxr_jupyter"], capture_output=True, text=True).stdout.split()
+    if not shutil.which("gdb"):
+        return f"{len(pids)} evcxr_jupyter processes; no gdb to show their threads"
+    busy = []
+    with open(path, "w") as out:
+        for pid in pids:
+            try:
+                command = open(f"/proc/{pid}/cmdline").read().replace("\0", " ").strip()
+            except OSError:
+                continue
+            try:
+                dump = subprocess.run(["gdb", "-p", pid, "-batch", "-nx", "-ex", "thread apply all bt"],
+                                      capture_output=True, text=True, timeout=120).stdout
+            except subprocess.TimeoutExpired:
+                dump = "(gdb took more than 120 s)"
+            out.write(f"== process {pid}: {command}\n{dump}\n")
+            for thread in re.split(r"\n(?=Thread \d+ )", dump):
+                frames = [re.sub(r"::h[0-9a-f]{16}$", "", f) for f in re.findall(r"#\d+ +(?:0x[0-9a-f]+ in )?([\w:<>$.]+)", thread)]
+                ours = [f for f in frames if re.search(r"evcxr|zeromq|ra_ap|rust_analyzer|proc_macro|salsa", f)]
+                if ours:
+                    title = re.search(r'"([^"]*)"', thread)
+                    busy.append(f"process {pid} thread {title.group(1) if title else '?'}: " + " < ".join(ours[:3]))
+    return (f"the kernels' threads (all of them: {os.path.relpath(path, ROOT)}): "
+            + ("; ".join(busy[:10]) if busy else "none inside evcxr, zeromq or rust-analyzer"))
 
 
 STARTS = Starts()
@@ -440,16 +473,26 @@ async def own_loop(lab, report):
     cells[0] = cells[0].replace('path = "../../.."', 'path = "%s"' % ROOT)
     name = PREFIX + "own_training_loop.ipynb"
     await lab.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook(cells)})
-    started, ceiling = time.monotonic(), STARTS.ceiling() + CELL_TIMEOUT * len(cells)
+    started = time.monotonic()
     session = await lab.api("POST", "/api/sessions", {"path": name, "name": name, "type": "notebook", "kernel": {"name": "rust"}})
     problems, last_text = [], ""
     try:
         sock = await KernelSocket(lab, session["kernel"]["id"], uuid.uuid4().hex).open(STARTS.ceiling())
         for number, code in enumerate(cells, 1):
+            # Each cell gets what a cell on a running kernel gets; the first one also the start's.
+            ceiling = CELL_TIMEOUT + (STARTS.ceiling() if number == 1 else 0)
+            deadline = time.monotonic() + ceiling
             msg_id, texts, status = sock.execute(code), [], None
             while status is None:
-                remaining = started + ceiling - time.monotonic()
-                raw = await asyncio.wait_for(sock.ws.read_message(), max(1, remaining))
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    problems.append(f"cell {number} never answered: no reply within {ceiling:.0f} s; {machine_state()}; "
+                                    + kernel_stacks("own-loop-stacks.txt"))
+                    break
+                try:
+                    raw = await asyncio.wait_for(sock.ws.read_message(), remaining)
+                except asyncio.TimeoutError:
+                    continue
                 if raw is None:
                     raise RuntimeError("the websocket closed")
                 msg = json.loads(raw)
