@@ -12,7 +12,8 @@ its own. The next start in that folder (a restart, or a new notebook beside the 
 `launch_kernel` returns the spare's process and connection information instead of starting one,
 and jupyter_client and jupyter_server move to its ports, as they do for any provisioner whose
 kernel's ports change. A restart takes only a spare made with its own kernel's key (a new kernel
-adopts the spare's key, a running connection could not). Without a live spare, a plain start.
+adopts the spare's key, a running connection could not), and stops one made with another key, so
+that the next spare is made with its own. Without a live spare, a plain start.
 Spares are stopped with the server.
 
 The cost, measured on 2 cores (tools/evcxr/README.md): one more evcxr process per folder in use
@@ -78,13 +79,19 @@ class Pool:
     pending = set()
 
     @classmethod
-    def take(cls, folder, key=None):
-        """The folder's live spare (made with `key`, when given), removed from the pool, or None."""
+    def take(cls, folder, key=None, log=None):
+        """The folder's live spare (made with `key`, when given), removed from the pool, or None.
+        A spare made with another key is stopped: it was made for a kernel that has gone since
+        (a notebook closed within SPARE_DELAY of its start), and kept, it would hold the folder's
+        one place while every restart here started cold."""
         spare = cls.spares.get(folder)
         if spare is None or not spare.alive():
             cls.spares.pop(folder, None)
             return None
         if key is not None and spare.info["key"] != key:
+            cls.spares.pop(folder).stop()
+            if log:
+                log("zoo spare: stopped (process %s), made with another kernel's key", spare.process.pid)
             return None
         return cls.spares.pop(folder)
 
@@ -106,7 +113,7 @@ class SpareProvisioner(LocalProvisioner):
     async def launch_kernel(self, cmd, **kwargs):
         folder = os.path.abspath(kwargs.get("cwd") or os.getcwd())
         # A restart keeps the websocket's session, so its spare must share the kernel's key.
-        spare = Pool.take(folder, key=self.parent.session.key if self.launched else None)
+        spare = Pool.take(folder, key=self.parent.session.key if self.launched else None, log=self.log.info)
         self.launched = True
         self.folder, self.launch_kwargs = folder, dict(kwargs)
         if spare is None:
