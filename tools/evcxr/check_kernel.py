@@ -300,7 +300,8 @@ def peer_storm(report):
     km.start_kernel(cwd=TESTS)
     session = Session(key=km.session.key, signature_scheme=km.session.signature_scheme)
     address = f"{km.transport}://{km.ip}:"
-    context, stop, peers = zmq.Context.instance(), threading.Event(), [0]
+    # Each nudging thread counts its own peers (a shared `+=` could lose some between threads).
+    context, stop, peers = zmq.Context.instance(), threading.Event(), [0] * STORM_PEERS
 
     def socket(kind, port):
         s = context.socket(kind)
@@ -308,13 +309,13 @@ def peer_storm(report):
         s.connect(address + str(port))
         return s
 
-    def nudge():
+    def nudge(k):
         while not stop.is_set():
             s = socket(zmq.DEALER, km.shell_port)
             session.send(s, "kernel_info_request")
             s.poll(2000)
             s.close()
-            peers[0] += 1
+            peers[k] += 1
 
     def read_iopub():
         sub = socket(zmq.SUB, km.iopub_port)
@@ -325,7 +326,8 @@ def peer_storm(report):
         sub.close()
 
     steady = socket(zmq.DEALER, km.shell_port)
-    threads = [threading.Thread(target=f, daemon=True) for f in [read_iopub] + [nudge] * STORM_PEERS]
+    threads = [threading.Thread(target=read_iopub, daemon=True)]
+    threads += [threading.Thread(target=nudge, args=(k,), daemon=True) for k in range(STORM_PEERS)]
     answered, problems = 0, []
     try:
         session.send(steady, "kernel_info_request")
@@ -340,7 +342,7 @@ def peer_storm(report):
                 session.send(steady, "kernel_info_request")
                 if not steady.poll(STORM_REPLY * 1000):
                     problems.append(f"peers coming and going: the shell socket stopped answering after {answered} requests "
-                                    f"and {peers[0]} peers (no reply within {STORM_REPLY} s)")
+                                    f"and {sum(peers)} peers (no reply within {STORM_REPLY} s)")
                     break
                 session.recv(steady)
                 answered += 1
@@ -360,9 +362,9 @@ def peer_storm(report):
         stop.set()
         steady.close()
         km.shutdown_kernel(now=True)
-    report["peer_storm"] = {"seconds": STORM_SECONDS, "threads": STORM_PEERS, "peers": peers[0], "steady_requests_answered": answered,
+    report["peer_storm"] = {"seconds": STORM_SECONDS, "threads": STORM_PEERS, "peers": sum(peers), "steady_requests_answered": answered,
                             "problems": problems}
-    print(f"peers coming and going: {peers[0]} peers in {STORM_SECONDS} s, {answered} steady requests answered"
+    print(f"peers coming and going: {sum(peers)} peers in {STORM_SECONDS} s, {answered} steady requests answered"
           + (": " + "; ".join(problems) if problems else ", then a cell ran"), flush=True)
     return problems
 
