@@ -76,7 +76,8 @@
 #   make bench-scale notebook 04's Transformer grown to the paper's base model (and a case of 128-256-token
 #                    sentences), trained by us and by PyTorch on the same batches from the same weights,
 #                    3 runs a side alternating: tokens/s, GFLOP/s against the FMA peak, the wide
-#                    layers' products alone (their rate and share of our time, padded and not), peak
+#                    layers' products alone (their rate and share of our time, padded and not), the
+#                    ceiling they and the passes over the parameters at memory speed set, peak
 #                    RSS, a perf profile per size, the base model's greedy decoding; writes
 #                    target/bench-scale/
 #                    (scale.json, scale.svg: tokens/s against parameters, log axes) (about 15 minutes)

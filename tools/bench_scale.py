@@ -16,13 +16,18 @@ tokens) and the decoder's (at the target tokens; the cross-attention's key and v
 the sentences' own tokens, embeddings left out, and 12 per query-key pair and model dimension in
 every attention (its two products, forward and backward, at the padded lengths), against the FMA
 probe's peak for the same threads.
-The last column times the same batches' wide products alone (`bench products=`: every linear
+The products column times the same batches' wide products alone (`bench products=`: every linear
 layer's three products, on the padded batches, split and called as the training does, and nothing
 else): their own GFLOP/s, and their time as a share of our training's. What the rest of our time
 holds is the rest of a step: attention, layer norms, Adam, the copies, memory. The same run also
 times the products with the padding rows left out (the real rows gathered into buffers of their
 own and spread back, the copies inside the clock): scale.json's `padding_share` (of the products'
 FLOPs) and `products_skipping_padding_time_share`, what skipping the padding could save at most.
+The ceiling column adds to the products' time the passes over the parameters that no step with the
+same numbers can skip, at the memory speed `bench passes=` measures (`examples/bench/floors.rs`):
+Adam's (four floats read and three written a value) and, on two threads, the halves' weighted sum
+(two read, one written). It is the rate our training cannot pass with these products, even if
+nothing else in a step took any time.
 
 Usage: bench_scale.py BINARY OUT_DIR            (the whole table; writes OUT_DIR/scale.json)
        bench_scale.py torch PATH THREADS        (PyTorch's side of one training, one JSON line)
@@ -246,6 +251,12 @@ def main(binary, out_dir):
                     nn_side = run_json([py, me, "torch-nn", path, str(threads)], env)
                     if not runs:  # the same batches' wide products alone, on as many threads
                         alone = run_json([binary, f"products={threads}:{path}"], env)
+                        # the passes over the parameters no step of the same numbers can skip
+                        # (Adam's; the halves' sum on two threads), at this machine's memory speed
+                        passes = run_json([binary, f"passes={threads}:{ours['parameters']}"], env)
+                        with open(path) as f:
+                            steps = len(json.load(f)["batches"])
+                        floors = steps * (passes["seconds"] + (passes["halves_sum_seconds"] if threads > 1 else 0.0))
                 runs.append((ours, theirs, nn_side))
             rate = lambda r: r["tokens"] / r["seconds"]  # noqa: E731
             o_rate, l_rate, n_rate = (median([rate(r[k]) for r in runs]) for k in range(3))
@@ -270,6 +281,10 @@ def main(binary, out_dir):
                 # the same with the padding rows left out, the gathers and spreads included
                 "padding_share": alone["padding_share"],
                 "products_skipping_padding_time_share": alone["skipping_seconds"] / ours_seconds,
+                # the rate our training cannot pass with these products, even if nothing but
+                # them and the floors of the passes over the parameters took any time
+                "steps": steps, "memory_gb_s": passes["gb_s"], "floors_seconds": floors,
+                "ceiling_gflops": t["flops"] / (alone["seconds"] + floors) / 1e9,
             }
             row["torch_rss_mib"] = min(row["lecture_rss_mib"], row["nn_rss_mib"])
             rows.append(row)
@@ -278,7 +293,9 @@ def main(binary, out_dir):
                   f"{o_rate / t_rate:>8.2f}x{ratios[0]:>6.2f}-{ratios[-1]:.2f}x{share(row['torch_gflops']):>18}{share(row['ours_gflops']):>15}"
                   f"{row['lecture_rss_mib']:>8.0f} /{row['nn_rss_mib']:>6.0f} / {row['ours_rss_mib']:<8.0f}"
                   f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}   products alone {share(row['products_alone_gflops'])}, {100 * row['products_time_share']:.0f}% of our time"
-                  f" ({100 * row['products_skipping_padding_time_share']:.0f}% with the padding's {100 * row['padding_share']:.1f}% left out)", flush=True)
+                  f" ({100 * row['products_skipping_padding_time_share']:.0f}% with the padding's {100 * row['padding_share']:.1f}% left out);"
+                  f" ceiling {share(row['ceiling_gflops'])} (the products alone and {steps} steps' passes over the parameters at"
+                  f" {passes['gb_s']:.0f} GB/s, {floors:.2f} s)", flush=True)
     profiles = {}
     if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
         print("\nwhere our time goes (perf, the training call alone, 2 threads): % of samples")
@@ -314,14 +331,14 @@ def main(binary, out_dir):
         json.dump(result, f, indent=1)
     print(f"\nwrote {path}")
     print(f"\n{cpu}, {time.strftime('%Y-%m-%d')}:")
-    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | the wide products alone: GFLOP/s (share of peak), share of our time | peak RSS lecture / nn / ours |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | the wide products alone: GFLOP/s (share of peak), share of our time | ceiling: the products alone and the passes over the parameters at memory speed, GFLOP/s (share of peak) | peak RSS lecture / nn / ours |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         size = ", ".join(r["size"].split(",")[:4]) + (" (" + r["label"] + ")" if r["label"] else "")
         pk = r["peak_gflops"]
         print(f"| {size} | {r['threads']} | {r['parameters'] / 1e6:.2f} M | {r['lecture_tok_s']:,.0f} / {r['nn_tok_s']:,.0f} | {r['ours_tok_s']:,.0f} | "
               f"{r['speedup']:.2f}x ({r['range'][0]:.2f}-{r['range'][1]:.2f}) | {r['torch_gflops']:.1f} ({100 * r['torch_gflops'] / pk:.0f}%) / "
-              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['products_alone_gflops']:.1f} ({100 * r['products_alone_gflops'] / pk:.0f}%), {100 * r['products_time_share']:.0f}% | {r['lecture_rss_mib']:,.0f} / {r['nn_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
+              f"{r['ours_gflops']:.1f} ({100 * r['ours_gflops'] / pk:.0f}%) | {r['products_alone_gflops']:.1f} ({100 * r['products_alone_gflops'] / pk:.0f}%), {100 * r['products_time_share']:.0f}% | {r['ceiling_gflops']:.1f} ({100 * r['ceiling_gflops'] / pk:.0f}%) | {r['lecture_rss_mib']:,.0f} / {r['nn_rss_mib']:,.0f} / {r['ours_rss_mib']:,.0f} MiB |")
 
 
 if __name__ == "__main__":

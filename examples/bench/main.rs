@@ -4,9 +4,11 @@
 //! over many seeds and checks that the final losses spread as PyTorch's.
 //! `bench translation=KIND:PATH` trains one epoch of a translator (`translation.rs`); `bench
 //! peak=THREADS` measures the FMA peak on the widest vectors the CPU has and `bench vector` names
-//! them (`peak.rs`); `bench scale=..` and `bench scale-decode=..`
+//! them (`peak.rs`); `bench passes=THREADS:VALUES` times the passes over the parameters that set a
+//! floor under each training step (`floors.rs`); `bench scale=..` and `bench scale-decode=..`
 //! train and decode larger Transformers for `make bench-scale` (`scale.rs`). Run with RAYON_NUM_THREADS=1 (the Makefile does).
 
+mod floors;
 mod peak;
 mod products;
 mod recipes;
@@ -119,6 +121,12 @@ fn main() -> Result<()> {
             peak::lanes()
         );
         return Ok(());
+    }
+    if let Some((threads, values)) = which.iter().find_map(|w| w.strip_prefix("passes=")).and_then(|s| s.split_once(':')) {
+        let (Ok(threads), Ok(values)) = (threads.parse(), values.parse()) else {
+            return Err(candle_core::Error::Msg(format!("bench: passes=THREADS:VALUES, got {threads}:{values}")));
+        };
+        return floors::passes(threads, values);
     }
     if let Some((threads, path)) = which.iter().find_map(|w| w.strip_prefix("products=")).and_then(|s| s.split_once(':')) {
         let threads = threads.parse().map_err(|_| candle_core::Error::Msg(format!("bench: products=THREADS:PATH, got {threads}")))?;
