@@ -26,8 +26,8 @@ FLOPs) and `products_skipping_padding_time_share`, what skipping the padding cou
 The ceiling column adds to the products' time the passes over the parameters that no step with the
 same numbers can skip, at the memory speed `bench passes=` measures (`examples/bench/floors.rs`):
 Adam's (four floats read and three written a value) and, on two threads, the halves' weighted sum
-(two read, one written). It is the rate our training cannot pass with these products, even if
-nothing else in a step took any time.
+(two read, one written), and the attentions' FLOPs at the full peak. It is the rate our training
+cannot pass with these products, even if nothing else in a step took any time.
 
 Usage: bench_scale.py BINARY OUT_DIR            (the whole table; writes OUT_DIR/scale.json)
        bench_scale.py torch PATH THREADS        (PyTorch's side of one training, one JSON line)
@@ -67,13 +67,18 @@ def flops_of(cfg, model):
     model dimension in each attention, on the padded batches."""
     from bench import matrix_weights
     enc_w, dec_w = matrix_weights(model)
+    total = attention_flops(cfg)
+    for b in cfg["batches"]:
+        total += 6 * (enc_w * sum(len(r) for r in b["src"]) + dec_w * sum(len(r) - 1 for r in b["tgt"]))
+    return total
+
+
+def attention_flops(cfg):
+    """The attentions' part of `flops_of`: 12 per query-key pair and model dimension, padded."""
     d, layers, total = cfg["d_model"], cfg["n_layers"], 0
     for b in cfg["batches"]:
-        src = [len(r) for r in b["src"]]
-        tgt = [len(r) - 1 for r in b["tgt"]]
-        s, t = max(src), max(tgt)
-        total += 6 * (enc_w * sum(src) + dec_w * sum(tgt))
-        total += 12 * d * layers * len(src) * (s * s + t * t + t * s)
+        s, t = max(len(r) for r in b["src"]), max(len(r) - 1 for r in b["tgt"])
+        total += 12 * d * layers * len(b["src"]) * (s * s + t * t + t * s)
     return total
 
 
@@ -255,8 +260,11 @@ def main(binary, out_dir):
                         # (Adam's; the halves' sum on two threads), at this machine's memory speed
                         passes = run_json([binary, f"passes={threads}:{ours['parameters']}"], env)
                         with open(path) as f:
-                            steps = len(json.load(f)["batches"])
+                            cfg = json.load(f)
+                        steps = len(cfg["batches"])
                         floors = steps * (passes["seconds"] + (passes["halves_sum_seconds"] if threads > 1 else 0.0))
+                        # the attentions' FLOPs, which the products alone leave out, at the full peak
+                        floors += attention_flops(cfg) / (peaks[threads] * 1e9)
                 runs.append((ours, theirs, nn_side))
             rate = lambda r: r["tokens"] / r["seconds"]  # noqa: E731
             o_rate, l_rate, n_rate = (median([rate(r[k]) for r in runs]) for k in range(3))
@@ -282,7 +290,8 @@ def main(binary, out_dir):
                 "padding_share": alone["padding_share"],
                 "products_skipping_padding_time_share": alone["skipping_seconds"] / ours_seconds,
                 # the rate our training cannot pass with these products, even if nothing but
-                # them and the floors of the passes over the parameters took any time
+                # them, the floors of the passes over the parameters and the attentions' FLOPs
+                # at the full peak took any time
                 "steps": steps, "memory_gb_s": passes["gb_s"], "floors_seconds": floors,
                 "ceiling_gflops": t["flops"] / (alone["seconds"] + floors) / 1e9,
             }
@@ -294,8 +303,8 @@ def main(binary, out_dir):
                   f"{row['lecture_rss_mib']:>8.0f} /{row['nn_rss_mib']:>6.0f} / {row['ours_rss_mib']:<8.0f}"
                   f"   {t['loss']:.4f} | {nn_run['loss']:.4f} | {o['loss']:.4f}   products alone {share(row['products_alone_gflops'])}, {100 * row['products_time_share']:.0f}% of our time"
                   f" ({100 * row['products_skipping_padding_time_share']:.0f}% with the padding's {100 * row['padding_share']:.1f}% left out);"
-                  f" ceiling {share(row['ceiling_gflops'])} (the products alone and {steps} steps' passes over the parameters at"
-                  f" {passes['gb_s']:.0f} GB/s, {floors:.2f} s)", flush=True)
+                  f" ceiling {share(row['ceiling_gflops'])} (the products alone, {steps} steps' passes over the parameters at"
+                  f" {passes['gb_s']:.0f} GB/s and the attentions at the peak: {floors:.2f} s)", flush=True)
     profiles = {}
     if os.environ.get("BENCH_PROFILE", "1") != "0" and shutil.which("perf"):
         print("\nwhere our time goes (perf, the training call alone, 2 threads): % of samples")
@@ -331,7 +340,7 @@ def main(binary, out_dir):
         json.dump(result, f, indent=1)
     print(f"\nwrote {path}")
     print(f"\n{cpu}, {time.strftime('%Y-%m-%d')}:")
-    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | the wide products alone: GFLOP/s (share of peak), share of our time | ceiling: the products alone and the passes over the parameters at memory speed, GFLOP/s (share of peak) | peak RSS lecture / nn / ours |")
+    print("\n| d_model, heads, d_ff, layers | threads | parameters | PyTorch tok/s: lecture / nn.Transformer | ours tok/s | speed-up against the faster (range) | GFLOP/s faster PyTorch / ours (share of peak) | the wide products alone: GFLOP/s (share of peak), share of our time | ceiling: the products alone, the passes over the parameters at memory speed and the attentions at the peak, GFLOP/s (share of peak) | peak RSS lecture / nn / ours |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         size = ", ".join(r["size"].split(",")[:4]) + (" (" + r["label"] + ")" if r["label"] else "")
