@@ -78,8 +78,8 @@
 #                    3 runs a side alternating: tokens/s, GFLOP/s against the FMA peak, the wide
 #                    layers' products alone (their rate and share of our time, padded and not), the
 #                    ceiling they set with the passes over the parameters at memory speed and the
-#                    attentions at the peak, peak
-#                    RSS, a perf profile per size, the base model's greedy decoding; writes
+#                    attentions at the peak, peak RSS, a perf profile per size, the base model's
+#                    greedy decoding; writes
 #                    target/bench-scale/
 #                    (scale.json, scale.svg: tokens/s against parameters, log axes) (about 15 minutes)
 #   make seeds       the lecture's four trainings over many model seeds (24 for the recurrent ones, 128 for

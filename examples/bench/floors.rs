@@ -5,7 +5,7 @@
 //! writes one: 3 more on two threads. Nothing that gives the same numbers moves less memory, so
 //! the time of such a pass at the memory's speed is a floor under each step.
 //!
-//! The probe times a pass of that shape (four streams read, three written, two multiply-adds a
+//! The probe times a pass of that shape (four streams read, three written, a few multiply-adds a
 //! value: memory-bound on every CPU) over `VALUES` floats split between `THREADS` threads, as the
 //! step splits its parameters, and prints the rate in GB/s: the fastest of 9 passes, after one
 //! that touches the buffers first. A virtual machine's memory speed moves with its neighbours'
